@@ -1,0 +1,42 @@
+// One esbuild config, several bundles: the extension and CLI for Node (CJS), the core
+// as CJS + ESM for library users, and the webview for the browser.
+import * as esbuild from 'esbuild';
+import { mkdirSync, copyFileSync } from 'node:fs';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+const node = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'warning',
+  legalComments: 'none',
+};
+
+const builds = [
+  { ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', format: 'cjs', external: ['vscode'] },
+  { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', format: 'cjs', banner: { js: '#!/usr/bin/env node' } },
+  { ...node, entryPoints: ['scripts/demo.ts'], outfile: 'dist/demo.js', format: 'cjs' },
+  // The library keeps ioredis external: users share one copy with their own clients.
+  { ...node, minify: false, entryPoints: ['src/core/index.ts'], outfile: 'dist/core/index.js', format: 'cjs', external: ['ioredis'] },
+  { ...node, minify: false, entryPoints: ['src/core/index.ts'], outfile: 'dist/core/index.mjs', format: 'esm', external: ['ioredis'] },
+  {
+    bundle: true, platform: 'browser', target: 'es2022', format: 'esm', sourcemap: !production, minify: production,
+    logLevel: 'warning', entryPoints: ['webview/main.ts'], outfile: 'dist/webview/main.js',
+  },
+];
+
+mkdirSync('dist/webview', { recursive: true });
+copyFileSync('node_modules/@vscode/codicons/dist/codicon.css', 'dist/webview/codicon.css');
+copyFileSync('node_modules/@vscode/codicons/dist/codicon.ttf', 'dist/webview/codicon.ttf');
+
+if (watch) {
+  const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
+  await Promise.all(contexts.map((c) => c.watch()));
+  console.log('[watch] build started');
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+}

@@ -1,0 +1,1 @@
+console.log('demo arrives with the inspector');

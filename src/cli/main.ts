@@ -1,0 +1,1 @@
+console.log('redlock-inspector: CLI arrives with the inspector');

@@ -1,0 +1,10 @@
+export { Redlock, Lock, validateTtl } from './redlock';
+export type { RedlockOptions, AcquireOptions, Resource, ReleaseResult, ForceReleaseResult, ReleaseOutcome, ForceOutcome, ObservedCopy } from './redlock';
+export { RedlockError, LockAbortedError } from './errors';
+export type { NodeAttempt, AttemptOutcome } from './errors';
+export { RedisNode, createNodes, describeFailure } from './nodes';
+export type { NodeInput, NodeSetOptions, FailureOutcome } from './nodes';
+export { parseNodeUrl, redactUrl, NodeConfigError } from './urls';
+export type { NodeSpec } from './urls';
+export { displayToken, displayKey, parseTokenArg, parseKeyArg } from './tokens';
+export * from './types';

@@ -1,0 +1,188 @@
+// One ioredis client per configured node. Lock writes must fail fast and never come
+// back as ghosts: no offline queue, no resend of unfulfilled commands, and every call
+// gets its own deadline (ioredis' commandTimeout is per client, not per call).
+import Redis, { Cluster, RedisOptions } from 'ioredis';
+import { formatHostPort, NodeConfigError, NodeSpec, parseNodeUrl } from './urls';
+
+export type NodeInput = string | { name?: string; url: string } | Redis | Cluster;
+
+export interface NodeSetOptions {
+  connectTimeoutMs?: number;
+  /** Used when a URL carries no password (e.g. REDLOCK_PASSWORD). */
+  defaultPassword?: string;
+}
+
+export type FailureOutcome = 'timeout' | 'refused' | 'auth' | 'wrong-type';
+
+export class DeadlineError extends Error {
+  override name = 'DeadlineError';
+  constructor(readonly ms: number) {
+    super(`no answer within ${ms} ms`);
+  }
+}
+
+/** Maps any failure of a node call to the contract's outcome words and a safe reason. */
+export function describeFailure(err: unknown, node?: RedisNode): { outcome: FailureOutcome; reason: string } {
+  if (err instanceof DeadlineError) return { outcome: 'timeout', reason: err.message };
+  let message = err instanceof Error ? err.message : String(err);
+  // A command on a dead connection only says "not writeable"; the connection's own
+  // last error (ECONNREFUSED, WRONGPASS, ...) is what the user needs.
+  if (/Stream isn't writeable|Connection is closed|enableOfflineQueue/i.test(message) && node?.lastError) {
+    message = node.lastError;
+  }
+  if (/NOAUTH|WRONGPASS|invalid username-password|AUTH failed|invalid password/i.test(message)) {
+    return { outcome: 'auth', reason: firstLine(message) };
+  }
+  if (/WRONGTYPE/.test(message)) return { outcome: 'wrong-type', reason: firstLine(message) };
+  if (/Stream isn't writeable|Connection is closed|enableOfflineQueue/i.test(message)) {
+    return { outcome: 'refused', reason: 'not connected' };
+  }
+  if (/^MOVED|^ASK/.test(message)) {
+    return { outcome: 'refused', reason: `${firstLine(message)} (this node is part of a Redis Cluster: use redis+cluster://)` };
+  }
+  if (/^READONLY/.test(message)) return { outcome: 'refused', reason: `${firstLine(message)} (a replica: point at the master)` };
+  return { outcome: 'refused', reason: firstLine(message) };
+}
+
+function firstLine(s: string): string {
+  const line = s.split('\n')[0];
+  return line.length > 300 ? line.slice(0, 300) + '…' : line;
+}
+
+function retryStrategy(times: number): number {
+  return Math.min(50 * 2 ** Math.min(times, 6), 2000);
+}
+
+function clientOptions(spec: NodeSpec, connectTimeoutMs: number): RedisOptions {
+  return {
+    username: spec.username,
+    password: spec.password,
+    tls: spec.tls ? {} : undefined,
+    connectTimeout: connectTimeoutMs,
+    enableOfflineQueue: false,
+    autoResendUnfulfilledCommands: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy,
+    lazyConnect: false,
+    // Auto-pipelining batches the commands that one tick sends to a node into one write.
+    enableAutoPipelining: true,
+  };
+}
+
+function createClient(spec: NodeSpec, connectTimeoutMs: number): Redis | Cluster {
+  const base = clientOptions(spec, connectTimeoutMs);
+  if (spec.kind === 'standalone') return new Redis({ ...base, host: spec.host, port: spec.port, db: spec.db });
+  if (spec.kind === 'sentinel') {
+    return new Redis({
+      ...base,
+      sentinels: spec.sentinels,
+      name: spec.masterName,
+      db: spec.db,
+      sentinelUsername: spec.username,
+      sentinelPassword: spec.password,
+      sentinelRetryStrategy: retryStrategy,
+      enableTLSForSentinelMode: spec.tls,
+    });
+  }
+  return new Cluster(spec.seeds, {
+    enableOfflineQueue: false,
+    clusterRetryStrategy: retryStrategy,
+    enableAutoPipelining: true,
+    redisOptions: (({ enableOfflineQueue: _q, retryStrategy: _r, ...rest }) => rest)(base),
+  });
+}
+
+function idOfClient(client: Redis | Cluster): string {
+  if (client instanceof Cluster) {
+    const seeds = (client as unknown as { startupNodes?: Array<{ host?: string; port?: number }> }).startupNodes ?? [];
+    return seeds.map((s) => formatHostPort({ host: s.host ?? '127.0.0.1', port: s.port ?? 6379 })).join(',') || 'cluster';
+  }
+  const o = client.options;
+  if (o.sentinels && o.name) return o.name;
+  if (o.path) return o.path;
+  return formatHostPort({ host: o.host ?? '127.0.0.1', port: o.port ?? 6379 }) + (o.db ? `/${o.db}` : '');
+}
+
+export class RedisNode {
+  lastError: string | null = null;
+  latencyMs: number | null = null;
+
+  constructor(
+    readonly id: string,
+    readonly client: Redis | Cluster,
+    /** Clients the caller passed in are never closed by us. */
+    readonly owned: boolean,
+    readonly spec?: NodeSpec,
+  ) {
+    client.on('error', (e: Error) => {
+      this.lastError = firstLine(e.message || String(e));
+    });
+    client.on('ready', () => {
+      this.lastError = null;
+    });
+  }
+
+  get isCluster(): boolean {
+    return this.client instanceof Cluster;
+  }
+
+  get ready(): boolean {
+    return this.client.status === 'ready';
+  }
+
+  /** Resolves when connected, or after `ms` whatever the state: callers then fail fast. */
+  waitReady(ms: number): Promise<void> {
+    if (this.ready || this.client.status === 'end') return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.client.off('ready', done);
+        this.client.off('end', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.client.once('ready', done);
+      this.client.once('end', done);
+    });
+  }
+
+  /** The string for messages: never carries credentials. */
+  toString(): string {
+    return this.id;
+  }
+
+  toJSON(): string {
+    return this.id;
+  }
+
+  async close(): Promise<void> {
+    if (!this.owned) return;
+    const client = this.client;
+    if (client.status === 'end') return;
+    await Promise.race([client.quit().catch(() => undefined), new Promise((r) => setTimeout(r, 500).unref())]);
+    client.disconnect();
+  }
+}
+
+export function createNodes(inputs: readonly NodeInput[], options: NodeSetOptions = {}): RedisNode[] {
+  const connectTimeoutMs = options.connectTimeoutMs ?? 2000;
+  // Parse and check everything before opening a single connection.
+  const specs = inputs.map((input) => {
+    if (input instanceof Redis || input instanceof Cluster) return { id: idOfClient(input), client: input };
+    const spec = typeof input === 'string'
+      ? parseNodeUrl(input, undefined, options.defaultPassword)
+      : parseNodeUrl(input.url, input.name, options.defaultPassword);
+    return { id: spec.id, spec };
+  });
+  const seen = new Set<string>();
+  for (const s of specs) {
+    if (seen.has(s.id)) throw new NodeConfigError(`node ${s.id} is configured twice`);
+    seen.add(s.id);
+  }
+  if (specs.length === 0) throw new NodeConfigError('no Redis node configured');
+  return specs.map((s) =>
+    'client' in s && s.client
+      ? new RedisNode(s.id, s.client, false)
+      : new RedisNode(s.id, createClient(s.spec!, connectTimeoutMs), true, s.spec),
+  );
+}

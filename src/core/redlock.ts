@@ -1,0 +1,414 @@
+// The Redlock algorithm (redis.io distlock) over N independent nodes.
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { LockAbortedError, NodeAttempt, RedlockError } from './errors';
+import { createNodes, DeadlineError, describeFailure, FailureOutcome, NodeInput, NodeSetOptions, RedisNode } from './nodes';
+import { lockCommands } from './scripts';
+import { displayKey, displayToken, parseTokenArg } from './tokens';
+
+export interface RedlockOptions extends NodeSetOptions {
+  /** Clock drift allowance as a fraction of the TTL (drift = ttl * driftFactor + 2 ms). */
+  driftFactor?: number;
+  retryCount?: number;
+  retryDelayMs?: number;
+  retryJitterMs?: number;
+  /** Per-node deadline for one lock command; default derived from the TTL. */
+  commandTimeoutMs?: number;
+}
+
+export interface AcquireOptions {
+  retryCount?: number;
+  signal?: AbortSignal;
+}
+
+export type Resource = string | Buffer;
+export type ReleaseOutcome = 'released' | 'not-held' | 'unreachable';
+export type ForceOutcome = 'deleted' | 'changed' | 'absent' | 'unreachable';
+
+export interface ReleaseResult {
+  nodes: Array<{ node: string; outcome: ReleaseOutcome; reason?: string }>;
+}
+
+export interface ForceReleaseResult {
+  nodes: Array<{ node: string; outcome: ForceOutcome; reason?: string }>;
+}
+
+/** What the user saw on one node; a snapshot's lock entry `nodes` fits. */
+export interface ObservedCopy {
+  node: string;
+  token: string | null;
+}
+
+const now = (): number => performance.now();
+
+const isGrant = (v: unknown): boolean => v === 'OK' || v === 0;
+
+function countGranted(rs: ReadonlyArray<{ ok: boolean; value?: unknown } | undefined>): number {
+  let n = 0;
+  for (const r of rs) if (r?.ok && isGrant(r.value)) n++;
+  return n;
+}
+
+export class Lock {
+  constructor(
+    /** Display form of the token (32 hex characters for our own locks). */
+    readonly token: string,
+    readonly resources: string[],
+    /** Validity at the moment of success, in ms. */
+    readonly validityMs: number,
+    readonly ttlMs: number,
+    /** Every node's answer, once all answered or the per-node deadline passed. */
+    readonly settled: Promise<NodeAttempt[]>,
+    /** @internal monotonic instant at which validity runs out */
+    readonly deadline: number,
+    /** @internal */
+    readonly keys: Resource[],
+    /** @internal */
+    readonly rawToken: Buffer,
+  ) {}
+
+  /** Validity left now (ms), 0 once passed. */
+  get remainingMs(): number {
+    return Math.max(0, this.deadline - now());
+  }
+
+  /** Epoch ms at which the validity runs out (local clock). */
+  get expiration(): number {
+    return Date.now() + (this.deadline - now());
+  }
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; outcome: FailureOutcome; reason: string };
+
+interface Round<T> {
+  /** Resolves when all have answered, at the deadline, or once `decided` says the outcome is certain. */
+  decided: Promise<Array<Settled<T> | undefined>>;
+  /** Resolves when every node answered or the deadline passed (stragglers included). */
+  settled: Promise<Array<Settled<T>>>;
+}
+
+/** Runs `call` on every node in parallel under one deadline timer. */
+function round<T>(
+  nodes: readonly RedisNode[],
+  call: (node: RedisNode) => Promise<T>,
+  deadlineMs: number,
+  decided?: (results: ReadonlyArray<Settled<T> | undefined>, pending: number) => boolean,
+): Round<T> {
+  const results: Array<Settled<T> | undefined> = new Array(nodes.length);
+  let pending = nodes.length;
+  let resolveDecided!: (r: typeof results) => void;
+  let resolveSettled!: (r: Array<Settled<T>>) => void;
+  const out: Round<T> = {
+    decided: new Promise((r) => (resolveDecided = r)),
+    settled: new Promise((r) => (resolveSettled = r)),
+  };
+  let open = true;
+  const finish = (): void => {
+    open = false;
+    clearTimeout(timer);
+    resolveDecided(results);
+    resolveSettled(results as Array<Settled<T>>);
+  };
+  const timer = setTimeout(() => {
+    for (let i = 0; i < results.length; i++) {
+      if (!results[i]) results[i] = { ok: false, outcome: 'timeout', reason: new DeadlineError(deadlineMs).message };
+    }
+    finish();
+  }, deadlineMs);
+  const settle = (i: number, r: Settled<T>): void => {
+    if (!open) return;
+    results[i] = r;
+    pending--;
+    if (pending === 0) finish();
+    else if (decided?.(results, pending)) resolveDecided(results);
+  };
+  nodes.forEach((node, i) => {
+    let p: Promise<T>;
+    try {
+      p = call(node);
+    } catch (e) {
+      p = Promise.reject(e);
+    }
+    p.then(
+      (value) => settle(i, { ok: true, value }),
+      (err) => settle(i, { ok: false, ...describeFailure(err, node) }),
+    );
+  });
+  if (nodes.length === 0) finish();
+  return out;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new LockAbortedError('acquire aborted'));
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(t);
+      reject(new LockAbortedError('acquire aborted'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function splitBytes(buf: Buffer, sep: number): Buffer[] {
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (let i = buf.indexOf(sep); i >= 0; i = buf.indexOf(sep, from)) {
+    parts.push(buf.subarray(from, i));
+    from = i + 1;
+  }
+  parts.push(buf.subarray(from));
+  return parts;
+}
+
+export function validateTtl(ttlMs: number): void {
+  if (!Number.isInteger(ttlMs) || ttlMs < 1 || ttlMs > 2 ** 31 - 1) {
+    throw new RangeError(`invalid TTL ${String(ttlMs)}: an integer number of ms from 1 to 2147483647`);
+  }
+}
+
+function validateResources(resources: Resource[]): void {
+  if (resources.length === 0) throw new RangeError('no resource given');
+  for (const r of resources) if (r.length === 0) throw new RangeError('empty resource name');
+}
+
+export class Redlock {
+  readonly nodes: RedisNode[];
+  readonly quorum: number;
+  readonly driftFactor: number;
+  private readonly options: RedlockOptions;
+  private connecting: Promise<void> | undefined;
+
+  constructor(nodes: readonly NodeInput[], options: RedlockOptions = {}) {
+    this.options = options;
+    this.driftFactor = options.driftFactor ?? 0.01;
+    this.nodes = createNodes(nodes, options);
+    this.quorum = Math.floor(this.nodes.length / 2) + 1;
+    const wait = options.connectTimeoutMs ?? 2000;
+    this.connecting = Promise.all(this.nodes.map((n) => n.waitReady(wait))).then(() => {
+      this.connecting = undefined;
+    });
+  }
+
+  /** The first calls after construction wait (bounded) for connections. */
+  private ready(): Promise<void> | undefined {
+    return this.connecting;
+  }
+
+  private deadlineFor(ttlMs: number): number {
+    return this.options.commandTimeoutMs ?? Math.min(500, Math.max(50, Math.round(ttlMs / 20)));
+  }
+
+  private drift(ttlMs: number): number {
+    return Math.round(ttlMs * this.driftFactor) + 2;
+  }
+
+  async acquire(resource: Resource | Resource[], ttlMs: number, options: AcquireOptions = {}): Promise<Lock> {
+    const keys = Array.isArray(resource) ? resource : [resource];
+    validateResources(keys);
+    validateTtl(ttlMs);
+    const retries = options.retryCount ?? this.options.retryCount ?? 0;
+    const signal = options.signal;
+    await this.ready();
+    let last: RedlockError | undefined;
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      if (signal?.aborted) throw new LockAbortedError('acquire aborted');
+      if (attempt > 0) {
+        const jitter = Math.random() * (this.options.retryJitterMs ?? 100);
+        await sleep((this.options.retryDelayMs ?? 200) + jitter, signal);
+      }
+      const result = await this.attemptAcquire(keys, ttlMs, attempt + 1);
+      if (result instanceof Lock) return result;
+      last = result;
+    }
+    throw last!;
+  }
+
+  private async attemptAcquire(keys: Resource[], ttlMs: number, attempt: number): Promise<Lock | RedlockError> {
+    const token = randomBytes(16).toString('hex');
+    const q = this.quorum;
+    const px = String(ttlMs);
+    const drift = this.drift(ttlMs);
+    const start = now();
+    const r = round(
+      this.nodes,
+      (node) => {
+        if (keys.length === 1) return node.client.set(keys[0], token, 'PX', px, 'NX') as Promise<unknown>;
+        return lockCommands(node.client).rliAcquire(keys.length, ...keys, token, px);
+      },
+      this.deadlineFor(ttlMs),
+      (rs, pending) => {
+        const granted = countGranted(rs);
+        return granted >= q || granted + pending < q;
+      },
+    );
+    const results = await r.decided;
+    const elapsed = now() - start;
+    const validity = ttlMs - elapsed - drift;
+    const shown = keys.map(displayKey);
+    const raw = Buffer.from(token);
+    if (countGranted(results) >= q && validity > 0) {
+      const settled = r.settled.then((all) => this.describeAcquire(keys, all));
+      return new Lock(token, shown, Math.floor(validity), ttlMs, settled, start + ttlMs - drift, keys, raw);
+    }
+    // Some nodes may have granted without the reply arriving: undo on all of them. The
+    // release goes out after the SET on each connection, so it also undoes a late one.
+    const [all] = await Promise.all([r.settled, this.releaseKeys(keys, raw, ttlMs).settled]);
+    const attempts = await this.describeAcquire(keys, all);
+    const detail = countGranted(results) >= q ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
+    return new RedlockError('acquire', shown, q, attempts, detail, attempt);
+  }
+
+  /** Turns round results into per-node answers; a refused SET NX asks who holds the key. */
+  private async describeAcquire(keys: Resource[], results: Array<Settled<unknown>>): Promise<NodeAttempt[]> {
+    return Promise.all(
+      this.nodes.map(async (node, i): Promise<NodeAttempt> => {
+        const r = results[i];
+        if (!r.ok) return { node: node.id, outcome: r.outcome, reason: r.reason };
+        if (isGrant(r.value)) return { node: node.id, outcome: 'granted' };
+        if (Array.isArray(r.value)) return { node: node.id, outcome: 'held-by-other', heldBy: displayToken(r.value[1] as Buffer) };
+        // Plain SET NX refused: one bounded GET names the holder (informational only).
+        const holder = await round([node], (n) => n.client.getBuffer(keys[0]), this.deadlineFor(1000)).settled;
+        const h = holder[0];
+        if (!h.ok && h.outcome === 'wrong-type') return { node: node.id, outcome: 'wrong-type', reason: h.reason };
+        return { node: node.id, outcome: 'held-by-other', heldBy: h.ok && h.value ? displayToken(h.value) : undefined };
+      }),
+    );
+  }
+
+  private releaseKeys(keys: Resource[], rawToken: Buffer, ttlMs: number): Round<number> {
+    return round(this.nodes, (node) => lockCommands(node.client).rliRelease(keys.length, ...keys, rawToken), this.deadlineFor(ttlMs));
+  }
+
+  async extend(lock: Lock, ttlMs: number): Promise<Lock> {
+    validateTtl(ttlMs);
+    await this.ready();
+    const q = this.quorum;
+    const drift = this.drift(ttlMs);
+    const start = now();
+    const r = round(
+      this.nodes,
+      (node) => lockCommands(node.client).rliExtend(lock.keys.length, ...lock.keys, lock.rawToken, String(ttlMs)),
+      this.deadlineFor(ttlMs),
+      (rs, pending) => {
+        let ok = 0;
+        for (const x of rs) if (x?.ok && x.value === 1) ok++;
+        return ok >= q || ok + pending < q;
+      },
+    );
+    const decided = await r.decided;
+    const elapsed = now() - start;
+    const validity = ttlMs - elapsed - drift;
+    const describe = (all: ReadonlyArray<Settled<number | [number, Buffer]> | undefined>): NodeAttempt[] =>
+      this.nodes.map((node, i): NodeAttempt => {
+        const x = all[i];
+        if (!x) return { node: node.id, outcome: 'timeout', reason: 'no answer yet' };
+        if (!x.ok) return { node: node.id, outcome: x.outcome, reason: x.reason };
+        if (x.value === 1) return { node: node.id, outcome: 'granted' };
+        if (Array.isArray(x.value)) return { node: node.id, outcome: 'held-by-other', heldBy: displayToken(x.value[1]) };
+        if (x.value === -1) return { node: node.id, outcome: 'wrong-type' };
+        return { node: node.id, outcome: 'not-held' };
+      });
+    const granted = describe(decided).filter((a) => a.outcome === 'granted').length;
+    if (granted >= q && validity > 0) {
+      return new Lock(lock.token, lock.resources, Math.floor(validity), ttlMs, r.settled.then(describe), start + ttlMs - drift, lock.keys, lock.rawToken);
+    }
+    const detail = granted >= q ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
+    throw new RedlockError('extend', lock.resources, q, describe(await r.settled), detail);
+  }
+
+  async release(lock: Lock): Promise<ReleaseResult> {
+    await this.ready();
+    const results = await this.releaseKeys(lock.keys, lock.rawToken, lock.ttlMs).settled;
+    return {
+      nodes: this.nodes.map((node, i) => {
+        const r = results[i];
+        if (!r.ok) return { node: node.id, outcome: 'unreachable', reason: r.reason };
+        return { node: node.id, outcome: r.value > 0 ? 'released' : 'not-held' };
+      }),
+    };
+  }
+
+  /**
+   * Deletes `resource` only on the nodes that still hold the token observed there;
+   * never a blind DEL. A node missing from `observed`, or observed without a token, is
+   * left alone.
+   */
+  async forceRelease(resource: Resource, observed: readonly ObservedCopy[]): Promise<ForceReleaseResult> {
+    validateResources([resource]);
+    const byNode = new Map<string, string | null>();
+    for (const o of observed) {
+      if (!this.nodes.some((n) => n.id === o.node)) throw new RangeError(`unknown node "${o.node}" in the observation`);
+      byNode.set(o.node, o.token);
+    }
+    await this.ready();
+    const targets = this.nodes.filter((n) => typeof byNode.get(n.id) === 'string');
+    const results = await round(
+      targets,
+      (node) => {
+        const whole = parseTokenArg(byNode.get(node.id)!);
+        // Multi-holder formats (hashes, zsets) show their sorted holder ids joined by ','.
+        const parts = splitBytes(whole, 0x2c);
+        return lockCommands(node.client).rliForceRelease(1, resource, whole, ...parts);
+      },
+      this.options.commandTimeoutMs ?? 1000,
+    ).settled;
+    return {
+      nodes: this.nodes.map((node) => {
+        const i = targets.indexOf(node);
+        if (i < 0) return { node: node.id, outcome: 'absent' as const };
+        const r = results[i];
+        if (!r.ok) return { node: node.id, outcome: 'unreachable' as const, reason: r.reason };
+        return { node: node.id, outcome: r.value === 1 ? ('deleted' as const) : r.value === 0 ? ('absent' as const) : ('changed' as const) };
+      }),
+    };
+  }
+
+  /**
+   * Runs `fn` while holding the lock, extending it before expiry. The signal aborts when an
+   * extension fails or the validity deadline passes (even while an extension is in flight).
+   */
+  async using<T>(resource: Resource | Resource[], ttlMs: number, fn: (signal: AbortSignal) => Promise<T>, options: AcquireOptions = {}): Promise<T> {
+    let lock = await this.acquire(resource, ttlMs, options);
+    const controller = new AbortController();
+    let expiryTimer: NodeJS.Timeout | undefined;
+    let extendTimer: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const armExpiry = (): void => {
+      clearTimeout(expiryTimer);
+      expiryTimer = setTimeout(() => {
+        controller.abort(new LockAbortedError(`lease on ${lock.resources.join(', ')} expired before it could be extended`));
+      }, lock.remainingMs);
+    };
+    const scheduleExtend = (): void => {
+      extendTimer = setTimeout(async () => {
+        try {
+          const next = await this.extend(lock, ttlMs);
+          if (stopped || controller.signal.aborted) return;
+          lock = next;
+          armExpiry();
+          scheduleExtend();
+        } catch (e) {
+          controller.abort(e);
+        }
+      }, lock.remainingMs / 2);
+    };
+    armExpiry();
+    scheduleExtend();
+    try {
+      return await fn(controller.signal);
+    } finally {
+      stopped = true;
+      clearTimeout(expiryTimer);
+      clearTimeout(extendTimer);
+      await this.release(lock);
+    }
+  }
+
+  async quit(): Promise<void> {
+    await Promise.all(this.nodes.map((n) => n.close()));
+  }
+}

@@ -1,0 +1,97 @@
+// Lua for the lock writes. Sent through ioredis defineCommand (EVALSHA with an EVAL
+// fallback on NOSCRIPT). Every compare reads with pcall so a key of another type is
+// "not ours", never a script error that hides the other keys.
+import type Redis from 'ioredis';
+import type { Cluster } from 'ioredis';
+
+/** All-or-nothing on one node: returns 0 when every key was set, else {index, holder}. */
+const ACQUIRE = `
+for i = 1, #KEYS do
+  local v = redis.call('GET', KEYS[i])
+  if v then return {i, v} end
+end
+for i = 1, #KEYS do
+  redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2])
+end
+return 0`;
+
+/** Compare-and-delete: the number of keys that held the token and were deleted. */
+const RELEASE = `
+local n = 0
+for i = 1, #KEYS do
+  if redis.pcall('GET', KEYS[i]) == ARGV[1] then
+    redis.call('DEL', KEYS[i])
+    n = n + 1
+  end
+end
+return n`;
+
+/** Compare-and-PEXPIRE, all or nothing: 1 extended, 0 absent, {0, holder} held by another, -1 wrong type. */
+const EXTEND = `
+for i = 1, #KEYS do
+  local v = redis.pcall('GET', KEYS[i])
+  if v ~= ARGV[1] then
+    if type(v) == 'string' then return {0, v} end
+    if type(v) == 'table' and v.err then return -1 end
+    return 0
+  end
+end
+for i = 1, #KEYS do
+  redis.call('PEXPIRE', KEYS[i], ARGV[2])
+end
+return 1`;
+
+/**
+ * Force-release one key only if it still holds what was observed: for strings the whole
+ * value (ARGV[1]); for hashes (Redisson, without the 'mode' field) and zsets (semaphores)
+ * exactly the holder set ARGV[2..]. 1 deleted, 0 absent, -1 changed.
+ */
+const FORCE_RELEASE = `
+local t = redis.call('TYPE', KEYS[1])['ok']
+if t == 'none' then return 0 end
+local want = #ARGV - 1
+if t == 'string' then
+  if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+elseif t == 'hash' then
+  local n = redis.call('HLEN', KEYS[1])
+  if redis.call('HEXISTS', KEYS[1], 'mode') == 1 then n = n - 1 end
+  if n ~= want or want > 10000 then return -1 end
+  for i = 2, #ARGV do
+    if ARGV[i] == 'mode' or redis.call('HEXISTS', KEYS[1], ARGV[i]) == 0 then return -1 end
+  end
+elseif t == 'zset' then
+  if redis.call('ZCARD', KEYS[1]) ~= want or want > 10000 then return -1 end
+  for i = 2, #ARGV do
+    if not redis.call('ZSCORE', KEYS[1], ARGV[i]) then return -1 end
+  end
+else
+  return -1
+end
+redis.call('DEL', KEYS[1])
+return 1`;
+
+export const SCRIPTS = {
+  rliAcquire: ACQUIRE,
+  rliRelease: RELEASE,
+  rliExtend: EXTEND,
+  rliForceRelease: FORCE_RELEASE,
+} as const;
+
+type Arg = string | Buffer | number;
+export interface LockCommands {
+  rliAcquire(numKeys: number, ...args: Arg[]): Promise<number | [number, Buffer]>;
+  rliRelease(numKeys: number, ...args: Arg[]): Promise<number>;
+  rliExtend(numKeys: number, ...args: Arg[]): Promise<number | [number, Buffer]>;
+  rliForceRelease(numKeys: number, ...args: Arg[]): Promise<number>;
+}
+
+const defined = new WeakSet<object>();
+
+/** Defines our commands once per client (a client the caller passed in included). */
+export function lockCommands(client: Redis | Cluster): LockCommands {
+  if (!defined.has(client)) {
+    for (const [name, lua] of Object.entries(SCRIPTS)) client.defineCommand(name, { lua });
+    defined.add(client);
+  }
+  return client as unknown as LockCommands;
+}

@@ -1,0 +1,47 @@
+// Display and parse forms of tokens and key names (DESIGN.md "Token as shown").
+// Tokens and keys are untrusted bytes: nothing here trusts their content.
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+// Control, format, surrogate, private-use and unassigned code points are not "printable".
+const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}]/u;
+const HEX_FORM = /^hex:((?:[0-9a-fA-F]{2})*)$/;
+
+function utf8OrNull(bytes: Uint8Array): string | null {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/** Printable UTF-8 as is, anything else `hex:<lowercase hex>`. */
+export function displayToken(raw: Buffer | string): string {
+  if (typeof raw === 'string') raw = Buffer.from(raw, 'utf8');
+  const text = utf8OrNull(raw);
+  if (text !== null && !NON_PRINTABLE.test(text) && !HEX_FORM.test(text)) return text;
+  return 'hex:' + raw.toString('hex');
+}
+
+/**
+ * Key names keep any valid UTF-8 (renderers escape control characters for their medium);
+ * invalid UTF-8 becomes `hex:`.
+ */
+export function displayKey(raw: Buffer | string): string {
+  if (typeof raw === 'string') return raw;
+  const text = utf8OrNull(raw);
+  if (text !== null && !HEX_FORM.test(text)) return text;
+  return 'hex:' + raw.toString('hex');
+}
+
+/** Accepts both display forms: `hex:<hex>` decodes, anything else is UTF-8. */
+export function parseTokenArg(shown: string): Buffer {
+  const m = HEX_FORM.exec(shown);
+  return m ? Buffer.from(m[1], 'hex') : Buffer.from(shown, 'utf8');
+}
+
+export const parseKeyArg = parseTokenArg;
+
+/** A null-prototype record: keys such as `__proto__` are plain data. */
+export function dataRecord<V>(): Record<string, V> {
+  return Object.create(null) as Record<string, V>;
+}

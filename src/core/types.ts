@@ -1,0 +1,67 @@
+// The shared vocabulary (DESIGN.md). The CLI, the trees and the webview render these
+// types; none of them classifies anything on its own.
+
+export type Verdict = 'split' | 'held' | 'unknown' | 'partial';
+export type Flag = 'no-ttl' | 'ttl-skew' | 'expiring' | 'degraded' | 'reentrant';
+export type ObservationState = 'present' | 'absent' | 'unreachable' | 'unreadable';
+
+/** Lock layouts the inspector recognises (see formats.ts). */
+export type LockFormat =
+  | 'string'            // SET NX PX token: node-redlock and forks, redsync, redis-semaphore mutex, hand-written
+  | 'redisson-lock'     // hash <uuid>:<threadId> -> hold count
+  | 'redisson-rwlock'   // hash with mode = read | write
+  | 'semaphore';        // zset of holder ids (redis-semaphore)
+
+/** One key on one node, as read at `readAt` (ms since epoch, local clock). */
+export interface Observation {
+  node: string;
+  state: ObservationState;
+  /** Display form (printable UTF-8 as is, else `hex:<hex>`); multi-holder formats join sorted ids with ','. */
+  token: string | null;
+  /** -1 for no expiry. */
+  pttlMs: number | null;
+  type: string | null;
+  format: LockFormat | null;
+  holdCount: number | null;
+  reason: string | null;
+}
+
+export interface ClassifyOptions {
+  driftFactor: number;
+  expiringThresholdMs: number;
+}
+
+export interface Classification {
+  verdict: Verdict;
+  flags: Flag[];
+  validityMs: number | null;
+  quorum: number;
+  /** token -> number of nodes holding it. A null-prototype object: tokens may be any string. */
+  holders: Record<string, number>;
+}
+
+export interface LockEntry extends Classification {
+  key: string;
+  nodes: Observation[];
+}
+
+export interface NodeStatus {
+  node: string;
+  reachable: boolean;
+  latencyMs: number | null;
+  error: string | null;
+}
+
+export interface SkippedKey {
+  key: string;
+  reason: string;
+}
+
+/** The document `status --json` prints. */
+export interface Snapshot {
+  quorum: number;
+  nodes: NodeStatus[];
+  locks: LockEntry[];
+  skipped: SkippedKey[];
+  truncated: boolean;
+}

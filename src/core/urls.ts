@@ -1,0 +1,107 @@
+// Node URLs (DESIGN.md "Nodes"): parsing, node ids and redaction. Credentials never
+// reach an id, an error message or a log line.
+
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+interface Credentials {
+  username?: string;
+  password?: string;
+  tls: boolean;
+}
+
+export type NodeSpec =
+  | ({ kind: 'standalone'; id: string; host: string; port: number; db: number } & Credentials)
+  | ({ kind: 'sentinel'; id: string; sentinels: HostPort[]; masterName: string; db: number } & Credentials)
+  | ({ kind: 'cluster'; id: string; seeds: HostPort[] } & Credentials);
+
+export class NodeConfigError extends Error {
+  override name = 'NodeConfigError';
+}
+
+const URL_FORM = /^([a-z][a-z0-9+.-]*):\/\/(?:([^@/]*)@)?([^/?#]*)(?:\/([^?#]*))?(?:[?#].*)?$/i;
+const SCHEMES = ['redis', 'rediss', 'redis+sentinel', 'redis+cluster'];
+
+/** The URL with any password replaced, for messages about a URL that failed to parse. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([^:/]+:\/\/)([^@/]*)@/, (_m, scheme: string, userinfo: string) => {
+    const colon = userinfo.indexOf(':');
+    return colon < 0 ? `${scheme}***@` : `${scheme}${userinfo.slice(0, colon)}:***@`;
+  });
+}
+
+export function formatHostPort({ host, port }: HostPort): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+function parseHostPort(text: string, defaultPort: number, shown: string): HostPort {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+))(?::(\d+))?$/.exec(text.trim());
+  if (!m) throw new NodeConfigError(`${shown}: invalid host "${text}"`);
+  const port = m[3] === undefined ? defaultPort : Number(m[3]);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new NodeConfigError(`${shown}: invalid port "${m[3]}" (1-65535)`);
+  }
+  return { host: m[1] ?? m[2], port };
+}
+
+function decode(part: string, shown: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new NodeConfigError(`${shown}: invalid percent-encoding in credentials`);
+  }
+}
+
+function parseDb(text: string | undefined, shown: string): number {
+  if (text === undefined || text === '') return 0;
+  if (!/^\d{1,5}$/.test(text)) throw new NodeConfigError(`${shown}: invalid database "${text}" (a number)`);
+  return Number(text);
+}
+
+/**
+ * Parses one node URL. `name` (from `{ name, url }` settings) replaces the derived id;
+ * `defaultPassword` (e.g. REDLOCK_PASSWORD) applies when the URL carries none.
+ */
+export function parseNodeUrl(url: string, name?: string, defaultPassword?: string): NodeSpec {
+  const shown = redactUrl(url);
+  const m = URL_FORM.exec(url.trim());
+  if (!m) throw new NodeConfigError(`${shown}: not a node URL (expected redis://host:port, rediss://, redis+sentinel:// or redis+cluster://)`);
+  const scheme = m[1].toLowerCase();
+  if (!SCHEMES.includes(scheme)) {
+    throw new NodeConfigError(`${shown}: unknown scheme "${m[1]}:" (use redis, rediss, redis+sentinel or redis+cluster)`);
+  }
+  const creds: Credentials = { tls: scheme === 'rediss' };
+  if (m[2] !== undefined) {
+    const colon = m[2].indexOf(':');
+    const user = colon < 0 ? '' : decode(m[2].slice(0, colon), shown);
+    const pass = decode(colon < 0 ? m[2] : m[2].slice(colon + 1), shown);
+    if (user) creds.username = user;
+    if (pass) creds.password = pass;
+  }
+  if (creds.password === undefined && defaultPassword) creds.password = defaultPassword;
+  const hostsText = m[3];
+  if (!hostsText) throw new NodeConfigError(`${shown}: missing host`);
+  const path = m[4];
+
+  if (scheme === 'redis' || scheme === 'rediss') {
+    if (hostsText.includes(',')) throw new NodeConfigError(`${shown}: several hosts need redis+sentinel:// or redis+cluster://`);
+    const hp = parseHostPort(hostsText, 6379, shown);
+    const db = parseDb(path, shown);
+    const id = name ?? formatHostPort(hp) + (db ? `/${db}` : '');
+    return { kind: 'standalone', id, ...hp, db, ...creds };
+  }
+  const hosts = hostsText.split(',').map((h) => parseHostPort(h, scheme === 'redis+sentinel' ? 26379 : 6379, shown));
+  if (scheme === 'redis+sentinel') {
+    const [masterName, dbText, ...rest] = (path ?? '').split('/');
+    if (!masterName) throw new NodeConfigError(`${shown}: missing master name (redis+sentinel://host:port/masterName)`);
+    if (rest.length) throw new NodeConfigError(`${shown}: unexpected path after the database`);
+    const db = parseDb(dbText, shown);
+    const master = decode(masterName, shown);
+    const id = name ?? `${master}@${hosts.map(formatHostPort).join(',')}` + (db ? `/${db}` : '');
+    return { kind: 'sentinel', id, sentinels: hosts, masterName: master, db, ...creds };
+  }
+  if (path) throw new NodeConfigError(`${shown}: a cluster URL takes no path or database`);
+  return { kind: 'cluster', id: name ?? hosts.map(formatHostPort).join(','), seeds: hosts, ...creds };
+}

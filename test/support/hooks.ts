@@ -1,0 +1,8 @@
+// Root hooks: every redis-server a test started is stopped, pass or fail.
+import { stopAll } from './redisServer';
+
+export const mochaHooks = {
+  async afterAll(): Promise<void> {
+    await stopAll();
+  },
+};

@@ -1,0 +1,2 @@
+// The lock detail panel (issue 6). Placeholder entry so the bundle exists.
+export {};
