@@ -1,6 +1,10 @@
 // `npm test`: build, compile the tests, run the core and CLI suites against real
-// redis-server processes, then the extension-host suite.
+// redis-server processes, then the extension-host suite in a real VS Code.
+// `npm test -- --core-only` skips the extension host.
 import { spawnSync } from 'node:child_process';
+
+const coreOnly = process.argv.includes('--core-only');
+const mochaArgs = process.argv.slice(2).filter((a) => a !== '--core-only');
 
 function run(cmd, args) {
   const r = spawnSync(cmd, args, { stdio: 'inherit' });
@@ -9,4 +13,8 @@ function run(cmd, args) {
 
 run('npm', ['run', '-s', 'build']);
 run('npx', ['tsc', '-p', 'tsconfig.test.json']);
-run('npx', ['mocha', ...process.argv.slice(2)]);
+run('npx', ['mocha', ...mochaArgs]);
+if (!coreOnly) {
+  run('node', ['scripts/vscode-tools.mjs']);
+  run('node', ['scripts/test-extension-auto.mjs']);
+}

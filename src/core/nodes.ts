@@ -64,8 +64,9 @@ function clientOptions(spec: NodeSpec, connectTimeoutMs: number): RedisOptions {
     maxRetriesPerRequest: 0,
     retryStrategy,
     lazyConnect: false,
-    // Auto-pipelining batches the commands that one tick sends to a node into one write.
-    enableAutoPipelining: true,
+    // No auto-pipelining: with the offline queue off, ioredis 5 throws an uncaught
+    // TypeError from its auto-pipeline when the connection is down.
+    enableAutoPipelining: false,
   };
 }
 
@@ -87,7 +88,6 @@ function createClient(spec: NodeSpec, connectTimeoutMs: number): Redis | Cluster
   return new Cluster(spec.seeds, {
     enableOfflineQueue: false,
     clusterRetryStrategy: retryStrategy,
-    enableAutoPipelining: true,
     redisOptions: (({ enableOfflineQueue: _q, retryStrategy: _r, ...rest }) => rest)(base),
   });
 }

@@ -84,7 +84,7 @@ export class RedisServer {
     const deadline = Date.now() + 10_000;
     for (;;) {
       if (!this.proc) throw new Error(`redis-server on port ${this.port} exited: ${stderr()}`);
-      const probe = new Redis({ port: this.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+      const probe = new Redis({ port: this.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false, enableReadyCheck: false });
       probe.on('error', () => undefined);
       try {
         await probe.connect();

@@ -1,0 +1,318 @@
+// Acquire+release throughput of our Redlock core against the peer libraries, on the same
+// five local redis-server nodes, in one process and one run. Each scenario is split into
+// rounds and every round visits the libraries in a rotated order, so drift in machine load
+// (this runs on small shared boxes) spreads over all of them instead of favouring one.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RedisServer, startNodes } from '../test/support/redisServer';
+import { LibSettings, LockLib, ours, PEERS } from './lockLibs';
+import { fmtInt, fmtMs, fmtRatio, round2, Samples, table } from './stats';
+
+export interface LockBenchConfig {
+  /** Measured time per library per scenario, split over the rounds. */
+  seconds: number;
+  rounds: number;
+  warmupSeconds: number;
+  workers: number;
+  contenders: number;
+  /** Time a contender holds the lock; spans event-loop turns so overlaps can show. */
+  holdMs: number;
+  ttlMs: number;
+  retryDelayMs: number;
+  /** ioredis auto-pipelining for the peers' clients: each setting, or both (each peer twice). */
+  peerPipelining: Array<boolean>;
+  /** Only these libraries (names), e.g. for a quick side-by-side; empty = all. */
+  only: string[];
+  /** Only these scenarios (sequential, concurrent, contention); empty = all. */
+  scenarios: string[];
+  /** Extra builds of our core to compare, `name=path/to/core/index.js`. */
+  coreVariants: Array<{ name: string; path: string }>;
+  out: string;
+}
+
+const num = (name: string, fallback: number): number => {
+  const v = process.env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new RangeError(`${name}=${v}: expected a non-negative number`);
+  return n;
+};
+
+const list = (name: string): string[] => (process.env[name] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+
+function pipeliningFromEnv(v: string): boolean[] {
+  if (v === 'both') return [false, true];
+  if (v === 'on' || v === '1') return [true];
+  if (v === 'off' || v === '0') return [false];
+  throw new RangeError(`BENCH_PEER_PIPELINING=${v}: expected on, off or both`);
+}
+
+export function lockBenchConfig(): LockBenchConfig {
+  return {
+    seconds: num('BENCH_SECONDS', 5),
+    rounds: num('BENCH_ROUNDS', 10),
+    warmupSeconds: num('BENCH_WARMUP_SECONDS', 1.5),
+    workers: num('BENCH_WORKERS', 64),
+    contenders: num('BENCH_CONTENDERS', 16),
+    holdMs: num('BENCH_HOLD_MS', 1),
+    ttlMs: 10_000,
+    retryDelayMs: num('BENCH_RETRY_DELAY_MS', 10),
+    peerPipelining: pipeliningFromEnv(process.env.BENCH_PEER_PIPELINING ?? 'both'),
+    only: list('BENCH_LIBS'),
+    scenarios: list('BENCH_SCENARIOS'),
+    coreVariants: list('BENCH_CORE_VARIANTS').map((v) => {
+      const [name, path] = v.split('=');
+      return { name: `ours:${name}`, path: resolve(path) };
+    }),
+    out: resolve(process.env.BENCH_OUT ?? 'bench/results/locks.json'),
+  };
+}
+
+interface Tally {
+  ops: number;
+  ms: number;
+  errors: number;
+  samples: Samples;
+  maxHolders: number;
+  violations: number;
+}
+
+const newTally = (): Tally => ({ ops: 0, ms: 0, errors: 0, samples: new Samples(), maxHolders: 0, violations: 0 });
+
+type Run = (lib: LockLib, ms: number, t: Tally, cfg: LockBenchConfig) => Promise<void>;
+
+/** (a) One caller, one resource: the latency of a whole acquire+release. */
+const sequential: Run = async (lib, ms, t) => {
+  const start = performance.now();
+  const end = start + ms;
+  const resource = `bench:${lib.name}:seq`;
+  for (let t0 = start; t0 < end; t0 = performance.now()) {
+    try {
+      await lib.release(await lib.acquire(resource));
+      t.ops++;
+      t.samples.push(performance.now() - t0);
+    } catch {
+      t.errors++;
+    }
+  }
+  t.ms += performance.now() - start;
+};
+
+/** (b) Many callers on their own resources: throughput when CPU, not the lock, is the limit. */
+const concurrent: Run = async (lib, ms, t, cfg) => {
+  const start = performance.now();
+  const end = start + ms;
+  const worker = async (w: number): Promise<void> => {
+    const resource = `bench:${lib.name}:w${w}`;
+    for (let t0 = performance.now(); t0 < end; t0 = performance.now()) {
+      try {
+        await lib.release(await lib.acquire(resource));
+        t.ops++;
+        t.samples.push(performance.now() - t0);
+      } catch {
+        t.errors++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: cfg.workers }, (_, w) => worker(w)));
+  t.ms += performance.now() - start;
+};
+
+/**
+ * (c) Contenders on one resource under the shared retry policy. Holders are counted
+ * in-process: two at once means the library granted a lock that was still held.
+ * Only acquisitions inside the window count; stragglers drain before the next library.
+ */
+const contention: Run = async (lib, ms, t, cfg) => {
+  const start = performance.now();
+  const end = start + ms;
+  const resource = `bench:${lib.name}:hot`;
+  let holders = 0;
+  const worker = async (): Promise<void> => {
+    while (performance.now() < end) {
+      let handle: unknown;
+      try {
+        handle = await lib.acquire(resource);
+      } catch {
+        t.errors++;
+        continue;
+      }
+      holders++;
+      if (holders > 1) t.violations++;
+      t.maxHolders = Math.max(t.maxHolders, holders);
+      if (performance.now() <= end) t.ops++;
+      await sleep(cfg.holdMs);
+      holders--;
+      await lib.release(handle).catch(() => t.errors++);
+    }
+  };
+  await Promise.all(Array.from({ length: cfg.contenders }, worker));
+  t.ms += ms;
+};
+
+const SCENARIOS = [
+  { id: 'sequential', title: '(a) sequential acquire+release, one resource', run: sequential },
+  { id: 'concurrent', title: '(b) workers on their own resources', run: concurrent },
+  { id: 'contention', title: '(c) contenders on one resource', run: contention },
+] as const;
+type ScenarioId = (typeof SCENARIOS)[number]['id'];
+
+/** Round r visits the libraries starting at index r: each takes every slot in turn. */
+async function measure(libs: LockLib[], run: Run, cfg: LockBenchConfig): Promise<Map<string, Tally>> {
+  const tallies = new Map(libs.map((l) => [l.name, newTally()]));
+  const sliceMs = (cfg.seconds * 1000) / cfg.rounds;
+  for (let r = 0; r < cfg.rounds; r++) {
+    for (let i = 0; i < libs.length; i++) {
+      const lib = libs[(i + r) % libs.length];
+      await run(lib, sliceMs, tallies.get(lib.name)!, cfg);
+    }
+  }
+  return tallies;
+}
+
+interface LibResult {
+  opsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  ops: number;
+  errors: number;
+  vsOurs: number;
+  maxHolders?: number;
+  violations?: number;
+}
+
+interface ScenarioResult {
+  title: string;
+  libs: Record<string, LibResult>;
+  fastestPeer?: string;
+  oursOverFastestPeer?: number;
+  oursP99NoWorse?: boolean;
+  targetMet?: boolean;
+}
+
+const micro = (ms: number): number => Math.round(ms * 1000) / 1000;
+const isOurs = (name: string): boolean => name === 'ours' || name.startsWith('ours:');
+
+function summarize(title: string, tallies: Map<string, Tally>, contended: boolean): ScenarioResult {
+  const libs: Record<string, LibResult> = {};
+  for (const [name, t] of tallies) {
+    libs[name] = {
+      opsPerSec: Math.round(t.ops / (t.ms / 1000)),
+      p50Ms: micro(t.samples.percentile(50)),
+      p99Ms: micro(t.samples.percentile(99)),
+      ops: t.ops,
+      errors: t.errors,
+      vsOurs: NaN,
+      ...(contended ? { maxHolders: t.maxHolders, violations: t.violations } : {}),
+    };
+  }
+  const base = libs.ours;
+  for (const r of Object.values(libs)) r.vsOurs = base ? round2(r.opsPerSec / base.opsPerSec) : NaN;
+  const peers = Object.keys(libs).filter((n) => !isOurs(n));
+  const result: ScenarioResult = { title, libs };
+  if (!base || peers.length === 0) return result;
+  const fastest = peers.reduce((a, b) => (libs[b].opsPerSec > libs[a].opsPerSec ? b : a));
+  result.fastestPeer = fastest;
+  result.oursOverFastestPeer = round2(base.opsPerSec / libs[fastest].opsPerSec);
+  if (!contended) {
+    result.oursP99NoWorse = base.p99Ms <= libs[fastest].p99Ms;
+    result.targetMet = result.oursOverFastestPeer >= 1.2 && result.oursP99NoWorse;
+  }
+  return result;
+}
+
+function print(r: ScenarioResult, contended: boolean): void {
+  const rows = Object.entries(r.libs).map(([name, x]) =>
+    contended
+      ? [name, fmtInt(x.opsPerSec), fmtInt(x.ops), String(x.maxHolders), String(x.violations), String(x.errors), fmtRatio(x.vsOurs)]
+      : [name, fmtInt(x.opsPerSec), fmtMs(x.p50Ms), fmtMs(x.p99Ms), String(x.errors), fmtRatio(x.vsOurs)],
+  );
+  const header = contended
+    ? ['library', 'acq/s', 'acquisitions', 'max holders', 'violations', 'errors', 'peer/ours']
+    : ['library', 'ops/s', 'p50 ms', 'p99 ms', 'errors', 'peer/ours'];
+  console.log(`\n${r.title}\n${table(header, rows)}`);
+  if (r.fastestPeer) {
+    const verdict = contended ? '' : ` (target >= 1.20x, p99 no worse: ${r.targetMet ? 'MET' : 'MISSED'})`;
+    console.log(`ours / fastest peer (${r.fastestPeer}) = ${fmtRatio(r.oursOverFastestPeer!)}${verdict}`);
+  }
+}
+
+function redisVersion(): string {
+  const out = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).stdout ?? '';
+  return /v=(\S+)/.exec(out)?.[1] ?? 'unknown';
+}
+
+async function openLibs(settings: LibSettings, cfg: LockBenchConfig): Promise<LockLib[]> {
+  const wanted = (name: string): boolean => cfg.only.length === 0 || cfg.only.includes(name);
+  const libs: LockLib[] = [];
+  try {
+    libs.push(await ours(settings));
+    for (const v of cfg.coreVariants) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      libs.push(await ours(settings, v.name, require(v.path)));
+    }
+    for (const open of PEERS) for (const p of cfg.peerPipelining) libs.push(await open(settings, p));
+  } catch (e) {
+    await Promise.all(libs.map((l) => l.close()));
+    throw e;
+  }
+  const [keep, drop] = [libs.filter((l) => wanted(l.name)), libs.filter((l) => !wanted(l.name))];
+  await Promise.all(drop.map((l) => l.close()));
+  return keep;
+}
+
+/** Runs the three scenarios, prints the tables, writes the JSON; false on a safety failure. */
+export async function runLockBench(cfg: LockBenchConfig = lockBenchConfig()): Promise<boolean> {
+  let servers: RedisServer[] = [];
+  let libs: LockLib[] = [];
+  try {
+    servers = await startNodes(5);
+    const settings: LibSettings = {
+      nodes: servers.map((s) => ({ host: '127.0.0.1', port: s.port })),
+      ttlMs: cfg.ttlMs,
+      retryDelayMs: cfg.retryDelayMs,
+    };
+    libs = await openLibs(settings, cfg);
+    console.log(
+      `locks: ${libs.length} libraries on 5 redis-server ${redisVersion()} nodes, node ${process.version}, ${cpus().length} CPUs; ` +
+        `${cfg.seconds} s per library per scenario in ${cfg.rounds} rotated rounds, TTL ${cfg.ttlMs} ms, ` +
+        `retry every ${cfg.retryDelayMs} ms without jitter, peers with ioredis auto-pipelining ${cfg.peerPipelining.map((p) => (p ? 'on (+ap)' : 'off')).join(' and ')}`,
+    );
+    // Warm-up: JIT, script caches (EVALSHA misses), connection buffers. Results dropped.
+    const scenarios = SCENARIOS.filter((s) => cfg.scenarios.length === 0 || cfg.scenarios.includes(s.id));
+    const warm = { ...cfg, seconds: cfg.warmupSeconds / scenarios.length, rounds: 1 };
+    for (const s of scenarios) await measure(libs, s.run, warm);
+
+    const results: Partial<Record<ScenarioId, ScenarioResult>> = {};
+    for (const s of scenarios) {
+      const contended = s.id === 'contention';
+      const who = s.id === 'concurrent' ? `, ${cfg.workers} workers` : contended ? `, ${cfg.contenders} contenders, hold ${cfg.holdMs} ms` : '';
+      const r = summarize(`${s.title}${who}`, await measure(libs, s.run, cfg), contended);
+      results[s.id] = r;
+      print(r, contended);
+    }
+    const violations = Object.values(results.contention?.libs ?? {}).reduce((n, x) => n + (x.violations ?? 0), 0);
+    const targetsMet = results.sequential?.targetMet === true && results.concurrent?.targetMet === true;
+    console.log(`\ntargets (a) and (b): ${targetsMet ? 'MET' : 'MISSED'}; mutual-exclusion violations: ${violations}`);
+
+    const doc = {
+      generatedAt: new Date().toISOString(),
+      environment: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model, redis: redisVersion() },
+      config: { ...cfg, out: undefined },
+      scenarios: results,
+      targetsMet,
+      violations,
+    };
+    mkdirSync(dirname(cfg.out), { recursive: true });
+    writeFileSync(cfg.out, JSON.stringify(doc, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n');
+    console.log(`wrote ${cfg.out}`);
+    return violations === 0;
+  } finally {
+    await Promise.all(libs.map((l) => l.close().catch(() => undefined)));
+    await Promise.all(servers.map((s) => s.dispose()));
+  }
+}

@@ -1,0 +1,34 @@
+// `npm run bench`: runs every bench (or those named on the command line, e.g. `locks`).
+// Not a test: it prints tables and writes bench/results/*.json for the record.
+import { stopAll } from '../test/support/redisServer';
+import { runLockBench } from './locks';
+
+/** Each bench starts its own nodes and returns false on a safety failure. */
+const BENCHES: Record<string, () => Promise<boolean>> = {
+  locks: () => runLockBench(),
+};
+
+async function main(): Promise<number> {
+  const names = process.argv.slice(2);
+  const unknown = names.filter((n) => !(n in BENCHES));
+  if (unknown.length > 0) {
+    console.error(`unknown bench ${unknown.join(', ')}; known: ${Object.keys(BENCHES).join(', ')}`);
+    return 2;
+  }
+  let ok = true;
+  for (const [name, run] of Object.entries(BENCHES)) {
+    if (names.length === 0 || names.includes(name)) ok = (await run()) && ok;
+  }
+  return ok ? 0 : 1;
+}
+
+main()
+  .catch((e: unknown) => {
+    console.error(e);
+    return 1;
+  })
+  // Whatever happened, no redis-server outlives the bench; exit even if a client lingers.
+  .then(async (code) => {
+    await stopAll();
+    process.exit(code);
+  });
