@@ -4,6 +4,10 @@ import { performance } from 'node:perf_hooks';
 import { LockAbortedError, NodeAttempt, RedlockError } from './errors';
 import { createNodes, DeadlineError, describeFailure, FailureOutcome, NodeInput, NodeSetOptions, RedisNode } from './nodes';
 import { lockCommands } from './scripts';
+import { inspectNodes } from './inspect';
+import { nodeFacts } from './facts';
+import type { InspectOptions, InspectPage, NodeFacts } from './inspectTypes';
+import type { Snapshot } from './types';
 import { displayKey, displayToken, parseTokenArg } from './tokens';
 
 export interface RedlockOptions extends NodeSetOptions {
@@ -14,6 +18,8 @@ export interface RedlockOptions extends NodeSetOptions {
   retryJitterMs?: number;
   /** Per-node deadline for one lock command; default derived from the TTL. */
   commandTimeoutMs?: number;
+  /** Per-node deadline for one read (a SCAN page, a batch of key reads, facts); default 2,000 ms. */
+  readTimeoutMs?: number;
 }
 
 export interface AcquireOptions {
@@ -406,6 +412,23 @@ export class Redlock {
       clearTimeout(extendTimer);
       await this.release(lock);
     }
+  }
+
+  /** The document `status --json` prints. Reads only. */
+  async inspect(options: InspectOptions = {}): Promise<Snapshot> {
+    return (await this.inspectPage(options)).snapshot;
+  }
+
+  /** A snapshot plus the continuation of a truncated scan ("load more"). */
+  async inspectPage(options: InspectOptions = {}): Promise<InspectPage> {
+    await this.ready();
+    return inspectNodes({ nodes: this.nodes, driftFactor: this.driftFactor, commandTimeoutMs: this.options.readTimeoutMs ?? 2000 }, options);
+  }
+
+  /** Version, role, clock offset, persistence and restart risk per node. */
+  async nodeFacts(longestTtlMs = 0): Promise<NodeFacts[]> {
+    await this.ready();
+    return Promise.all(this.nodes.map((n) => nodeFacts(n, longestTtlMs, this.options.readTimeoutMs ?? 2000)));
   }
 
   async quit(): Promise<void> {

@@ -1,0 +1,50 @@
+// The inspector's public shapes: options in, snapshot pages and node facts out.
+import type { Snapshot } from './types';
+
+export interface InspectOptions {
+  /** SCAN MATCH globs; default ['*lock*']. */
+  patterns?: string[];
+  /** Cap on keys scanned per call (per node); a cut snapshot says `truncated`. Default 10,000. */
+  maxKeys?: number;
+  /** Time budget for one call; default 3,000 ms. */
+  timeBudgetMs?: number;
+  /** Validity below this flags `expiring`; default 2,000 ms. */
+  expiringThresholdMs?: number;
+  /** Continue a truncated scan ("load more"): the `next` of the previous page. */
+  continueFrom?: ScanCursor | null;
+}
+
+/** Opaque continuation of a truncated scan. */
+export interface ScanCursor {
+  readonly patterns: string[];
+  /** Per node id, per pattern: the SCAN cursor to continue from ('0' not started, 'done' finished). */
+  readonly cursors: Record<string, string[]>;
+}
+
+export interface InspectPage {
+  snapshot: Snapshot;
+  /** Set when the snapshot was truncated: pass as `continueFrom` to read on. */
+  next: ScanCursor | null;
+  /** Epoch ms (local clock) when the page was complete. */
+  takenAtMs: number;
+}
+
+export type Persistence = 'on' | 'off' | 'unknown';
+
+export interface NodeFacts {
+  node: string;
+  reachable: boolean;
+  latencyMs: number | null;
+  version: string | null;
+  /** From INFO replication. */
+  role: 'master' | 'replica' | 'sentinel' | 'unknown';
+  /** Node clock minus local clock (ms), from TIME at the midpoint of the round trip. */
+  clockOffsetMs: number | null;
+  uptimeS: number | null;
+  persistence: Persistence;
+  /** Uptime shorter than the longest live TTL with persistence off (the delayed-restart rule). */
+  restartRisk: boolean | 'unknown';
+  /** Lock libraries whose scripts this node has cached (SCRIPT EXISTS): a hint, not proof. */
+  libraries: string[];
+  error: string | null;
+}
