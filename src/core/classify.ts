@@ -12,88 +12,110 @@ export interface ClassifyInput {
   expiringThresholdMs: number;
 }
 
-interface Copy {
-  token: string;
-  /** -1: no expiry. */
-  pttlMs: number;
-  readAtMs: number;
-  holdCount: number | null;
-}
-
 export function quorumOf(n: number): number {
   return Math.floor(n / 2) + 1;
 }
 
 /** null when no node holds a present copy: such a key is not a lock (see skipReason). */
 export function classify(input: ClassifyInput): Classification | null {
+  // Plain loops, no intermediate arrays: a snapshot classifies 100k+ keys.
   const { observations, nowMs, driftFactor } = input;
   const n = observations.length;
   const q = quorumOf(n);
-  const copies = presentCopies(input);
-  if (copies.length === 0) return null;
-
-  const holders = dataRecord<number>();
-  for (const c of copies) holders[c.token] = (holders[c.token] ?? 0) + 1;
-  const tokens = Object.keys(holders);
-  const unreachable = observations.filter((o) => o.state === 'unreachable').length;
+  let holders: Record<string, number> | undefined;
+  let distinct = 0;
+  let firstToken = '';
+  let unreachable = 0;
+  let noTtl = false;
+  let reentrant = false;
+  for (let i = 0; i < n; i++) {
+    const o = observations[i];
+    if (o.state === 'unreachable') unreachable++;
+    if (o.state !== 'present') continue;
+    // A present copy always carries a token; '' keeps a malformed one counted, not lost.
+    const token = o.token ?? '';
+    if (holders === undefined) {
+      holders = dataRecord<number>();
+      firstToken = token;
+    }
+    const seen = holders[token];
+    if (seen === undefined) distinct++;
+    holders[token] = (seen ?? 0) + 1;
+    if (pttlOf(o) === -1) noTtl = true;
+    if (o.holdCount !== null && o.holdCount > 1) reentrant = true;
+  }
+  if (holders === undefined) return null;
 
   let verdict: Verdict;
-  if (tokens.length >= 2) verdict = 'split';
-  else if (holders[tokens[0]] >= q) verdict = 'held';
-  else if (holders[tokens[0]] + unreachable >= q) verdict = 'unknown';
-  else verdict = 'partial';
+  let quorumToken: string | undefined;
+  if (distinct >= 2) {
+    verdict = 'split';
+    // 2Q > N, so at most one token reaches a quorum, even in a split.
+    for (const t in holders) if (holders[t] >= q) quorumToken = t;
+  } else if (holders[firstToken] >= q) {
+    verdict = 'held';
+    quorumToken = firstToken;
+  } else {
+    verdict = holders[firstToken] + unreachable >= q ? 'unknown' : 'partial';
+  }
 
-  // 2Q > N, so at most one token reaches a quorum, even in a split.
-  const quorumToken = tokens.find((t) => holders[t] >= q);
-  const quorumCopies = quorumToken === undefined ? [] : copies.filter((c) => c.token === quorumToken);
-  const validityMs = quorumCopies.length > 0 ? validityOf(quorumCopies, q, nowMs, driftFactor) : null;
+  let validityMs: number | null = null;
+  let skew = false;
+  if (quorumToken !== undefined) {
+    const expiries: number[] = [];
+    let longestPttl = -1;
+    for (let i = 0; i < n; i++) {
+      const o = observations[i];
+      if (o.state !== 'present' || (o.token ?? '') !== quorumToken) continue;
+      const pttl = pttlOf(o);
+      // An unknown PTTL counts as "no expiry": the copy may outlive every TTL.
+      expiries.push(pttl === -1 ? Infinity : (input.readAtMs[i] ?? nowMs) + pttl);
+      if (pttl > longestPttl) longestPttl = pttl;
+    }
+    validityMs = validityOf(expiries, q, nowMs, driftFactor);
+    skew = hasTtlSkew(expiries, longestPttl, driftFactor);
+  }
 
   const flags: Flag[] = [];
-  if (copies.some((c) => c.pttlMs === -1)) flags.push('no-ttl');
-  if (quorumCopies.length > 0 && hasTtlSkew(quorumCopies, driftFactor)) flags.push('ttl-skew');
+  if (noTtl) flags.push('no-ttl');
+  if (skew) flags.push('ttl-skew');
   if (validityMs !== null && validityMs < input.expiringThresholdMs) flags.push('expiring');
   if (unreachable > 0) flags.push('degraded');
-  if (copies.some((c) => c.holdCount !== null && c.holdCount > 1)) flags.push('reentrant');
+  if (reentrant) flags.push('reentrant');
 
   return { verdict, flags, validityMs, quorum: q, holders };
 }
 
-function presentCopies(input: ClassifyInput): Copy[] {
-  const copies: Copy[] = [];
-  input.observations.forEach((o, i) => {
-    if (o.state !== 'present') return;
-    copies.push({
-      // A present copy always carries a token; '' keeps a malformed one counted, not lost.
-      token: o.token ?? '',
-      // An unknown PTTL is shown as "no expiry": the copy may outlive every TTL.
-      pttlMs: o.pttlMs === null || o.pttlMs < 0 ? -1 : o.pttlMs,
-      readAtMs: input.readAtMs[i] ?? input.nowMs,
-      holdCount: o.holdCount,
-    });
-  });
-  return copies;
+function pttlOf(o: Observation): number {
+  return o.pttlMs === null || o.pttlMs < 0 ? -1 : o.pttlMs;
 }
 
-function expiryOf(c: Copy): number {
-  return c.pttlMs === -1 ? Infinity : c.readAtMs + c.pttlMs;
-}
-
-function hasTtlSkew(copies: Copy[], driftFactor: number): boolean {
-  const expiries = copies.map(expiryOf);
-  const finite = expiries.filter(Number.isFinite);
-  if (finite.length === 0) return false;
-  if (finite.length < expiries.length) return true;
-  const longestPttl = Math.max(...copies.map((c) => c.pttlMs));
-  const allowance = driftFactor * longestPttl + 2;
-  return Math.max(...finite) - Math.min(...finite) > allowance;
+/** Expiry instants of the quorum token's copies (Infinity: no expiry). */
+function hasTtlSkew(expiries: number[], longestFinitePttl: number, driftFactor: number): boolean {
+  let min = Infinity;
+  let max = -Infinity;
+  let infinite = false;
+  for (const e of expiries) {
+    if (e === Infinity) {
+      infinite = true;
+      continue;
+    }
+    if (e < min) min = e;
+    if (e > max) max = e;
+  }
+  if (max === -Infinity) return false;
+  if (infinite) return true;
+  const allowance = driftFactor * longestFinitePttl + 2;
+  return max - min > allowance;
 }
 
 // The Q-th largest remaining time is what a quorum of this token's copies still
 // guarantees; the drift term is the same allowance Redlock applies when acquiring.
-function validityOf(copies: Copy[], q: number, nowMs: number, driftFactor: number): number | null {
-  const remaining = copies.map((c) => expiryOf(c) - nowMs).sort((a, b) => b - a);
-  const r = remaining[q - 1];
-  if (r === undefined || !Number.isFinite(r)) return null;
+function validityOf(expiries: number[], q: number, nowMs: number, driftFactor: number): number | null {
+  const sorted = expiries.length === 1 ? expiries : expiries.slice().sort((a, b) => b - a);
+  const e = sorted[q - 1];
+  if (e === undefined || e === Infinity) return null;
+  const r = e - nowMs;
   return Math.floor(Math.max(0, r - (driftFactor * r + 2)));
 }
 

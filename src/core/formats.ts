@@ -66,7 +66,7 @@ function recogniseUnsafe(raw: RawValue): Recognised {
 function fromString(value: Uint8Array): Recognised {
   if (value.length === 0) return unreadable('empty');
   if (value.length > MAX_TOKEN_BYTES) return unreadable('too-large');
-  return present(displayToken(Buffer.from(value)), 'string', null);
+  return present(displayToken(Buffer.isBuffer(value) ? value : Buffer.from(value)), 'string', null);
 }
 
 function fromHash(entries: unknown[]): Recognised {

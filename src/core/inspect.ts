@@ -4,10 +4,10 @@
 // `no-writes` script.
 import { performance } from 'node:perf_hooks';
 import { classify, quorumOf, skipReason } from './classify';
-import { recognise } from './formats';
 import type { InspectOptions, InspectPage, ScanCursor } from './inspectTypes';
 import { DeadlineError, describeFailure, RedisNode } from './nodes';
-import { KeyRead, readKeys } from './readScript';
+import type Redis from 'ioredis';
+import { absentOn, decodeScanPage, pageCursor, readObservations, requestScanPage } from './readScript';
 import { displayKey } from './tokens';
 import type { LockEntry, NodeStatus, Observation, SkippedKey, Snapshot } from './types';
 
@@ -16,6 +16,7 @@ const SCAN_COUNT = 1000;
 const READ_BATCH = 1000;
 /** Cursor of a pattern whose scan finished ('0' is a scan not yet started). */
 const DONE = 'done';
+const ASCII_NAME = /^[\x00-\x7f]*$/;
 
 /** Epoch ms that never jumps backwards with the wall clock during a snapshot. */
 const wallAnchor = Date.now();
@@ -39,10 +40,18 @@ function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
+interface Slot {
+  obs: Observation;
+  at: number;
+}
+
 interface NodeScan {
   status: NodeStatus;
-  /** latin1 key -> read and the instant it was read (epoch ms). */
-  reads: Map<string, { read: KeyRead; at: number }>;
+  /** latin1 key -> what this node holds and the instant it was read (epoch ms). */
+  reads: Map<string, Slot>;
+  absent: Observation;
+  /** Node clock minus local clock: turns the node's read instants into local ones. */
+  offsetMs: number;
   cursors: string[];
   truncated: boolean;
 }
@@ -52,14 +61,12 @@ function validatePatterns(patterns: string[]): void {
   for (const p of patterns) if (p.length === 0) throw new RangeError('empty key pattern');
 }
 
-async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buffer[], into: NodeScan['reads']): Promise<void> {
+async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buffer[], scan: NodeScan): Promise<void> {
   for (let i = 0; i < keys.length; i += READ_BATCH) {
     const chunk = keys.slice(i, i + READ_BATCH);
-    const sent = clockNow();
-    const reads = await withDeadline(readKeys(node.client, chunk), ctx.commandTimeoutMs);
-    // The middle of the round trip is the best guess of when the node read the batch.
-    const at = (sent + clockNow()) / 2;
-    for (let j = 0; j < chunk.length; j++) into.set(chunk[j].toString('latin1'), { read: reads[j], at });
+    const batch = await withDeadline(readObservations(node.client, chunk, node.id, scan.absent), ctx.commandTimeoutMs);
+    const at = batch.nodeTimeMs - scan.offsetMs;
+    for (let j = 0; j < chunk.length; j++) scan.reads.set(chunk[j].toString('latin1'), { obs: batch.observations[j], at });
   }
 }
 
@@ -67,33 +74,63 @@ async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[]
   const scan: NodeScan = {
     status: { node: node.id, reachable: false, latencyMs: null, error: null },
     reads: new Map(),
+    absent: absentOn(node.id),
+    offsetMs: 0,
     cursors: startCursors.slice(),
     truncated: false,
   };
   try {
+    // TIME doubles as the health probe: its round trip is the latency, its answer the offset.
     const t0 = performance.now();
-    await withDeadline(node.client.ping(), ctx.commandTimeoutMs);
-    scan.status.latencyMs = Math.round((performance.now() - t0) * 100) / 100;
+    const sent = clockNow();
+    const [sec, usec] = await withDeadline(node.client.time(), ctx.commandTimeoutMs);
+    const rtt = performance.now() - t0;
+    scan.offsetMs = Number(sec) * 1000 + Number(usec) / 1000 - (sent + rtt / 2);
+    scan.status.latencyMs = Math.round(rtt * 100) / 100;
     scan.status.reachable = true;
     node.latencyMs = scan.status.latencyMs;
     const pendingReads: Promise<void>[] = [];
     let scanned = 0;
-    for (let p = 0; p < patterns.length; p++) {
+    const outOfBudget = (): boolean => scanned >= maxKeys || performance.now() > deadline;
+    for (let p = 0; p < patterns.length && !scan.truncated; p++) {
       let cursor = scan.cursors[p];
-      while (cursor !== DONE) {
-        if (scanned >= maxKeys || performance.now() > deadline) {
-          scan.truncated = true;
-          break;
-        }
-        const [next, keys] = await withDeadline(node.client.scanBuffer(cursor, 'MATCH', patterns[p], 'COUNT', SCAN_COUNT), ctx.commandTimeoutMs);
-        cursor = String(next) === '0' ? DONE : String(next);
-        scan.cursors[p] = cursor;
-        const fresh = keys.filter((k) => !scan.reads.has(k.toString('latin1')));
-        scanned += keys.length;
-        // Overlap: the batch is read while the next SCAN goes out.
-        if (fresh.length) pendingReads.push(readBatch(ctx, node, fresh, scan.reads));
+      if (cursor === DONE) continue;
+      if (outOfBudget()) {
+        scan.truncated = true;
+        break;
       }
-      if (scan.truncated) break;
+      if (node.isCluster) {
+        while (cursor !== DONE) {
+          const [next, keys] = await withDeadline(node.client.scanBuffer(cursor, 'MATCH', patterns[p], 'COUNT', SCAN_COUNT), ctx.commandTimeoutMs);
+          cursor = String(next) === '0' ? DONE : String(next);
+          scan.cursors[p] = cursor;
+          const fresh = keys.filter((k) => !scan.reads.has(k.toString('latin1')));
+          scanned += keys.length;
+          // Overlap: the batch is read while the next SCAN goes out.
+          if (fresh.length) pendingReads.push(readBatch(ctx, node, fresh, scan));
+          if (cursor !== DONE && outOfBudget()) scan.truncated = true;
+          if (scan.truncated) break;
+        }
+        continue;
+      }
+      const client = node.client as Redis;
+      let inFlight: Promise<unknown[]> | undefined = requestScanPage(client, cursor, patterns[p], SCAN_COUNT);
+      while (inFlight) {
+        const flat = await withDeadline(inFlight, ctx.commandTimeoutMs);
+        const next = pageCursor(flat);
+        cursor = next === '0' ? DONE : next;
+        scan.cursors[p] = cursor;
+        scanned += (flat.length - 3) / 4;
+        inFlight = undefined;
+        if (cursor !== DONE) {
+          if (outOfBudget()) scan.truncated = true;
+          // The node works on the next page while this one is decoded here.
+          else inFlight = requestScanPage(client, cursor, patterns[p], SCAN_COUNT);
+        }
+        const page = decodeScanPage(flat, node.id, scan.absent);
+        const at = page.nodeTimeMs - scan.offsetMs;
+        for (let i = 0; i < page.keys.length; i++) scan.reads.set(page.keys[i].toString('latin1'), { obs: page.observations[i], at });
+      }
     }
     await Promise.all(pendingReads);
   } catch (e) {
@@ -105,14 +142,14 @@ async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[]
 }
 
 /** Nodes that did not come across a key read it directly, so "absent" means absent. */
-async function fillGaps(ctx: InspectContext, scans: NodeScan[], union: Map<string, Buffer>): Promise<void> {
+async function fillGaps(ctx: InspectContext, scans: NodeScan[], union: Set<string>): Promise<void> {
   await Promise.all(
     scans.map(async (scan, i) => {
       if (!scan.status.reachable) return;
       const missing: Buffer[] = [];
-      for (const [id, raw] of union) if (!scan.reads.has(id)) missing.push(raw);
+      for (const id of union) if (!scan.reads.has(id)) missing.push(Buffer.from(id, 'latin1'));
       try {
-        await readBatch(ctx, ctx.nodes[i], missing, scan.reads);
+        await readBatch(ctx, ctx.nodes[i], missing, scan);
       } catch (e) {
         scan.status.reachable = false;
         scan.status.error = describeFailure(e, ctx.nodes[i]).reason;
@@ -122,29 +159,8 @@ async function fillGaps(ctx: InspectContext, scans: NodeScan[], union: Map<strin
   );
 }
 
-function observe(node: string, scan: NodeScan, id: string): { obs: Observation; at: number } {
-  if (!scan.status.reachable) {
-    return { obs: { node, state: 'unreachable', token: null, pttlMs: null, type: null, format: null, holdCount: null, reason: scan.status.error ?? 'unreachable' }, at: 0 };
-  }
-  const entry = scan.reads.get(id);
-  if (!entry || entry.read.type === 'none') {
-    return { obs: { node, state: 'absent', token: null, pttlMs: null, type: null, format: null, holdCount: null, reason: null }, at: entry?.at ?? 0 };
-  }
-  const r = recognise(entry.read.raw);
-  const present = r.state === 'present';
-  return {
-    obs: {
-      node,
-      state: r.state,
-      token: r.token,
-      pttlMs: present ? (entry.read.pttlMs < 0 ? -1 : entry.read.pttlMs) : null,
-      type: entry.read.type,
-      format: r.format,
-      holdCount: r.holdCount,
-      reason: r.reason,
-    },
-    at: entry.at,
-  };
+function unreachableOn(scan: NodeScan): Observation {
+  return Object.freeze({ node: scan.status.node, state: 'unreachable', token: null, pttlMs: null, type: null, format: null, holdCount: null, reason: scan.status.error ?? 'unreachable' });
 }
 
 export async function inspectNodes(ctx: InspectContext, options: InspectOptions = {}): Promise<InspectPage> {
@@ -158,19 +174,30 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
   const scans = await Promise.all(
     ctx.nodes.map((node) => scanNode(ctx, node, patterns, cont?.cursors[node.id] ?? patterns.map(() => '0'), maxKeys, deadline)),
   );
-  const union = new Map<string, Buffer>();
-  for (const s of scans) for (const id of s.reads.keys()) if (!union.has(id)) union.set(id, Buffer.from(id, 'latin1'));
+  // Key identity is the latin1 form of its bytes: lossless, and cheap to compare.
+  const union = new Set<string>();
+  for (const s of scans) for (const id of s.reads.keys()) union.add(id);
   await fillGaps(ctx, scans, union);
 
   const nowMs = clockNow();
   const locks: LockEntry[] = [];
   const skipped: SkippedKey[] = [];
-  const ids = [...union.keys()].sort((a, b) => Buffer.compare(union.get(a)!, union.get(b)!));
+  // latin1 strings compare code unit by code unit: the same order as the bytes.
+  const ids = [...union].sort();
+  const unreachable = scans.map((scan) => (scan.status.reachable ? null : unreachableOn(scan)));
+  const n = ctx.nodes.length;
+  // classify() only reads this during the call: one scratch array serves every key.
+  const readAtMs: number[] = new Array(n);
   for (const id of ids) {
-    const key = displayKey(union.get(id)!);
-    const observed = ctx.nodes.map((n, i) => observe(n.id, scans[i], id));
-    const observations = observed.map((o) => o.obs);
-    const c = classify({ observations, readAtMs: observed.map((o) => o.at || nowMs), nowMs, driftFactor: ctx.driftFactor, expiringThresholdMs });
+    // ASCII names are their own display form; only other bytes need decoding.
+    const key = ASCII_NAME.test(id) && !id.startsWith('hex:') ? id : displayKey(Buffer.from(id, 'latin1'));
+    const observations: Observation[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const slot = unreachable[i] ? undefined : scans[i].reads.get(id);
+      observations[i] = unreachable[i] ?? slot?.obs ?? scans[i].absent;
+      readAtMs[i] = slot?.at ?? nowMs;
+    }
+    const c = classify({ observations, readAtMs, nowMs, driftFactor: ctx.driftFactor, expiringThresholdMs });
     if (!c) {
       skipped.push({ key, reason: skipReason(observations) });
       continue;

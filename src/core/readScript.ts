@@ -2,7 +2,8 @@
 // so a batch costs one round trip and the value reads never leave their bounds.
 import type Redis from 'ioredis';
 import type { Cluster } from 'ioredis';
-import type { RawValue } from './formats';
+import { recognise, RawValue } from './formats';
+import type { Observation } from './types';
 
 /** Largest string value read; longer ones are reported by size only. */
 export const MAX_VALUE_BYTES = 512;
@@ -11,52 +12,80 @@ export const MAX_ITEMS = 64;
 
 // Per key three slots: type, pttl, payload. A payload that is an integer means "not read":
 // >= 0 is the size of a value over the bound, -1 a type we do not read.
-const INSPECT = `#!lua flags=no-writes
-local maxBytes = tonumber(ARGV[1])
-local maxItems = tonumber(ARGV[2])
-local out = {}
-for i = 1, #KEYS do
-  local k = KEYS[i]
-  local t = redis.call('TYPE', k)['ok']
+// Reads one key into `out`: type, pttl, payload.
+const READ_KEY = `
+local function readKey(k, out, maxBytes, maxItems)
+  local p = redis.call('PTTL', k)
+  local t = 'none'
   local v = -1
-  if t == 'string' then
-    local n = redis.call('STRLEN', k)
-    if n > maxBytes then v = n else v = redis.call('GET', k) end
-  elseif t == 'hash' then
-    local n = redis.call('HLEN', k)
-    if n > maxItems then v = n else
-      local fields = redis.call('HKEYS', k)
-      v = {}
-      for j = 1, #fields do
-        local f = fields[j]
-        if #f > maxBytes or redis.call('HSTRLEN', k, f) > maxBytes then v = n break end
-        v[#v + 1] = f
-        v[#v + 1] = redis.call('HGET', k, f)
-      end
-    end
-  elseif t == 'zset' then
-    local n = redis.call('ZCARD', k)
-    if n > maxItems then v = n else
-      v = redis.call('ZRANGE', k, 0, -1)
-      for j = 1, #v do
-        if #v[j] > maxBytes then v = n break end
+  if p ~= -2 then
+    -- Most keys under a lock pattern are strings: STRLEN answers type and size at once.
+    local n = redis.pcall('STRLEN', k)
+    if type(n) == 'number' then
+      t = 'string'
+      if n > maxBytes then v = n else v = redis.call('GET', k) end
+    else
+      t = redis.call('TYPE', k)['ok']
+      if t == 'hash' then
+        n = redis.call('HLEN', k)
+        if n > maxItems then v = n else
+          local fields = redis.call('HKEYS', k)
+          v = {}
+          for j = 1, #fields do
+            local f = fields[j]
+            if #f > maxBytes or redis.call('HSTRLEN', k, f) > maxBytes then v = n break end
+            v[#v + 1] = f
+            v[#v + 1] = redis.call('HGET', k, f)
+          end
+        end
+      elseif t == 'zset' then
+        n = redis.call('ZCARD', k)
+        if n > maxItems then v = n else
+          v = redis.call('ZRANGE', k, 0, -1)
+          for j = 1, #v do
+            if #v[j] > maxBytes then v = n break end
+          end
+        end
       end
     end
   end
   out[#out + 1] = t
-  out[#out + 1] = redis.call('PTTL', k)
+  out[#out + 1] = p
   out[#out + 1] = v
+end
+`;
+
+// Both scripts start with the node's TIME: a script sees one frozen clock for expiries,
+// so that instant (less the node's clock offset) is when every PTTL in it was read.
+
+/** The given keys: [sec, usec, then type, pttl, payload per key]. */
+const INSPECT = `#!lua flags=no-writes
+${READ_KEY}
+local now = redis.call('TIME')
+local out = { now[1], now[2] }
+for i = 1, #KEYS do readKey(KEYS[i], out, tonumber(ARGV[1]), tonumber(ARGV[2])) end
+return out`;
+
+/**
+ * One SCAN page run on the server, then each key read there: [sec, usec, cursor, then
+ * key, type, pttl, payload per key]. Saves sending every key name back. Standalone nodes only: a
+ * cluster refuses scripts touching undeclared keys.
+ */
+const SCAN_PAGE = `#!lua flags=no-writes
+${READ_KEY}
+local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
+local now = redis.call('TIME')
+local out = { now[1], now[2], page[1] }
+local keys = page[2]
+for i = 1, #keys do
+  out[#out + 1] = keys[i]
+  readKey(keys[i], out, tonumber(ARGV[4]), tonumber(ARGV[5]))
 end
 return out`;
 
-export interface KeyRead {
-  type: string;
-  pttlMs: number;
-  raw: RawValue;
-}
-
 interface InspectCommand {
   rliInspectBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
+  rliScanPageBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
 }
 
 const defined = new WeakSet<object>();
@@ -64,6 +93,7 @@ const defined = new WeakSet<object>();
 function inspectCommand(client: Redis | Cluster): InspectCommand {
   if (!defined.has(client)) {
     client.defineCommand('rliInspect', { lua: INSPECT, readOnly: true });
+    client.defineCommand('rliScanPage', { lua: SCAN_PAGE, readOnly: true });
     defined.add(client);
   }
   return client as unknown as InspectCommand;
@@ -84,14 +114,69 @@ function decodeRaw(type: string, payload: unknown): RawValue {
   return { type: 'none' };
 }
 
-/** Reads a batch of keys on one client; results in key order. */
-export async function readKeys(client: Redis | Cluster, keys: Buffer[]): Promise<KeyRead[]> {
-  if (keys.length === 0) return [];
+/** Frozen and shared: absent is the most common observation on a partial lock. */
+export function absentOn(node: string): Observation {
+  return Object.freeze({ node, state: 'absent', token: null, pttlMs: null, type: null, format: null, holdCount: null, reason: null });
+}
+
+function toObservation(node: string, type: string, pttl: number, payload: unknown, absent: Observation): Observation {
+  if (type === 'none') return absent;
+  const r = recognise(decodeRaw(type, payload));
+  const present = r.state === 'present';
+  return {
+    node,
+    state: r.state,
+    token: r.token,
+    pttlMs: present ? (pttl < 0 ? -1 : pttl) : null,
+    type,
+    format: r.format,
+    holdCount: r.holdCount,
+    reason: r.reason,
+  };
+}
+
+export interface ReadBatch {
+  /** The node's clock when it read the batch (epoch ms). */
+  nodeTimeMs: number;
+  observations: Observation[];
+}
+
+function timeOf(sec: unknown, usec: unknown): number {
+  return Number(sec) * 1000 + Number(usec) / 1000;
+}
+
+/** Reads a batch of keys on one client; observations in key order. */
+export async function readObservations(client: Redis | Cluster, keys: Buffer[], node: string, absent: Observation): Promise<ReadBatch> {
   const flat = await inspectCommand(client).rliInspectBuffer(keys.length, ...keys, String(MAX_VALUE_BYTES), String(MAX_ITEMS));
-  const reads: KeyRead[] = new Array(keys.length);
-  for (let i = 0, j = 0; i < keys.length; i++, j += 3) {
-    const type = String(flat[j]);
-    reads[i] = { type, pttlMs: Number(flat[j + 1]), raw: type === 'none' ? { type: 'none' } : decodeRaw(type, flat[j + 2]) };
+  const observations: Observation[] = new Array(keys.length);
+  for (let i = 0, j = 2; i < keys.length; i++, j += 3) {
+    observations[i] = toObservation(node, String(flat[j]), Number(flat[j + 1]), flat[j + 2], absent);
   }
-  return reads;
+  return { nodeTimeMs: timeOf(flat[0], flat[1]), observations };
+}
+
+export interface ScannedPage extends ReadBatch {
+  cursor: string;
+  keys: Buffer[];
+  observations: Observation[];
+}
+
+/** Sends one server-side SCAN page; every key is read in the same script call. */
+export function requestScanPage(client: Redis, cursor: string, pattern: string, count: number): Promise<unknown[]> {
+  return inspectCommand(client).rliScanPageBuffer(0, cursor, pattern, String(count), String(MAX_VALUE_BYTES), String(MAX_ITEMS));
+}
+
+export function pageCursor(flat: unknown[]): string {
+  return String(flat[2]);
+}
+
+export function decodeScanPage(flat: unknown[], node: string, absent: Observation): ScannedPage {
+  const n = (flat.length - 3) / 4;
+  const keys: Buffer[] = new Array(n);
+  const observations: Observation[] = new Array(n);
+  for (let i = 0, j = 3; i < n; i++, j += 4) {
+    keys[i] = flat[j] as Buffer;
+    observations[i] = toObservation(node, String(flat[j + 1]), Number(flat[j + 2]), flat[j + 3], absent);
+  }
+  return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: pageCursor(flat), keys, observations };
 }

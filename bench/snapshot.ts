@@ -1,0 +1,77 @@
+// Snapshot cost: 100,000 lock keys on one node. Our full snapshot (values, TTLs,
+// classification) against `redis-cli --scan` listing names only and the straightforward
+// ioredis script, each as a whole process, rounds interleaved.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RedisServer } from '../test/support/redisServer';
+import { fmtMs, fmtRatio, table } from './stats';
+
+const KEYS = Number(process.env.BENCH_SNAPSHOT_KEYS ?? 100_000);
+const ROUNDS = Number(process.env.BENCH_SNAPSHOT_ROUNDS ?? 5);
+
+interface Contender {
+  name: string;
+  argv: (port: number) => [string, string[]];
+  times: number[];
+}
+
+function timed(cmd: string, args: string[]): { ms: number; out: string } {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
+  return { ms, out: r.stdout };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+export async function runSnapshotBench(): Promise<boolean> {
+  const server = await RedisServer.start();
+  try {
+    const c = server.client();
+    for (let i = 0; i < KEYS; i += 10_000) {
+      const p = c.pipeline();
+      for (let j = i; j < Math.min(KEYS, i + 10_000); j++) p.set(`lock:bench:${j}`, `${j.toString(16).padStart(32, '0')}`, 'PX', 3_600_000);
+      await p.exec();
+    }
+    c.disconnect();
+    const worker = join(__dirname, 'snapshotWorkers.js');
+    const contenders: Contender[] = [
+      { name: 'ours: full snapshot (values, TTLs, verdicts)', argv: (port) => [process.execPath, [worker, 'ours', `redis://127.0.0.1:${port}`]], times: [] },
+      { name: 'redis-cli --scan (names only)', argv: (port) => ['redis-cli', ['-p', String(port), '--scan', '--pattern', 'lock:*']], times: [] },
+      { name: 'straightforward ioredis (SCAN + GET + PTTL)', argv: (port) => [process.execPath, [worker, 'straightforward', `redis://127.0.0.1:${port}`]], times: [] },
+    ];
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let k = 0; k < contenders.length; k++) {
+        const ct = contenders[(round + k) % contenders.length];
+        const [cmd, args] = ct.argv(server.port);
+        const { ms, out } = timed(cmd, args);
+        const seen = ct.name.startsWith('redis-cli') ? out.split('\n').filter(Boolean).length : Number(out.trim());
+        if (seen !== KEYS) throw new Error(`${ct.name} saw ${seen} of ${KEYS} keys`);
+        ct.times.push(ms);
+      }
+    }
+    const ours = median(contenders[0].times);
+    const rows = contenders.map((ct) => {
+      const m = median(ct.times);
+      return [ct.name, fmtMs(m), `${Math.round(KEYS / (m / 1000)).toLocaleString('en-US')}`, fmtRatio(m / ours)];
+    });
+    console.log(`\nsnapshot: ${KEYS.toLocaleString('en-US')} lock keys on one node, whole processes, median of ${ROUNDS} interleaved rounds`);
+    console.log(table(['contender', 'time', 'keys/s', 'time / ours'], rows));
+    const vsCli = median(contenders[1].times) / ours;
+    const vsStraight = median(contenders[2].times) / ours;
+    console.log(`targets: beat redis-cli --scan (${fmtRatio(vsCli)} ${vsCli > 1 ? 'met' : 'MISSED'}); >= 2.5x the straightforward script (${fmtRatio(vsStraight)} ${vsStraight >= 2.5 ? 'met' : 'MISSED'})`);
+    mkdirSync('bench/results', { recursive: true });
+    writeFileSync(
+      'bench/results/snapshot.json',
+      JSON.stringify({ date: new Date().toISOString(), keys: KEYS, rounds: ROUNDS, contenders: contenders.map((ct) => ({ name: ct.name, medianMs: median(ct.times), timesMs: ct.times })) }, null, 2) + '\n',
+    );
+    return true;
+  } finally {
+    await server.dispose();
+  }
+}
