@@ -15,3 +15,5 @@ export type { RawValue, Recognised } from './formats';
 export { KNOWN_SCRIPTS, librariesFromExists } from './libraries';
 export { DEFAULT_PATTERNS } from './inspect';
 export type { InspectOptions, InspectPage, ScanCursor, NodeFacts, Persistence } from './inspectTypes';
+export { Watcher } from './watch';
+export type { WatchOptions, WatchChange, WatchListener } from './watch';

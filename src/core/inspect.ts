@@ -30,7 +30,7 @@ export interface InspectContext {
   commandTimeoutMs: number;
 }
 
-function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
+export function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
   return Promise.race([
     p,
@@ -40,12 +40,12 @@ function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
-interface Slot {
+export interface Slot {
   obs: Observation;
   at: number;
 }
 
-interface NodeScan {
+export interface NodeScan {
   status: NodeStatus;
   /** latin1 key -> what this node holds and the instant it was read (epoch ms). */
   reads: Map<string, Slot>;
@@ -56,12 +56,12 @@ interface NodeScan {
   truncated: boolean;
 }
 
-function validatePatterns(patterns: string[]): void {
+export function validatePatterns(patterns: string[]): void {
   if (patterns.length === 0) throw new RangeError('no key pattern given');
   for (const p of patterns) if (p.length === 0) throw new RangeError('empty key pattern');
 }
 
-async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buffer[], scan: NodeScan): Promise<void> {
+export async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buffer[], scan: NodeScan): Promise<void> {
   for (let i = 0; i < keys.length; i += READ_BATCH) {
     const chunk = keys.slice(i, i + READ_BATCH);
     const batch = await withDeadline(readObservations(node.client, chunk, node.id, scan.absent), ctx.commandTimeoutMs);
@@ -70,7 +70,7 @@ async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buffer[], s
   }
 }
 
-async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number): Promise<NodeScan> {
+export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number): Promise<NodeScan> {
   const scan: NodeScan = {
     status: { node: node.id, reachable: false, latencyMs: null, error: null },
     reads: new Map(),
@@ -142,7 +142,7 @@ async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[]
 }
 
 /** Nodes that did not come across a key read it directly, so "absent" means absent. */
-async function fillGaps(ctx: InspectContext, scans: NodeScan[], union: Set<string>): Promise<void> {
+export async function fillGaps(ctx: InspectContext, scans: NodeScan[], union: Set<string>): Promise<void> {
   await Promise.all(
     scans.map(async (scan, i) => {
       if (!scan.status.reachable) return;
@@ -163,6 +163,43 @@ function unreachableOn(scan: NodeScan): Observation {
   return Object.freeze({ node: scan.status.node, state: 'unreachable', token: null, pttlMs: null, type: null, format: null, holdCount: null, reason: scan.status.error ?? 'unreachable' });
 }
 
+/**
+ * Classifies every key of `ids` from what each node holds; keys in byte order.
+ * `lockIds[i]` is the latin1 identity of `locks[i]`.
+ */
+export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number): { locks: LockEntry[]; lockIds: string[]; skipped: SkippedKey[] } {
+  const locks: LockEntry[] = [];
+  const lockIds: string[] = [];
+  const skipped: SkippedKey[] = [];
+  const unreachable = scans.map((scan) => (scan.status.reachable ? null : unreachableOn(scan)));
+  const n = ctx.nodes.length;
+  // classify() only reads this during the call: one scratch array serves every key.
+  const readAtMs: number[] = new Array(n);
+  // latin1 strings compare code unit by code unit: the same order as the bytes.
+  for (const id of [...ids].sort()) {
+    const key = keyOf(id);
+    const observations: Observation[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const slot = unreachable[i] ? undefined : scans[i].reads.get(id);
+      observations[i] = unreachable[i] ?? slot?.obs ?? scans[i].absent;
+      readAtMs[i] = slot?.at ?? nowMs;
+    }
+    const c = classify({ observations, readAtMs, nowMs, driftFactor: ctx.driftFactor, expiringThresholdMs });
+    if (!c) {
+      skipped.push({ key, reason: skipReason(observations) });
+      continue;
+    }
+    locks.push({ key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, nodes: observations });
+    lockIds.push(id);
+  }
+  return { locks, lockIds, skipped };
+}
+
+/** ASCII names are their own display form; only other bytes need decoding. */
+export function keyOf(id: string): string {
+  return ASCII_NAME.test(id) && !id.startsWith('hex:') ? id : displayKey(Buffer.from(id, 'latin1'));
+}
+
 export async function inspectNodes(ctx: InspectContext, options: InspectOptions = {}): Promise<InspectPage> {
   const cont = options.continueFrom ?? null;
   const patterns = cont ? cont.patterns : options.patterns?.length ? options.patterns : DEFAULT_PATTERNS;
@@ -180,30 +217,7 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
   await fillGaps(ctx, scans, union);
 
   const nowMs = clockNow();
-  const locks: LockEntry[] = [];
-  const skipped: SkippedKey[] = [];
-  // latin1 strings compare code unit by code unit: the same order as the bytes.
-  const ids = [...union].sort();
-  const unreachable = scans.map((scan) => (scan.status.reachable ? null : unreachableOn(scan)));
-  const n = ctx.nodes.length;
-  // classify() only reads this during the call: one scratch array serves every key.
-  const readAtMs: number[] = new Array(n);
-  for (const id of ids) {
-    // ASCII names are their own display form; only other bytes need decoding.
-    const key = ASCII_NAME.test(id) && !id.startsWith('hex:') ? id : displayKey(Buffer.from(id, 'latin1'));
-    const observations: Observation[] = new Array(n);
-    for (let i = 0; i < n; i++) {
-      const slot = unreachable[i] ? undefined : scans[i].reads.get(id);
-      observations[i] = unreachable[i] ?? slot?.obs ?? scans[i].absent;
-      readAtMs[i] = slot?.at ?? nowMs;
-    }
-    const c = classify({ observations, readAtMs, nowMs, driftFactor: ctx.driftFactor, expiringThresholdMs });
-    if (!c) {
-      skipped.push({ key, reason: skipReason(observations) });
-      continue;
-    }
-    locks.push({ key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, nodes: observations });
-  }
+  const { locks, skipped } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);
   const truncated = scans.some((s) => s.truncated);
   const snapshot: Snapshot = { quorum: quorumOf(ctx.nodes.length), nodes: scans.map((s) => s.status), locks, skipped, truncated };
   const next: ScanCursor | null = truncated

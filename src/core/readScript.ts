@@ -83,9 +83,22 @@ for i = 1, #keys do
 end
 return out`;
 
+/** A watch tick's page: names and PTTLs only: [sec, usec, cursor, key, pttl, ...]. */
+const SCAN_TTL_PAGE = `#!lua flags=no-writes
+local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
+local now = redis.call('TIME')
+local out = { now[1], now[2], page[1] }
+local keys = page[2]
+for i = 1, #keys do
+  out[#out + 1] = keys[i]
+  out[#out + 1] = redis.call('PTTL', keys[i])
+end
+return out`;
+
 interface InspectCommand {
   rliInspectBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
   rliScanPageBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
+  rliScanTtlPageBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
 }
 
 const defined = new WeakSet<object>();
@@ -94,6 +107,7 @@ function inspectCommand(client: Redis | Cluster): InspectCommand {
   if (!defined.has(client)) {
     client.defineCommand('rliInspect', { lua: INSPECT, readOnly: true });
     client.defineCommand('rliScanPage', { lua: SCAN_PAGE, readOnly: true });
+    client.defineCommand('rliScanTtlPage', { lua: SCAN_TTL_PAGE, readOnly: true });
     defined.add(client);
   }
   return client as unknown as InspectCommand;
@@ -179,4 +193,24 @@ export function decodeScanPage(flat: unknown[], node: string, absent: Observatio
     observations[i] = toObservation(node, String(flat[j + 1]), Number(flat[j + 2]), flat[j + 3], absent);
   }
   return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: pageCursor(flat), keys, observations };
+}
+
+export interface TtlPage {
+  nodeTimeMs: number;
+  cursor: string;
+  keys: Buffer[];
+  pttls: number[];
+}
+
+/** One SCAN page with PTTLs only: what a watch tick compares against what it knows. */
+export async function scanTtlPage(client: Redis, cursor: string, pattern: string, count: number): Promise<TtlPage> {
+  const flat = await inspectCommand(client).rliScanTtlPageBuffer(0, cursor, pattern, String(count));
+  const n = (flat.length - 3) / 2;
+  const keys: Buffer[] = new Array(n);
+  const pttls: number[] = new Array(n);
+  for (let i = 0, j = 3; i < n; i++, j += 2) {
+    keys[i] = flat[j] as Buffer;
+    pttls[i] = Number(flat[j + 1]);
+  }
+  return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: pageCursor(flat), keys, pttls };
 }

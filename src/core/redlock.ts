@@ -4,7 +4,8 @@ import { performance } from 'node:perf_hooks';
 import { LockAbortedError, NodeAttempt, RedlockError } from './errors';
 import { createNodes, DeadlineError, describeFailure, FailureOutcome, NodeInput, NodeSetOptions, RedisNode } from './nodes';
 import { lockCommands } from './scripts';
-import { inspectNodes } from './inspect';
+import { InspectContext, inspectNodes } from './inspect';
+import { Watcher, WatchListener, WatchOptions } from './watch';
 import { nodeFacts } from './facts';
 import type { InspectOptions, InspectPage, NodeFacts } from './inspectTypes';
 import type { Snapshot } from './types';
@@ -422,7 +423,18 @@ export class Redlock {
   /** A snapshot plus the continuation of a truncated scan ("load more"). */
   async inspectPage(options: InspectOptions = {}): Promise<InspectPage> {
     await this.ready();
-    return inspectNodes({ nodes: this.nodes, driftFactor: this.driftFactor, commandTimeoutMs: this.options.readTimeoutMs ?? 2000 }, options);
+    return inspectNodes(this.readContext(), options);
+  }
+
+  /** Live watch: `snapshot` once, then `change` for what changed; stop() ends it. Reads only. */
+  watch(options: WatchOptions, listener: WatchListener): Watcher {
+    const watcher = new Watcher(this.readContext(), options, listener);
+    void Promise.resolve(this.ready()).then(() => watcher.start());
+    return watcher;
+  }
+
+  private readContext(): InspectContext {
+    return { nodes: this.nodes, driftFactor: this.driftFactor, commandTimeoutMs: this.options.readTimeoutMs ?? 2000 };
   }
 
   /** Version, role, clock offset, persistence and restart risk per node. */
