@@ -10,6 +10,8 @@ export interface NodeAttempt {
   /** The token holding the key instead (display form), for `held-by-other`. */
   heldBy?: string;
   reason?: string;
+  /** For failures: the node replied (NOPERM, READONLY, ...) rather than being out of reach. */
+  answered?: boolean;
 }
 
 export type LockOperation = 'acquire' | 'extend';
@@ -51,7 +53,7 @@ export class RedlockError extends Error {
 
   /** Fewer than a quorum of nodes answered at all (CLI exit 3), as opposed to a refusal (exit 1). */
   get unreachable(): boolean {
-    const answered = this.nodes.filter((n) => n.outcome === 'granted' || n.outcome === 'held-by-other' || n.outcome === 'not-held' || n.outcome === 'wrong-type').length;
+    const answered = this.nodes.filter((n) => n.outcome === 'granted' || n.outcome === 'held-by-other' || n.outcome === 'not-held' || n.answered === true).length;
     return answered < this.quorum;
   }
 }

@@ -22,7 +22,20 @@ export class DeadlineError extends Error {
 }
 
 /** Maps any failure of a node call to the contract's outcome words and a safe reason. */
-export function describeFailure(err: unknown, node?: RedisNode): { outcome: FailureOutcome; reason: string } {
+export interface Failure {
+  outcome: FailureOutcome;
+  reason: string;
+  /** The node replied (e.g. NOPERM, READONLY): it answered, it refused. */
+  answered: boolean;
+}
+
+export function describeFailure(err: unknown, node?: RedisNode): Failure {
+  const f = describe(err, node);
+  const replied = err instanceof Error && err.name === 'ReplyError' && f.outcome !== 'auth';
+  return { ...f, answered: replied || f.outcome === 'wrong-type' };
+}
+
+function describe(err: unknown, node?: RedisNode): { outcome: FailureOutcome; reason: string } {
   if (err instanceof DeadlineError) return { outcome: 'timeout', reason: err.message };
   let message = err instanceof Error ? err.message : String(err);
   // A command on a dead connection only says "not writeable"; the connection's own
@@ -63,6 +76,8 @@ function clientOptions(spec: NodeSpec, connectTimeoutMs: number): RedisOptions {
     autoResendUnfulfilledCommands: false,
     maxRetriesPerRequest: 0,
     retryStrategy,
+    // quit() on a node that refused the connection must not keep the process alive.
+    disconnectTimeout: 200,
     lazyConnect: false,
     // No auto-pipelining: with the offline queue off, ioredis 5 throws an uncaught
     // TypeError from its auto-pipeline when the connection is down.
@@ -138,11 +153,14 @@ export class RedisNode {
         clearTimeout(timer);
         this.client.off('ready', done);
         this.client.off('end', done);
+        this.client.off('error', done);
         resolve();
       };
       const timer = setTimeout(done, ms);
       this.client.once('ready', done);
       this.client.once('end', done);
+      // A refused or failed first connection is an answer too: fail fast, do not wait it out.
+      this.client.once('error', done);
     });
   }
 

@@ -85,7 +85,7 @@ export class Lock {
   }
 }
 
-type Settled<T> = { ok: true; value: T } | { ok: false; outcome: FailureOutcome; reason: string };
+type Settled<T> = { ok: true; value: T } | { ok: false; outcome: FailureOutcome; reason: string; answered: boolean };
 
 interface Round<T> {
   /** Resolves when all have answered, at the deadline, or once `decided` says the outcome is certain. */
@@ -118,7 +118,7 @@ function round<T>(
   };
   const timer = setTimeout(() => {
     for (let i = 0; i < results.length; i++) {
-      if (!results[i]) results[i] = { ok: false, outcome: 'timeout', reason: new DeadlineError(deadlineMs).message };
+      if (!results[i]) results[i] = { ok: false, outcome: 'timeout', reason: new DeadlineError(deadlineMs).message, answered: false };
     }
     finish();
   }, deadlineMs);
@@ -274,7 +274,7 @@ export class Redlock {
     return Promise.all(
       this.nodes.map(async (node, i): Promise<NodeAttempt> => {
         const r = results[i];
-        if (!r.ok) return { node: node.id, outcome: r.outcome, reason: r.reason };
+        if (!r.ok) return { node: node.id, outcome: r.outcome, reason: r.reason, ...(r.answered ? { answered: true } : {}) };
         if (isGrant(r.value)) return { node: node.id, outcome: 'granted' };
         if (Array.isArray(r.value)) return { node: node.id, outcome: 'held-by-other', heldBy: displayToken(r.value[1] as Buffer) };
         // Plain SET NX refused: one bounded GET names the holder (informational only).
@@ -313,7 +313,7 @@ export class Redlock {
       this.nodes.map((node, i): NodeAttempt => {
         const x = all[i];
         if (!x) return { node: node.id, outcome: 'timeout', reason: 'no answer yet' };
-        if (!x.ok) return { node: node.id, outcome: x.outcome, reason: x.reason };
+        if (!x.ok) return { node: node.id, outcome: x.outcome, reason: x.reason, ...(x.answered ? { answered: true } : {}) };
         if (x.value === 1) return { node: node.id, outcome: 'granted' };
         if (Array.isArray(x.value)) return { node: node.id, outcome: 'held-by-other', heldBy: displayToken(x.value[1]) };
         if (x.value === -1) return { node: node.id, outcome: 'wrong-type' };

@@ -1,0 +1,82 @@
+// `force-release`: the repair for a stuck or split lock. It first reads the key on every
+// node, shows what it is about to delete (node, token, TTL), asks on a terminal unless
+// --yes, then deletes each copy only where that node still holds the token just shown
+// (the core's compare-and-delete): a copy that changed hands in between is left alone.
+import type { Redlock } from '../../core/redlock';
+import { displayKey } from '../../core/tokens';
+import type { LockEntry } from '../../core/types';
+import { escapeText, globForKey, safeJson } from '../escape';
+import { CliError, EXIT, ExitCode } from '../exit';
+import type { Io } from '../io';
+import { renderForcePlan, renderNodeList } from '../render';
+import { styleFor } from '../style';
+
+type Outcome = 'deleted' | 'changed' | 'absent' | 'unreachable';
+
+interface ForceDoc {
+  resource: string;
+  nodes: Array<{ node: string; outcome: Outcome }>;
+}
+
+export async function runForceRelease(redlock: Redlock, cmd: { resource: Buffer; yes: boolean; json: boolean }, io: Io): Promise<ExitCode> {
+  const key = displayKey(cmd.resource);
+  const shownKey = escapeText(key);
+  const style = styleFor(io.colour);
+  // A longer time budget than status: SCAN MATCH of one exact name still walks the keyspace.
+  const snap = await redlock.inspect({ patterns: [globForKey(cmd.resource)], timeBudgetMs: 10_000 });
+  const reachable = snap.nodes.filter((n) => n.reachable).length;
+  const entry: LockEntry | undefined = snap.locks.find((l) => l.key === key);
+
+  if (!entry) {
+    const skipped = snap.skipped.find((s) => s.key === key);
+    if (skipped && skipped.reason !== 'absent' && skipped.reason !== 'unreachable') {
+      throw new CliError(`cannot force-release ${shownKey}: it is not a lock the inspector can read (${escapeText(skipped.reason)}); nothing deleted`, EXIT.usage);
+    }
+    const doc: ForceDoc = { resource: key, nodes: snap.nodes.map((n) => ({ node: n.node, outcome: n.reachable ? 'absent' : 'unreachable' })) };
+    if (cmd.json) io.out(safeJson(doc, 2));
+    if (reachable < snap.quorum) {
+      const down = snap.nodes.filter((n) => !n.reachable).map((n) => `${escapeText(n.node)}: ${escapeText(n.error ?? 'no answer')}`);
+      io.err(`redlock-inspector: cannot tell whether ${shownKey} is held: fewer than ${snap.quorum} of ${snap.nodes.length} nodes answered: ${down.join('; ')}; nothing deleted`);
+      return EXIT.noQuorum;
+    }
+    if (snap.truncated) throw new CliError(`cannot force-release ${shownKey}: the scan ran out of time before finding it; nothing deleted`, EXIT.refused);
+    if (!cmd.json) io.out(`Nothing to release: ${shownKey} is held on none of the ${reachable} nodes that answered.`);
+    return EXIT.ok;
+  }
+
+  // With --json the plan goes to stderr so stdout stays one document.
+  const plan = renderForcePlan(entry, style);
+  if (cmd.json) io.err(plan);
+  else io.out(plan);
+  if (!cmd.yes) {
+    // main() refuses before connecting when stdin is not a terminal, so this is one.
+    const answer = (await io.ask(`Delete these copies of ${shownKey}? [y/N] `)).trim().toLowerCase();
+    if (answer !== 'y' && answer !== 'yes') throw new CliError('force-release cancelled; nothing deleted', EXIT.usage);
+  }
+
+  const result = await redlock.forceRelease(cmd.resource, entry.nodes);
+  const nodes = result.nodes.map((r, i) => {
+    // The core leaves a node it has no token for alone and calls it absent; a node that
+    // was unreachable when read is reported as such.
+    const observed = entry.nodes[i];
+    const outcome: Outcome = r.outcome === 'absent' && observed?.node === r.node && observed.state === 'unreachable' ? 'unreachable' : r.outcome;
+    return { node: r.node, outcome, reason: outcome === 'unreachable' ? (r.reason ?? observed?.reason ?? undefined) : undefined };
+  });
+  const doc: ForceDoc = { resource: key, nodes: nodes.map(({ node, outcome }) => ({ node, outcome })) };
+  const deleted = nodes.filter((n) => n.outcome === 'deleted').length;
+  const changed = nodes.filter((n) => n.outcome === 'changed');
+  const down = nodes.filter((n) => n.outcome === 'unreachable');
+  if (cmd.json) io.out(safeJson(doc, 2));
+  else io.out([`${deleted ? style.green('deleted') : 'deleted'} ${deleted} cop${deleted === 1 ? 'y' : 'ies'} of ${shownKey}`, ...renderNodeList(nodes, style)].join('\n'));
+
+  if (changed.length) {
+    io.err(`redlock-inspector: ${shownKey} changed hands on ${changed.map((n) => escapeText(n.node)).join(', ')} since it was read; those copies were left alone`);
+    return EXIT.refused;
+  }
+  if (nodes.length - down.length < redlock.quorum) {
+    io.err(`redlock-inspector: fewer than ${redlock.quorum} of ${nodes.length} nodes answered; copies may remain on ${down.map((n) => `${escapeText(n.node)}${n.reason ? ` (${escapeText(n.reason)})` : ''}`).join('; ')}`);
+    return EXIT.noQuorum;
+  }
+  if (down.length) io.err(`redlock-inspector: warning: copies may remain on ${down.map((n) => escapeText(n.node)).join(', ')} (unreachable)`);
+  return EXIT.ok;
+}

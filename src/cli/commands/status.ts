@@ -1,0 +1,46 @@
+// `status`: one snapshot. --json prints exactly the core's Snapshot document; the human
+// form adds node facts (version, role, clock offset, restart risk). Reads only.
+import type { Redlock } from '../../core/redlock';
+import type { Snapshot } from '../../core/types';
+import type { ReadArgs } from '../args';
+import { escapeText, safeJson } from '../escape';
+import { EXIT, ExitCode } from '../exit';
+import type { Io } from '../io';
+import { renderStatus } from '../render';
+import { styleFor } from '../style';
+
+export function reachableCount(snap: Snapshot): number {
+  return snap.nodes.filter((n) => n.reachable).length;
+}
+
+/** status and watch: 0 with a quorum of nodes answering, else 3; anomalies never count. */
+export function statusExit(snap: Snapshot): ExitCode {
+  return reachableCount(snap) >= snap.quorum ? EXIT.ok : EXIT.noQuorum;
+}
+
+/** One stderr line naming every node that did not answer. */
+export function noQuorumLine(snap: Snapshot): string {
+  const down = snap.nodes.filter((n) => !n.reachable).map((n) => `${escapeText(n.node)}: ${escapeText(n.error ?? 'no answer')}`);
+  const auth = snap.nodes.some((n) => !n.reachable && /NOAUTH|WRONGPASS|AUTH/i.test(n.error ?? ''));
+  const hint = auth ? ' (check the password in the node URL or REDLOCK_PASSWORD)' : '';
+  return `redlock-inspector: only ${reachableCount(snap)} of ${snap.nodes.length} nodes answered (quorum ${snap.quorum}): ${down.join('; ')}${hint}`;
+}
+
+export function longestTtl(snap: Snapshot): number {
+  let max = 0;
+  for (const l of snap.locks) for (const o of l.nodes) if (o.state === 'present' && o.pttlMs !== null && o.pttlMs > max) max = o.pttlMs;
+  return max;
+}
+
+export async function humanStatus(redlock: Redlock, snap: Snapshot, cmd: ReadArgs, io: Io): Promise<string> {
+  const facts = await redlock.nodeFacts(longestTtl(snap));
+  return renderStatus(snap, facts, { patterns: cmd.patterns, style: styleFor(io.colour) });
+}
+
+export async function runStatus(redlock: Redlock, cmd: ReadArgs, io: Io): Promise<ExitCode> {
+  const snap = await redlock.inspect({ patterns: cmd.patterns, expiringThresholdMs: cmd.expiringMs });
+  io.out(cmd.json ? safeJson(snap, 2) : await humanStatus(redlock, snap, cmd, io));
+  const code = statusExit(snap);
+  if (code !== EXIT.ok) io.err(noQuorumLine(snap));
+  return code;
+}

@@ -1,0 +1,219 @@
+// Human output. Pure: documents in, lines of terminal-safe text out. Every untrusted
+// string (key, token, node error) goes through escapeText before it is padded or coloured.
+import { describeVerdict } from '../core/classify';
+import type { NodeAttempt } from '../core/errors';
+import type { NodeFacts } from '../core/inspectTypes';
+import type { LockEntry, Observation, Snapshot, Verdict } from '../core/types';
+import { escapeText } from './escape';
+import { PLAIN, Style } from './style';
+
+/** Durations as people read them; tenths round down so no output promises extra time. */
+export function formatMs(ms: number): string {
+  if (ms < 0) return 'no TTL';
+  if (ms < 1000) return `${Math.floor(ms)} ms`;
+  if (ms < 100_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
+  const s = Math.floor(ms / 1000);
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
+}
+
+/** Length in code points: what padding is based on (escaped text is ASCII plus printables). */
+function width(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+function pad(s: string, w: number): string {
+  return s + ' '.repeat(Math.max(0, w - width(s)));
+}
+
+function verdictColour(v: Verdict, style: Style): (s: string) => string {
+  switch (v) {
+    case 'held':
+      return style.green;
+    case 'split':
+      return style.red;
+    case 'partial':
+      return style.yellow;
+    case 'unknown':
+      return style.magenta;
+  }
+}
+
+/** Short labels for the distinct tokens of one key: A, B, ... then T27, T28, ... */
+function tokenLabels(entry: LockEntry): Map<string, string> {
+  const labels = new Map<string, string>();
+  for (const o of entry.nodes) {
+    if (o.state !== 'present' || o.token === null || labels.has(o.token)) continue;
+    const i = labels.size;
+    labels.set(o.token, i < 26 ? String.fromCharCode(65 + i) : `T${i + 1}`);
+  }
+  return labels;
+}
+
+function copyCell(o: Observation, labels: Map<string, string>): string {
+  switch (o.state) {
+    case 'present': {
+      const ttl = o.pttlMs === null || o.pttlMs < 0 ? 'no-TTL' : formatMs(o.pttlMs).replace(' ', '');
+      const count = o.holdCount !== null && o.holdCount > 1 ? ` x${o.holdCount}` : '';
+      return `${labels.get(o.token ?? '') ?? '?'} ${ttl}${count}`;
+    }
+    case 'absent':
+      return '-';
+    case 'unreachable':
+      return '?';
+    case 'unreadable':
+      return `!${escapeText(o.reason ?? 'unreadable')}`;
+  }
+}
+
+export interface StatusOptions {
+  style?: Style;
+  patterns: string[];
+}
+
+export function renderNodes(snap: Snapshot, facts: NodeFacts[] | null, style: Style = PLAIN): string[] {
+  const reachable = snap.nodes.filter((n) => n.reachable).length;
+  const ok = reachable >= snap.quorum;
+  const head = `Nodes: ${reachable} of ${snap.nodes.length} reachable, quorum ${snap.quorum}`;
+  const lines = [ok ? style.bold(head) : style.red(style.bold(`${head}: NO QUORUM`))];
+  const idWidth = Math.max(...snap.nodes.map((n) => width(escapeText(n.node))));
+  for (const n of snap.nodes) {
+    const id = pad(escapeText(n.node), idWidth);
+    if (!n.reachable) {
+      lines.push(`  ${id}  ${style.red('unreachable')}: ${escapeText(n.error ?? 'no answer')}`);
+      continue;
+    }
+    const parts = [style.green('ok'), n.latencyMs === null ? '' : `${n.latencyMs} ms`];
+    const f = facts?.find((x) => x.node === n.node);
+    if (f && f.reachable) {
+      if (f.version) parts.push(`redis ${escapeText(f.version)}`);
+      if (f.role !== 'unknown') parts.push(f.role === 'master' ? f.role : style.yellow(f.role));
+      if (f.clockOffsetMs !== null) parts.push(`clock ${f.clockOffsetMs >= 0 ? '+' : ''}${f.clockOffsetMs} ms`);
+      if (f.uptimeS !== null) parts.push(`up ${f.uptimeS < 1 ? '0 s' : formatMs(f.uptimeS * 1000)}`);
+      parts.push(`persistence ${f.persistence}`);
+      if (f.restartRisk === true) parts.push(style.red('restart risk: up for less than the longest TTL without persistence'));
+      if (f.libraries.length) parts.push(`scripts: ${f.libraries.map(escapeText).join(', ')}`);
+    }
+    lines.push(`  ${id}  ${parts.filter(Boolean).join('  ')}`);
+  }
+  return lines;
+}
+
+export function renderLocks(snap: Snapshot, options: StatusOptions): string[] {
+  const style = options.style ?? PLAIN;
+  const lines: string[] = [];
+  if (snap.locks.length === 0) {
+    lines.push(`No locks match ${options.patterns.map(escapeText).join(', ')}.`);
+  } else {
+    const counts = new Map<Verdict, number>();
+    for (const l of snap.locks) counts.set(l.verdict, (counts.get(l.verdict) ?? 0) + 1);
+    const summary = (['split', 'unknown', 'partial'] as Verdict[]).filter((v) => counts.has(v)).map((v) => `${counts.get(v)} ${v}`);
+    lines.push(`Locks: ${snap.locks.length}${summary.length ? ` (${summary.join(', ')})` : ''}; copies per node in configuration order: token label and TTL, - absent, ? unreachable, ! unreadable`);
+    const rows = snap.locks.map((l) => {
+      const labels = tokenLabels(l);
+      return {
+        entry: l,
+        labels,
+        key: escapeText(l.key),
+        verdict: describeVerdict(l, l.nodes.length),
+        flags: l.flags.length ? l.flags.join(',') : '-',
+        copies: l.nodes.map((o) => copyCell(o, labels)).join('  '),
+      };
+    });
+    const header = { key: 'KEY', verdict: 'VERDICT', flags: 'FLAGS' };
+    // A very long key overflows its column instead of being cut: a cut name could
+    // match another key.
+    const kw = Math.min(48, Math.max(width(header.key), ...rows.map((r) => width(r.key))));
+    const vw = Math.max(width(header.verdict), ...rows.map((r) => width(r.verdict)));
+    const fw = Math.max(width(header.flags), ...rows.map((r) => width(r.flags)));
+    lines.push(style.dim(`${pad(header.key, kw)}  ${pad(header.verdict, vw)}  ${pad(header.flags, fw)}  COPIES`));
+    for (const r of rows) {
+      const colour = verdictColour(r.entry.verdict, style);
+      const flags = r.flags === '-' ? pad(r.flags, fw) : style.yellow(pad(r.flags, fw));
+      lines.push(`${pad(r.key, kw)}  ${colour(pad(r.verdict, vw))}  ${flags}  ${r.copies}`);
+      for (const [token, label] of r.labels) {
+        lines.push(style.dim(`    ${label} = `) + escapeText(token));
+      }
+    }
+  }
+  if (snap.skipped.length) {
+    const reasons = new Map<string, number>();
+    for (const s of snap.skipped) reasons.set(s.reason, (reasons.get(s.reason) ?? 0) + 1);
+    const list = [...reasons].map(([r, n]) => `${n} ${escapeText(r)}`).join(', ');
+    const one = snap.skipped.length === 1;
+    lines.push(style.dim(`Skipped ${snap.skipped.length} matching ${one ? 'key that is not a lock' : 'keys that are not locks'} (${list}); --json lists them.`));
+  }
+  if (snap.truncated) {
+    lines.push(style.yellow('Truncated: the scan budget (keys or time) cut this snapshot short; narrow --pattern to see everything.'));
+  }
+  return lines;
+}
+
+export function renderStatus(snap: Snapshot, facts: NodeFacts[] | null, options: StatusOptions): string {
+  return [...renderLocks(snap, options), '', ...renderNodes(snap, facts, options.style)].join('\n');
+}
+
+export function describeOutcome(a: { outcome: string; heldBy?: string; reason?: string }): string {
+  if (a.outcome === 'held-by-other') return `held by another token${a.heldBy === undefined ? '' : ` (${escapeText(a.heldBy)})`}`;
+  return a.reason ? `${a.outcome} (${escapeText(a.reason)})` : a.outcome;
+}
+
+function outcomeColour(outcome: string, style: Style): (s: string) => string {
+  if (outcome === 'granted' || outcome === 'released' || outcome === 'deleted') return style.green;
+  if (outcome === 'not-held' || outcome === 'absent') return style.dim;
+  return style.red;
+}
+
+export function renderNodeList(nodes: ReadonlyArray<{ node: string; outcome: string; heldBy?: string; reason?: string }>, style: Style = PLAIN): string[] {
+  const w = Math.max(0, ...nodes.map((n) => width(escapeText(n.node))));
+  return nodes.map((n) => `  ${pad(escapeText(n.node), w)}  ${outcomeColour(n.outcome, style)(describeOutcome(n))}`);
+}
+
+export function keyList(keys: readonly string[]): string {
+  return keys.map(escapeText).join(', ');
+}
+
+export function renderLockResult(verb: 'acquired' | 'extended', resources: string[], token: string, validityMs: number, nodes: NodeAttempt[], style: Style = PLAIN): string {
+  const granted = nodes.filter((n) => n.outcome === 'granted').length;
+  return [
+    `${style.green(verb)} ${keyList(resources)}: validity ${formatMs(validityMs)}, ${granted} of ${nodes.length} nodes granted`,
+    `token ${escapeText(token)}`,
+    ...renderNodeList(nodes, style),
+  ].join('\n');
+}
+
+/** What force-release is about to delete, per node. */
+export function renderForcePlan(entry: LockEntry, style: Style = PLAIN): string {
+  const present = entry.nodes.filter((o) => o.state === 'present').length;
+  const w = Math.max(...entry.nodes.map((o) => width(escapeText(o.node))));
+  const lines = [`force-release ${escapeText(entry.key)} (${describeVerdict(entry, entry.nodes.length)}): ${present} cop${present === 1 ? 'y' : 'ies'} to delete`];
+  for (const o of entry.nodes) {
+    const id = pad(escapeText(o.node), w);
+    if (o.state === 'present') {
+      const ttl = o.pttlMs === null || o.pttlMs < 0 ? 'no TTL' : `TTL ${formatMs(o.pttlMs)}`;
+      lines.push(`  ${id}  ${style.red('delete')}  token ${escapeText(o.token ?? '')}  ${ttl}  (${o.format ?? o.type ?? 'unknown'})`);
+    } else if (o.state === 'unreachable') {
+      lines.push(`  ${id}  ${style.yellow('unreachable')}: ${escapeText(o.reason ?? 'no answer')} (left alone)`);
+    } else if (o.state === 'unreadable') {
+      lines.push(`  ${id}  unreadable: ${escapeText(o.reason ?? '')} (left alone)`);
+    } else {
+      lines.push(`  ${id}  absent`);
+    }
+  }
+  return lines.join('\n');
+}
+
+export function lockLine(l: LockEntry): string {
+  const flags = l.flags.length ? `  [${l.flags.join(', ')}]` : '';
+  return `${escapeText(l.key)}  ${describeVerdict(l, l.nodes.length)}${flags}`;
+}
+
+/** HH:MM:SS.mmm of the local clock, for watch lines. */
+export function clockTime(epochMs: number): string {
+  const d = new Date(epochMs);
+  const two = (n: number): string => String(n).padStart(2, '0');
+  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}.${String(d.getMilliseconds()).padStart(3, '0')}`;
+}
