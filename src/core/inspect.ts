@@ -7,7 +7,7 @@ import { classify, quorumOf, skipReason } from './classify';
 import type { InspectOptions, InspectPage, ScanCursor } from './inspectTypes';
 import { DeadlineError, describeFailure, RedisNode } from './nodes';
 import type Redis from 'ioredis';
-import { absentOn, decodeScanPage, pageCursor, readObservations, requestScanPage } from './readScript';
+import { absentOn, decodeScanPage, pageCursor, ReadBatch, readObservations, requestScanPage } from './readScript';
 import { displayKey } from './tokens';
 import type { LockEntry, NodeStatus, Observation, SkippedKey, Snapshot } from './types';
 
@@ -25,6 +25,8 @@ export const clockNow = (): number => wallAnchor + (performance.now() - monoAnch
 
 export interface InspectContext {
   nodes: readonly RedisNode[];
+  /** Redis Cluster: each key lives on one master, so its entry lists that master only (N = 1). */
+  ownerOnly?: boolean;
   driftFactor: number;
   /** Per call deadline for one SCAN or read batch. */
   commandTimeoutMs: number;
@@ -64,10 +66,19 @@ export function validatePatterns(patterns: string[]): void {
 export async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buffer[], scan: NodeScan): Promise<void> {
   for (let i = 0; i < keys.length; i += READ_BATCH) {
     const chunk = keys.slice(i, i + READ_BATCH);
-    const batch = await withDeadline(readObservations(node.client, chunk, node.id, scan.absent), ctx.commandTimeoutMs);
-    const at = batch.nodeTimeMs - scan.offsetMs;
-    for (let j = 0; j < chunk.length; j++) scan.reads.set(chunk[j].toString('latin1'), { obs: batch.observations[j], at });
+    const batches = node.clusterMember
+      ? await withDeadline(readEachKey(node, chunk, scan.absent), ctx.commandTimeoutMs)
+      : [await withDeadline(readObservations(node.client, chunk, node.id, scan.absent), ctx.commandTimeoutMs)];
+    for (let j = 0; j < chunk.length; j++) {
+      const batch = batches.length === 1 ? batches[0] : batches[j];
+      scan.reads.set(chunk[j].toString('latin1'), { obs: batch.observations[batches.length === 1 ? j : 0], at: batch.nodeTimeMs - scan.offsetMs });
+    }
   }
+}
+
+/** A cluster refuses scripts over keys of several slots: one script call per key, pipelined. */
+function readEachKey(node: RedisNode, keys: Buffer[], absent: Observation): Promise<ReadBatch[]> {
+  return Promise.all(keys.map((k) => readObservations(node.client, [k], node.id, absent)));
 }
 
 export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number): Promise<NodeScan> {
@@ -99,7 +110,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         scan.truncated = true;
         break;
       }
-      if (node.isCluster) {
+      if (node.clusterMember) {
         while (cursor !== DONE) {
           const [next, keys] = await withDeadline(node.client.scanBuffer(cursor, 'MATCH', patterns[p], 'COUNT', SCAN_COUNT), ctx.commandTimeoutMs);
           cursor = String(next) === '0' ? DONE : String(next);
@@ -178,11 +189,19 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
   // latin1 strings compare code unit by code unit: the same order as the bytes.
   for (const id of [...ids].sort()) {
     const key = keyOf(id);
-    const observations: Observation[] = new Array(n);
-    for (let i = 0; i < n; i++) {
-      const slot = unreachable[i] ? undefined : scans[i].reads.get(id);
-      observations[i] = unreachable[i] ?? slot?.obs ?? scans[i].absent;
-      readAtMs[i] = slot?.at ?? nowMs;
+    let observations: Observation[];
+    if (ctx.ownerOnly) {
+      const owner = scans.findIndex((s) => s.reads.has(id));
+      const slot = scans[owner].reads.get(id)!;
+      observations = [slot.obs];
+      readAtMs[0] = slot.at;
+    } else {
+      observations = new Array(n);
+      for (let i = 0; i < n; i++) {
+        const slot = unreachable[i] ? undefined : scans[i].reads.get(id);
+        observations[i] = unreachable[i] ?? slot?.obs ?? scans[i].absent;
+        readAtMs[i] = slot?.at ?? nowMs;
+      }
     }
     const c = classify({ observations, readAtMs, nowMs, driftFactor: ctx.driftFactor, expiringThresholdMs });
     if (!c) {
@@ -214,12 +233,12 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
   // Key identity is the latin1 form of its bytes: lossless, and cheap to compare.
   const union = new Set<string>();
   for (const s of scans) for (const id of s.reads.keys()) union.add(id);
-  await fillGaps(ctx, scans, union);
+  if (!ctx.ownerOnly) await fillGaps(ctx, scans, union);
 
   const nowMs = clockNow();
   const { locks, skipped } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);
   const truncated = scans.some((s) => s.truncated);
-  const snapshot: Snapshot = { quorum: quorumOf(ctx.nodes.length), nodes: scans.map((s) => s.status), locks, skipped, truncated };
+  const snapshot: Snapshot = { quorum: ctx.ownerOnly ? 1 : quorumOf(ctx.nodes.length), nodes: scans.map((s) => s.status), locks, skipped, truncated };
   const next: ScanCursor | null = truncated
     ? { patterns, cursors: Object.fromEntries(ctx.nodes.map((n, i) => [n.id, scans[i].status.reachable ? scans[i].cursors : (cont?.cursors[n.id] ?? patterns.map(() => '0'))])) }
     : null;

@@ -118,6 +118,8 @@ function idOfClient(client: Redis | Cluster): string {
   return formatHostPort({ host: o.host ?? '127.0.0.1', port: o.port ?? 6379 }) + (o.db ? `/${o.db}` : '');
 }
 
+const memberNodes = new WeakMap<Redis, RedisNode>();
+
 export class RedisNode {
   lastError: string | null = null;
   latencyMs: number | null = null;
@@ -128,6 +130,8 @@ export class RedisNode {
     /** Clients the caller passed in are never closed by us. */
     readonly owned: boolean,
     readonly spec?: NodeSpec,
+    /** A master inside a Redis Cluster: scripts may only touch keys of one slot there. */
+    readonly clusterMember = false,
   ) {
     client.on('error', (e: Error) => {
       this.lastError = firstLine(e.message || String(e));
@@ -161,6 +165,22 @@ export class RedisNode {
       this.client.once('end', done);
       // A refused or failed first connection is an answer too: fail fast, do not wait it out.
       this.client.once('error', done);
+    });
+  }
+
+  /**
+   * The masters of a cluster node, as nodes of their own (ids host:port). Cached per
+   * connection so listeners are attached once.
+   */
+  clusterMasters(): RedisNode[] {
+    if (!(this.client instanceof Cluster)) return [this];
+    return this.client.nodes('master').map((m) => {
+      let member = memberNodes.get(m);
+      if (!member) {
+        member = new RedisNode(formatHostPort({ host: m.options.host ?? '127.0.0.1', port: m.options.port ?? 6379 }), m, false, undefined, true);
+        memberNodes.set(m, member);
+      }
+      return member;
     });
   }
 
@@ -198,6 +218,10 @@ export function createNodes(inputs: readonly NodeInput[], options: NodeSetOption
     seen.add(s.id);
   }
   if (specs.length === 0) throw new NodeConfigError('no Redis node configured');
+  const clusterAt = specs.findIndex((s) => ('spec' in s && s.spec?.kind === 'cluster') || ('client' in s && s.client instanceof Cluster));
+  if (clusterAt >= 0 && specs.length > 1) {
+    throw new NodeConfigError(`${specs[clusterAt].id}: a redis+cluster:// node cannot be combined with other nodes (a cluster shows each key on its owning master)`);
+  }
   return specs.map((s) =>
     'client' in s && s.client
       ? new RedisNode(s.id, s.client, false)

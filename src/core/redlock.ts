@@ -428,19 +428,26 @@ export class Redlock {
 
   /** Live watch: `snapshot` once, then `change` for what changed; stop() ends it. Reads only. */
   watch(options: WatchOptions, listener: WatchListener): Watcher {
-    const watcher = new Watcher(this.readContext(), options, listener);
+    const watcher = new Watcher(() => this.readContext(), options, listener);
     void Promise.resolve(this.ready()).then(() => watcher.start());
     return watcher;
   }
 
+  /** Read paths see a cluster as its masters; everything else as configured. */
   private readContext(): InspectContext {
-    return { nodes: this.nodes, driftFactor: this.driftFactor, commandTimeoutMs: this.options.readTimeoutMs ?? 2000 };
+    const cluster = this.nodes[0].isCluster;
+    return {
+      nodes: cluster ? this.nodes[0].clusterMasters() : this.nodes,
+      ownerOnly: cluster,
+      driftFactor: this.driftFactor,
+      commandTimeoutMs: this.options.readTimeoutMs ?? 2000,
+    };
   }
 
   /** Version, role, clock offset, persistence and restart risk per node. */
   async nodeFacts(longestTtlMs = 0): Promise<NodeFacts[]> {
     await this.ready();
-    return Promise.all(this.nodes.map((n) => nodeFacts(n, longestTtlMs, this.options.readTimeoutMs ?? 2000)));
+    return Promise.all(this.readContext().nodes.map((n) => nodeFacts(n, longestTtlMs, this.options.readTimeoutMs ?? 2000)));
   }
 
   async quit(): Promise<void> {

@@ -67,8 +67,12 @@ export class Watcher {
   private stopped = false;
   private readonly patterns: string[];
 
+  private ctx!: InspectContext;
+  private started = false;
+
   constructor(
-    private readonly ctx: InspectContext,
+    /** Read at every tick: a cluster's masters may change under a running watch. */
+    private readonly context: () => InspectContext,
     private readonly options: WatchOptions,
     private readonly listener: WatchListener,
   ) {
@@ -101,14 +105,18 @@ export class Watcher {
 
   /** One tick: refresh what each node holds, classify, emit the snapshot or the diff. */
   async tick(): Promise<void> {
-    const first = this.scans.length === 0;
+    const ctx = this.context();
+    if (this.ctx && ctx.nodes.map((n) => n.id).join('\n') !== this.ctx.nodes.map((n) => n.id).join('\n')) this.scans = [];
+    this.ctx = ctx;
+    const first = !this.started;
+    this.started = true;
     const maxKeys = this.options.maxKeys ?? 100_000;
     const deadline = performance.now() + (this.options.timeBudgetMs ?? 3_000);
     this.scans = await Promise.all(
       this.ctx.nodes.map((node, i) => {
         const known = this.scans[i];
         // A node seen for the first time, or back from an outage, is read in full.
-        if (!known || !known.status.reachable || node.isCluster) {
+        if (!known || !known.status.reachable || node.clusterMember) {
           return scanNode(this.ctx, node, this.patterns, this.patterns.map(() => '0'), maxKeys, deadline);
         }
         return this.refresh(known, i, maxKeys, deadline);
@@ -116,12 +124,12 @@ export class Watcher {
     );
     const union = new Set<string>();
     for (const s of this.scans) for (const [id, slot] of s.reads) if (slot.obs !== s.absent) union.add(id);
-    await fillGaps(this.ctx, this.scans, union);
+    if (!this.ctx.ownerOnly) await fillGaps(this.ctx, this.scans, union);
     const nowMs = clockNow();
     const threshold = this.options.expiringThresholdMs ?? 2_000;
     const { locks, lockIds, skipped } = classifyKeys(this.ctx, this.scans, union, nowMs, threshold);
     const snapshot: Snapshot = {
-      quorum: Math.floor(this.ctx.nodes.length / 2) + 1,
+      quorum: this.ctx.ownerOnly ? 1 : Math.floor(this.ctx.nodes.length / 2) + 1,
       nodes: this.scans.map((s) => s.status),
       locks,
       skipped,

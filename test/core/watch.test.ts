@@ -135,4 +135,24 @@ describe('watch on real nodes', function () {
       await w.stop();
     }
   });
+
+  it('works on a single node (N = 1)', async () => {
+    const one = new Redlock([servers[0].url], { readTimeoutMs: 300 });
+    const changes: WatchChange[] = [];
+    let first: Snapshot | undefined;
+    const w = one.watch({ intervalMs: 50 }, { snapshot: (s) => (first = s), change: (c) => changes.push(c) });
+    try {
+      await waitFor(() => first, 5000, 'first snapshot');
+      assert.equal(first!.quorum, 1);
+      const lock = await one.acquire('lock:single', 10_000);
+      const add = await waitFor(() => changes.find((c) => c.added.length > 0), 5000, 'added');
+      assert.equal(add.added[0].key, 'lock:single');
+      assert.equal(add.added[0].verdict, 'held');
+      await one.release(lock);
+      await waitFor(() => changes.find((c) => c.removed.includes('lock:single')), 5000, 'removed');
+    } finally {
+      await w.stop();
+      await one.quit();
+    }
+  });
 });

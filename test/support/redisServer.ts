@@ -1,7 +1,7 @@
 // Real redis-server processes on free loopback ports, for tests, the demo and benches.
 // Every server started here is stopped on exit, on Ctrl-C and on an uncaught failure.
 import { spawn, spawnSync, ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,8 @@ export interface RedisServerOptions {
   /** Extra redis-server arguments, e.g. ['--requirepass', 'secret']. */
   args?: string[];
   port?: number;
+  /** Start a sentinel (not a data node) monitoring this master. */
+  sentinelOf?: { name: string; port: number; downAfterMs?: number };
 }
 
 const live = new Set<RedisServer>();
@@ -40,12 +42,12 @@ export class RedisServer {
   private readonly dir: string;
   private exited: Promise<void> = Promise.resolve();
 
-  private constructor(readonly port: number, private readonly args: string[]) {
+  private constructor(readonly port: number, private readonly args: string[], private readonly sentinelOf?: RedisServerOptions['sentinelOf']) {
     this.dir = mkdtempSync(join(tmpdir(), 'redlock-redis-'));
   }
 
   static async start(options: RedisServerOptions = {}): Promise<RedisServer> {
-    const server = new RedisServer(options.port ?? (await freePort()), options.args ?? []);
+    const server = new RedisServer(options.port ?? (await freePort()), options.args ?? [], options.sentinelOf);
     live.add(server);
     await server.spawn();
     return server;
@@ -64,7 +66,7 @@ export class RedisServer {
   }
 
   private async spawn(): Promise<void> {
-    const argv = [
+    const argv = this.sentinelOf ? this.sentinelArgv(this.sentinelOf) : [
       '--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
       '--dir', this.dir, '--enable-debug-command', 'local', '--daemonize', 'no', '--loglevel', 'warning',
       ...this.args,
@@ -78,6 +80,20 @@ export class RedisServer {
       if (this.proc === proc) this.proc = undefined;
     });
     await this.waitReady(() => stderr);
+  }
+
+  /** Sentinel rewrites its config file, so it gets one of its own in the temp dir. */
+  private sentinelArgv(m: NonNullable<RedisServerOptions['sentinelOf']>): string[] {
+    const conf = join(this.dir, 'sentinel.conf');
+    if (!existsSync(conf)) {
+      writeFileSync(conf, [
+        `sentinel monitor ${m.name} 127.0.0.1 ${m.port} 1`,
+        `sentinel down-after-milliseconds ${m.name} ${m.downAfterMs ?? 1000}`,
+        `sentinel failover-timeout ${m.name} 5000`,
+        '',
+      ].join('\n'));
+    }
+    return [conf, '--sentinel', '--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--daemonize', 'no', '--loglevel', 'warning', ...this.args];
   }
 
   private async waitReady(stderr: () => string): Promise<void> {
@@ -167,4 +183,27 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     killAllSync();
     process.exit(130);
   });
+}
+
+/** 3 masters joined into a Redis Cluster by `redis-cli --cluster create`. */
+export async function startCluster(masters = 3): Promise<RedisServer[]> {
+  const servers = await startNodes(masters, { args: ['--cluster-enabled', 'yes', '--cluster-node-timeout', '2000'] });
+  const r = spawnSync('redis-cli', ['--cluster', 'create', ...servers.map((s) => `127.0.0.1:${s.port}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`redis-cli --cluster create failed: ${r.stdout}${r.stderr}`);
+  // The cluster is usable once every node agrees its state is ok.
+  const deadline = Date.now() + 15_000;
+  for (const s of servers) {
+    const c = s.client();
+    try {
+      for (;;) {
+        const info = String(await c.call('CLUSTER', 'INFO'));
+        if (info.includes('cluster_state:ok')) break;
+        if (Date.now() > deadline) throw new Error(`cluster on ${s.port} not ok: ${info}`);
+        await new Promise((res) => setTimeout(res, 50));
+      }
+    } finally {
+      c.disconnect();
+    }
+  }
+  return servers;
 }
