@@ -9,7 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RedisServer, startNodes } from '../test/support/redisServer';
-import { LibSettings, LockLib, ours, PEERS } from './lockLibs';
+import { LibSettings, LockLib, openOurs, openPeer, PEERS, peerName } from './lockLibs';
 import { fmtInt, fmtMs, fmtRatio, round2, Samples, table } from './stats';
 
 export interface LockBenchConfig {
@@ -34,11 +34,13 @@ export interface LockBenchConfig {
   out: string;
 }
 
-const num = (name: string, fallback: number): number => {
+const num = (name: string, fallback: number, min = 0, integer = false): number => {
   const v = process.env[name];
   if (v === undefined || v === '') return fallback;
   const n = Number(v);
-  if (!Number.isFinite(n) || n < 0) throw new RangeError(`${name}=${v}: expected a non-negative number`);
+  if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
+    throw new RangeError(`${name}=${v}: expected ${integer ? 'an integer' : 'a number'} >= ${min}`);
+  }
   return n;
 };
 
@@ -51,19 +53,27 @@ function pipeliningFromEnv(v: string): boolean[] {
   throw new RangeError(`BENCH_PEER_PIPELINING=${v}: expected on, off or both`);
 }
 
+function scenariosFromEnv(): string[] {
+  const ids: string[] = SCENARIOS.map((s) => s.id);
+  const wanted = list('BENCH_SCENARIOS');
+  const unknown = wanted.filter((w) => !ids.includes(w));
+  if (unknown.length > 0) throw new RangeError(`BENCH_SCENARIOS: unknown ${unknown.join(', ')} (known: ${ids.join(', ')})`);
+  return wanted;
+}
+
 export function lockBenchConfig(): LockBenchConfig {
   return {
-    seconds: num('BENCH_SECONDS', 5),
-    rounds: num('BENCH_ROUNDS', 10),
+    seconds: num('BENCH_SECONDS', 5, 0.01),
+    rounds: num('BENCH_ROUNDS', 10, 1, true),
     warmupSeconds: num('BENCH_WARMUP_SECONDS', 1.5),
-    workers: num('BENCH_WORKERS', 64),
-    contenders: num('BENCH_CONTENDERS', 16),
+    workers: num('BENCH_WORKERS', 64, 1, true),
+    contenders: num('BENCH_CONTENDERS', 16, 1, true),
     holdMs: num('BENCH_HOLD_MS', 1),
     ttlMs: 10_000,
-    retryDelayMs: num('BENCH_RETRY_DELAY_MS', 10),
+    retryDelayMs: num('BENCH_RETRY_DELAY_MS', 10, 0, true),
     peerPipelining: pipeliningFromEnv(process.env.BENCH_PEER_PIPELINING ?? 'both'),
     only: list('BENCH_LIBS'),
-    scenarios: list('BENCH_SCENARIOS'),
+    scenarios: scenariosFromEnv(),
     coreVariants: list('BENCH_CORE_VARIANTS').map((v) => {
       const [name, path] = v.split('=');
       return { name: `ours:${name}`, path: resolve(path) };
@@ -125,7 +135,8 @@ const concurrent: Run = async (lib, ms, t, cfg) => {
 /**
  * (c) Contenders on one resource under the shared retry policy. Holders are counted
  * in-process: two at once means the library granted a lock that was still held.
- * Only acquisitions inside the window count; stragglers drain before the next library.
+ * Samples are the waits for the lock. Only acquisitions inside the window count;
+ * stragglers drain before the next library starts.
  */
 const contention: Run = async (lib, ms, t, cfg) => {
   const start = performance.now();
@@ -135,8 +146,10 @@ const contention: Run = async (lib, ms, t, cfg) => {
   const worker = async (): Promise<void> => {
     while (performance.now() < end) {
       let handle: unknown;
+      const t0 = performance.now();
       try {
         handle = await lib.acquire(resource);
+        t.samples.push(performance.now() - t0);
       } catch {
         t.errors++;
         continue;
@@ -228,11 +241,11 @@ function summarize(title: string, tallies: Map<string, Tally>, contended: boolea
 function print(r: ScenarioResult, contended: boolean): void {
   const rows = Object.entries(r.libs).map(([name, x]) =>
     contended
-      ? [name, fmtInt(x.opsPerSec), fmtInt(x.ops), String(x.maxHolders), String(x.violations), String(x.errors), fmtRatio(x.vsOurs)]
+      ? [name, fmtInt(x.opsPerSec), fmtMs(x.p50Ms), fmtMs(x.p99Ms), String(x.maxHolders), String(x.violations), String(x.errors), fmtRatio(x.vsOurs)]
       : [name, fmtInt(x.opsPerSec), fmtMs(x.p50Ms), fmtMs(x.p99Ms), String(x.errors), fmtRatio(x.vsOurs)],
   );
   const header = contended
-    ? ['library', 'acq/s', 'acquisitions', 'max holders', 'violations', 'errors', 'peer/ours']
+    ? ['library', 'acq/s', 'wait p50 ms', 'wait p99 ms', 'max holders', 'violations', 'errors', 'peer/ours']
     : ['library', 'ops/s', 'p50 ms', 'p99 ms', 'errors', 'peer/ours'];
   console.log(`\n${r.title}\n${table(header, rows)}`);
   if (r.fastestPeer) {
@@ -246,29 +259,24 @@ function redisVersion(): string {
   return /v=(\S+)/.exec(out)?.[1] ?? 'unknown';
 }
 
-async function openLibs(settings: LibSettings, cfg: LockBenchConfig): Promise<LockLib[]> {
+/** Opens into `libs` (so the caller closes whatever opened, even after a failure). */
+async function openLibs(libs: LockLib[], settings: LibSettings, cfg: LockBenchConfig): Promise<void> {
   const wanted = (name: string): boolean => cfg.only.length === 0 || cfg.only.includes(name);
-  const libs: LockLib[] = [];
-  try {
-    libs.push(await ours(settings));
-    for (const v of cfg.coreVariants) {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      libs.push(await ours(settings, v.name, require(v.path)));
-    }
-    for (const open of PEERS) for (const p of cfg.peerPipelining) libs.push(await open(settings, p));
-  } catch (e) {
-    await Promise.all(libs.map((l) => l.close()));
-    throw e;
+  if (wanted('ours')) libs.push(await openOurs(settings));
+  for (const v of cfg.coreVariants) {
+    // Compiled JS of another copy of src/core, loaded at run time: it has no types here.
+    if (wanted(v.name)) libs.push(await openOurs(settings, v.name, require(v.path)));
   }
-  const [keep, drop] = [libs.filter((l) => wanted(l.name)), libs.filter((l) => !wanted(l.name))];
-  await Promise.all(drop.map((l) => l.close()));
-  return keep;
+  for (const peer of PEERS) {
+    for (const p of cfg.peerPipelining) if (wanted(peerName(peer, p))) libs.push(await openPeer(peer, settings, p));
+  }
+  if (libs.length === 0) throw new Error(`BENCH_LIBS=${cfg.only.join(',')} matches no library`);
 }
 
 /** Runs the three scenarios, prints the tables, writes the JSON; false on a safety failure. */
 export async function runLockBench(cfg: LockBenchConfig = lockBenchConfig()): Promise<boolean> {
   let servers: RedisServer[] = [];
-  let libs: LockLib[] = [];
+  const libs: LockLib[] = [];
   try {
     servers = await startNodes(5);
     const settings: LibSettings = {
@@ -276,7 +284,7 @@ export async function runLockBench(cfg: LockBenchConfig = lockBenchConfig()): Pr
       ttlMs: cfg.ttlMs,
       retryDelayMs: cfg.retryDelayMs,
     };
-    libs = await openLibs(settings, cfg);
+    await openLibs(libs, settings, cfg);
     console.log(
       `locks: ${libs.length} libraries on 5 redis-server ${redisVersion()} nodes, node ${process.version}, ${cpus().length} CPUs; ` +
         `${cfg.seconds} s per library per scenario in ${cfg.rounds} rotated rounds, TTL ${cfg.ttlMs} ms, ` +

@@ -2,10 +2,14 @@
 // Not a test: it prints tables and writes bench/results/*.json for the record.
 import { stopAll } from '../test/support/redisServer';
 import { runLockBench } from './locks';
+import { runSnapshotBench } from './snapshot';
+import { runWatchBench } from './watch';
 
 /** Each bench starts its own nodes and returns false on a safety failure. */
 const BENCHES: Record<string, () => Promise<boolean>> = {
   locks: () => runLockBench(),
+  snapshot: () => runSnapshotBench(),
+  scale: () => runWatchBench(),
 };
 
 async function main(): Promise<number> {

@@ -16,4 +16,4 @@ export { KNOWN_SCRIPTS, librariesFromExists } from './libraries';
 export { DEFAULT_PATTERNS } from './inspect';
 export type { InspectOptions, InspectPage, ScanCursor, NodeFacts, Persistence } from './inspectTypes';
 export { Watcher } from './watch';
-export type { WatchOptions, WatchChange, WatchListener } from './watch';
+export type { WatchOptions, WatchChange, WatchListener, WatchStatus } from './watch';

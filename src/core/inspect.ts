@@ -176,11 +176,12 @@ function unreachableOn(scan: NodeScan): Observation {
 
 /**
  * Classifies every key of `ids` from what each node holds; keys in byte order.
- * `lockIds[i]` is the latin1 identity of `locks[i]`.
+ * `lockIds[i]` is the latin1 identity of `locks[i]`, `skippedIds[i]` that of `skipped[i]`.
  */
-export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number): { locks: LockEntry[]; lockIds: string[]; skipped: SkippedKey[] } {
+export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number): { locks: LockEntry[]; lockIds: string[]; skipped: SkippedKey[]; skippedIds: string[] } {
   const locks: LockEntry[] = [];
   const lockIds: string[] = [];
+  const skippedIds: string[] = [];
   const skipped: SkippedKey[] = [];
   const unreachable = scans.map((scan) => (scan.status.reachable ? null : unreachableOn(scan)));
   const n = ctx.nodes.length;
@@ -197,21 +198,29 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
       readAtMs[0] = slot.at;
     } else {
       observations = new Array(n);
+      let token: string | null = null;
       for (let i = 0; i < n; i++) {
         const slot = unreachable[i] ? undefined : scans[i].reads.get(id);
-        observations[i] = unreachable[i] ?? slot?.obs ?? scans[i].absent;
+        const o = unreachable[i] ?? slot?.obs ?? scans[i].absent;
+        // Copies of one token share one string: a watch holds 100k keys x N nodes.
+        if (o.token !== null) {
+          if (token === o.token) o.token = token;
+          else token = o.token;
+        }
+        observations[i] = o;
         readAtMs[i] = slot?.at ?? nowMs;
       }
     }
     const c = classify({ observations, readAtMs, nowMs, driftFactor: ctx.driftFactor, expiringThresholdMs });
     if (!c) {
       skipped.push({ key, reason: skipReason(observations) });
+      skippedIds.push(id);
       continue;
     }
     locks.push({ key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, nodes: observations });
     lockIds.push(id);
   }
-  return { locks, lockIds, skipped };
+  return { locks, lockIds, skipped, skippedIds };
 }
 
 /** ASCII names are their own display form; only other bytes need decoding. */

@@ -95,10 +95,44 @@ for i = 1, #keys do
 end
 return out`;
 
+/**
+ * A watch tick's cheapest question: has anything on this SCAN page changed? One digest
+ * over every key's name and absolute expiry (PEXPIRETIME, stable while nothing changes;
+ * Redis >= 7.0), plus the bounded value of keys without expiry, whose value may change
+ * without touching their TTL: [next cursor, sha1].
+ */
+const DIGEST_PAGE = `#!lua flags=no-writes
+${READ_KEY}
+local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
+local keys = page[2]
+local parts = {}
+local n = 0
+for i = 1, #keys do
+  local k = keys[i]
+  local e = redis.call('PEXPIRETIME', k)
+  parts[n + 1] = k
+  parts[n + 2] = e
+  n = n + 2
+  if e == -1 then
+    local tmp = {}
+    readKey(k, tmp, tonumber(ARGV[4]), tonumber(ARGV[5]))
+    local v = tmp[3]
+    if type(v) == 'table' then
+      local items = {}
+      for j = 1, #v do items[j] = #v[j] .. ':' .. v[j] end
+      v = table.concat(items, ',')
+    end
+    n = n + 1
+    parts[n] = tmp[1] .. '/' .. tostring(v)
+  end
+end
+return { page[1], redis.sha1hex(table.concat(parts, '\\n')) }`;
+
 interface InspectCommand {
   rliInspectBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
   rliScanPageBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
   rliScanTtlPageBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
+  rliDigestPage(numKeys: number, ...args: string[]): Promise<[string, string]>;
 }
 
 const defined = new WeakSet<object>();
@@ -108,6 +142,7 @@ function inspectCommand(client: Redis | Cluster): InspectCommand {
     client.defineCommand('rliInspect', { lua: INSPECT, readOnly: true });
     client.defineCommand('rliScanPage', { lua: SCAN_PAGE, readOnly: true });
     client.defineCommand('rliScanTtlPage', { lua: SCAN_TTL_PAGE, readOnly: true });
+    client.defineCommand('rliDigestPage', { lua: DIGEST_PAGE, readOnly: true });
     defined.add(client);
   }
   return client as unknown as InspectCommand;
@@ -213,4 +248,10 @@ export async function scanTtlPage(client: Redis, cursor: string, pattern: string
     pttls[i] = Number(flat[j + 1]);
   }
   return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: pageCursor(flat), keys, pttls };
+}
+
+/** The digest of one SCAN page (see DIGEST_PAGE); rejects on Redis < 7.0 (no PEXPIRETIME). */
+export async function digestPage(client: Redis, cursor: string, pattern: string, count: number): Promise<{ cursor: string; digest: string }> {
+  const [next, digest] = await inspectCommand(client).rliDigestPage(0, cursor, pattern, String(count), String(MAX_VALUE_BYTES), String(MAX_ITEMS));
+  return { cursor: String(next), digest: String(digest) };
 }

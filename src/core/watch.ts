@@ -1,14 +1,16 @@
-// Live watch: a full snapshot first, then ticks that emit only what changed. A tick does
-// not re-read every value: it pages through names and PTTLs, and re-reads a key only when
-// it appears, vanishes from a node, carries no TTL, or its expiry instant jumps (a new SET
-// or an extend). Ticks are single-flight: a slow one is never overlapped by the next.
+// Live watch: a full snapshot first, then ticks that emit only what changed.
+// A quiet tick costs almost nothing: each SCAN page is answered by one digest of its keys'
+// names and absolute expiries (see DIGEST_PAGE); only a page whose digest moved is listed
+// with PTTLs, and only a key that appeared, vanished, lost its TTL or whose expiry jumped
+// (a new SET, an extend) has its value read again. Only those keys, and keys whose
+// `expiring` flag may have flipped, are classified again. Ticks are single-flight.
 import type Redis from 'ioredis';
 import { performance } from 'node:perf_hooks';
 import { classifyKeys, clockNow, DEFAULT_PATTERNS, fillGaps, InspectContext, NodeScan, readBatch, scanNode, validatePatterns, withDeadline } from './inspect';
 import type { InspectOptions } from './inspectTypes';
 import { describeFailure } from './nodes';
-import { scanTtlPage } from './readScript';
-import type { LockEntry, Snapshot } from './types';
+import { digestPage, scanTtlPage } from './readScript';
+import type { LockEntry, NodeStatus, SkippedKey, Snapshot } from './types';
 
 export interface WatchOptions extends Omit<InspectOptions, 'continueFrom'> {
   /** Time between the start of two ticks; default 1,000 ms. */
@@ -23,52 +25,87 @@ export interface WatchChange {
   removed: string[];
 }
 
+/** The node side of a snapshot, current at a change. */
+export interface WatchStatus {
+  quorum: number;
+  nodes: NodeStatus[];
+  truncated: boolean;
+}
+
 export interface WatchListener {
   snapshot?(snapshot: Snapshot): void;
-  change?(change: WatchChange, snapshot: Snapshot): void;
+  change?(change: WatchChange, status: WatchStatus): void;
   error?(error: unknown): void;
 }
 
 /** Expiry instants may differ by the read-instant error without being a jump. */
 const JUMP_TOLERANCE_MS = 25;
 const SCAN_COUNT = 1000;
-const DONE = '0';
 
-/** What makes an entry "changed": everything but the countdown itself. */
-function signature(e: LockEntry, scans: NodeScan[], id: string): string {
-  return JSON.stringify([
-    e.verdict,
-    e.flags,
-    e.nodes.map((o, i) => {
-      const slot = scans[i].reads.get(id);
-      const expiry = o.state === 'present' && o.pttlMs !== null && o.pttlMs >= 0 && slot ? Math.round(slot.at + o.pttlMs) : null;
-      return [o.state, o.token, o.format, o.holdCount, o.reason, o.pttlMs === -1 ? -1 : expiry];
-    }),
-  ]);
+interface PageMemo {
+  digest: string;
+  ids: string[];
+}
+
+interface NodeWatch {
+  scan: NodeScan;
+  /** `${pattern index} ${cursor}` -> what that page held when its digest was taken. */
+  pages: Map<string, PageMemo>;
+  /** false on Redis < 7.0 (no PEXPIRETIME): every page is listed with PTTLs. */
+  digests: boolean;
+}
+
+interface Known {
+  key: string;
+  expiries: Array<number | null>;
+  /** Local epoch ms after which the `expiring` flag may flip: classify again then. */
+  recheckAt: number;
+  kind: 'lock' | 'skipped';
+  entry?: LockEntry;
+  skipped?: SkippedKey;
 }
 
 /** The same entry with each present copy's PTTL counted down to `nowMs`. */
-function countedDown(e: LockEntry, scans: NodeScan[], id: string, nowMs: number): LockEntry {
+function countedDown(e: LockEntry, scans: NodeScan[], id: string, ownerOnly: boolean, nowMs: number): LockEntry {
   return {
     ...e,
     nodes: e.nodes.map((o, i) => {
-      const slot = scans[i].reads.get(id);
+      const slot = ownerOnly ? scans.find((s) => s.reads.has(id))?.reads.get(id) : scans[i].reads.get(id);
       if (o.state !== 'present' || o.pttlMs === null || o.pttlMs < 0 || !slot) return o;
       return { ...o, pttlMs: Math.max(0, Math.round(slot.at + o.pttlMs - nowMs)) };
     }),
   };
 }
 
+/** Each copy's expiry instant (local epoch ms; -1 no expiry, null no copy). */
+function expiriesOf(e: LockEntry, counted: LockEntry, nowMs: number): Array<number | null> {
+  return counted.nodes.map((o) => (o.pttlMs === null || o.pttlMs < 0 ? o.pttlMs : nowMs + o.pttlMs));
+}
+
+/** "Changed" is everything but the countdown itself; expiries may move by the read error. */
+function sameEntry(a: Known, e: LockEntry, expiries: Array<number | null>): boolean {
+  const b = a.entry!;
+  if (b.verdict !== e.verdict || b.flags.join() !== e.flags.join() || b.nodes.length !== e.nodes.length) return false;
+  for (let i = 0; i < e.nodes.length; i++) {
+    const x = b.nodes[i];
+    const y = e.nodes[i];
+    if (x.state !== y.state || x.token !== y.token || x.format !== y.format || x.holdCount !== y.holdCount || x.reason !== y.reason) return false;
+    const ex = a.expiries[i];
+    const ey = expiries[i];
+    if (typeof ex === 'number' && typeof ey === 'number' && ex >= 0 && ey >= 0 ? Math.abs(ex - ey) > JUMP_TOLERANCE_MS : ex !== ey) return false;
+  }
+  return true;
+}
+
 export class Watcher {
-  private scans: NodeScan[] = [];
-  private previous = new Map<string, { key: string; sig: string }>();
+  private states: NodeWatch[] = [];
+  private known = new Map<string, Known>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
-  private readonly patterns: string[];
-
-  private ctx!: InspectContext;
   private started = false;
+  private ctx!: InspectContext;
+  private readonly patterns: string[];
 
   constructor(
     /** Read at every tick: a cluster's masters may change under a running watch. */
@@ -103,112 +140,187 @@ export class Watcher {
     }, delay);
   }
 
-  /** One tick: refresh what each node holds, classify, emit the snapshot or the diff. */
+  /** One tick: refresh what each node holds, classify what may have changed, emit. */
   async tick(): Promise<void> {
     const ctx = this.context();
-    if (this.ctx && ctx.nodes.map((n) => n.id).join('\n') !== this.ctx.nodes.map((n) => n.id).join('\n')) this.scans = [];
+    const ids = (c: InspectContext): string => c.nodes.map((n) => n.id).join('\n');
+    if (this.ctx && ids(ctx) !== ids(this.ctx)) this.states = [];
     this.ctx = ctx;
-    const first = !this.started;
-    this.started = true;
     const maxKeys = this.options.maxKeys ?? 100_000;
     const deadline = performance.now() + (this.options.timeBudgetMs ?? 3_000);
-    this.scans = await Promise.all(
-      this.ctx.nodes.map((node, i) => {
-        const known = this.scans[i];
+
+    const dirty = new Set<string>();
+    let everything = false;
+    this.states = await Promise.all(
+      ctx.nodes.map(async (node, i): Promise<NodeWatch> => {
+        const known = this.states[i];
         // A node seen for the first time, or back from an outage, is read in full.
-        if (!known || !known.status.reachable || node.clusterMember) {
-          return scanNode(this.ctx, node, this.patterns, this.patterns.map(() => '0'), maxKeys, deadline);
+        if (!known || !known.scan.status.reachable || node.clusterMember) {
+          everything = true;
+          const scan = await scanNode(ctx, node, this.patterns, this.patterns.map(() => '0'), maxKeys, deadline);
+          return { scan, pages: new Map(), digests: known?.digests ?? true };
         }
-        return this.refresh(known, i, maxKeys, deadline);
+        const before = known.scan.status.reachable;
+        await this.refresh(known, i, maxKeys, deadline, dirty);
+        if (known.scan.status.reachable !== before) everything = true;
+        return known;
       }),
     );
+    const scans = this.states.map((s) => s.scan);
+
+    // Keys some node holds; a key new to the watch is read on every other node too.
     const union = new Set<string>();
-    for (const s of this.scans) for (const [id, slot] of s.reads) if (slot.obs !== s.absent) union.add(id);
-    if (!this.ctx.ownerOnly) await fillGaps(this.ctx, this.scans, union);
+    if (everything) {
+      for (const s of scans) for (const [id, slot] of s.reads) if (slot.obs !== s.absent) union.add(id);
+    } else {
+      for (const id of this.known.keys()) union.add(id);
+      for (const id of dirty) {
+        if (scans.some((s) => { const slot = s.reads.get(id); return slot !== undefined && slot.obs !== s.absent; })) union.add(id);
+        else union.delete(id);
+      }
+    }
+    if (!ctx.ownerOnly) await fillGaps(ctx, scans, everything ? union : new Set([...dirty].filter((id) => union.has(id))));
+    for (const s of scans) for (const id of s.reads.keys()) if (!union.has(id)) s.reads.delete(id);
+
     const nowMs = clockNow();
+    const toClassify = new Set<string>();
+    if (everything) for (const id of union) toClassify.add(id);
+    else {
+      for (const id of dirty) if (union.has(id)) toClassify.add(id);
+      for (const [id, k] of this.known) if (k.recheckAt <= nowMs) toClassify.add(id);
+    }
+    const removed: string[] = [];
+    for (const [id, k] of this.known) {
+      if (!union.has(id)) {
+        if (k.kind === 'lock') removed.push(k.key);
+        this.known.delete(id);
+      }
+    }
     const threshold = this.options.expiringThresholdMs ?? 2_000;
-    const { locks, lockIds, skipped } = classifyKeys(this.ctx, this.scans, union, nowMs, threshold);
-    const snapshot: Snapshot = {
-      quorum: this.ctx.ownerOnly ? 1 : Math.floor(this.ctx.nodes.length / 2) + 1,
-      nodes: this.scans.map((s) => s.status),
-      locks,
-      skipped,
-      truncated: this.scans.some((s) => s.truncated),
-    };
-    this.forgetVanished(union);
-    const current = new Map<string, { key: string; sig: string }>();
+    const { locks, lockIds, skipped, skippedIds } = classifyKeys(ctx, scans, toClassify, nowMs, threshold);
     const added: LockEntry[] = [];
     const changed: LockEntry[] = [];
-    for (let li = 0; li < locks.length; li++) {
-      const e = locks[li];
+    locks.forEach((e, li) => {
       const id = lockIds[li];
-      const sig = signature(e, this.scans, id);
-      current.set(e.key, { key: e.key, sig });
-      const before = this.previous.get(e.key);
-      if (!before) added.push(countedDown(e, this.scans, id, nowMs));
-      else if (before.sig !== sig) changed.push(countedDown(e, this.scans, id, nowMs));
-    }
-    const removed = [...this.previous.keys()].filter((k) => !current.has(k));
-    this.previous = current;
-    if (first) this.listener.snapshot?.(snapshot);
-    else if (added.length || changed.length || removed.length) {
-      this.listener.change?.({ at: new Date(nowMs).toISOString(), added, changed, removed }, snapshot);
+      const counted = countedDown(e, scans, id, ctx.ownerOnly === true, nowMs);
+      const expiries = expiriesOf(e, counted, nowMs);
+      const before = this.known.get(id);
+      const recheckAt = e.validityMs !== null && e.validityMs >= threshold ? nowMs + (e.validityMs - threshold) : Infinity;
+      if (!before || before.kind !== 'lock') added.push(counted);
+      else if (!sameEntry(before, e, expiries)) changed.push(counted);
+      this.known.set(id, { key: e.key, expiries, recheckAt, kind: 'lock', entry: e });
+    });
+    skipped.forEach((sk, i) => {
+      const id = skippedIds[i];
+      const before = this.known.get(id);
+      if (before?.kind === 'lock') removed.push(before.key);
+      this.known.set(id, { key: sk.key, expiries: [], recheckAt: Infinity, kind: 'skipped', skipped: sk });
+    });
+
+    const status: WatchStatus = {
+      quorum: ctx.ownerOnly ? 1 : Math.floor(ctx.nodes.length / 2) + 1,
+      nodes: scans.map((s) => s.status),
+      truncated: scans.some((s) => s.truncated),
+    };
+    if (!this.started) {
+      this.started = true;
+      this.listener.snapshot?.(this.fullSnapshot(status, scans, nowMs));
+    } else if (added.length || changed.length || removed.length) {
+      this.listener.change?.({ at: new Date(nowMs).toISOString(), added, changed, removed }, status);
     }
   }
 
-  /** Keys absent on every node are dropped from memory. */
-  private forgetVanished(union: Set<string>): void {
-    for (const s of this.scans) for (const id of s.reads.keys()) if (!union.has(id)) s.reads.delete(id);
+  private fullSnapshot(status: WatchStatus, scans: NodeScan[], nowMs: number): Snapshot {
+    const ids = [...this.known.keys()].sort();
+    const locks: LockEntry[] = [];
+    const skipped: SkippedKey[] = [];
+    for (const id of ids) {
+      const k = this.known.get(id)!;
+      if (k.kind === 'lock') locks.push(countedDown(k.entry!, scans, id, this.ctx.ownerOnly === true, nowMs));
+      else skipped.push(k.skipped!);
+    }
+    return { quorum: status.quorum, nodes: status.nodes, locks, skipped, truncated: status.truncated };
   }
 
-  private async refresh(known: NodeScan, i: number, maxKeys: number, deadline: number): Promise<NodeScan> {
+  /** Brings one node's reads up to date; adds every key that may have changed to `dirty`. */
+  private async refresh(w: NodeWatch, i: number, maxKeys: number, deadline: number, dirty: Set<string>): Promise<void> {
     const node = this.ctx.nodes[i];
     const client = node.client as Redis;
-    const seen = new Set<string>();
-    const toRead: Buffer[] = [];
+    const known = w.scan;
+    const pages = new Map<string, PageMemo>();
+    let listed = false;
     let scanned = 0;
     let complete = true;
     try {
-      for (const pattern of this.patterns) {
+      for (let p = 0; p < this.patterns.length && complete; p++) {
+        const pattern = this.patterns[p];
         let cursor = '0';
         do {
           if (scanned >= maxKeys || performance.now() > deadline) {
             complete = false;
             break;
           }
-          const page = await withDeadline(scanTtlPage(client, cursor, pattern, SCAN_COUNT), this.ctx.commandTimeoutMs);
-          cursor = page.cursor;
-          scanned += page.keys.length;
-          const at = page.nodeTimeMs - known.offsetMs;
-          for (let k = 0; k < page.keys.length; k++) {
-            const id = page.keys[k].toString('latin1');
-            if (seen.has(id)) continue;
-            seen.add(id);
-            const slot = known.reads.get(id);
-            const pttl = page.pttls[k];
-            if (pttl === -2) continue;
-            const o = slot?.obs;
-            if (!o || o.state !== 'present' || o.pttlMs === null || pttl === -1 || o.pttlMs === -1) {
-              // New here, not a lock copy before, or without expiry: its value may have changed.
-              toRead.push(page.keys[k]);
-            } else if (Math.abs(at + pttl - (slot.at + o.pttlMs)) > JUMP_TOLERANCE_MS) {
-              toRead.push(page.keys[k]);
+          const memoKey = `${p} ${cursor}`;
+          let digest: string | undefined;
+          if (w.digests) {
+            try {
+              const d = await withDeadline(digestPage(client, cursor, pattern, SCAN_COUNT), this.ctx.commandTimeoutMs);
+              digest = d.digest;
+              const memo = w.pages.get(memoKey);
+              if (memo && memo.digest === digest) {
+                pages.set(memoKey, memo);
+                scanned += memo.ids.length;
+                cursor = d.cursor;
+                continue;
+              }
+            } catch (e) {
+              if (!/unknown command|PEXPIRETIME/i.test(e instanceof Error ? e.message : '')) throw e;
+              w.digests = false;
             }
           }
-        } while (cursor !== DONE);
-        if (!complete) break;
+          listed = true;
+          const page = await withDeadline(scanTtlPage(client, cursor, pattern, SCAN_COUNT), this.ctx.commandTimeoutMs);
+          const at = page.nodeTimeMs - known.offsetMs;
+          const ids: string[] = new Array(page.keys.length);
+          const toRead: Buffer[] = [];
+          for (let k = 0; k < page.keys.length; k++) {
+            const id = page.keys[k].toString('latin1');
+            ids[k] = id;
+            const pttl = page.pttls[k];
+            if (pttl === -2) continue;
+            const slot = known.reads.get(id);
+            const o = slot?.obs;
+            // New here, not a lock copy before, without expiry, or its expiry jumped: read it.
+            if (!o || o.state !== 'present' || o.pttlMs === null || pttl === -1 || o.pttlMs === -1 || Math.abs(at + pttl - (slot!.at + o.pttlMs)) > JUMP_TOLERANCE_MS) {
+              toRead.push(page.keys[k]);
+              dirty.add(id);
+            }
+          }
+          await readBatch(this.ctx, node, toRead, known);
+          if (digest !== undefined) pages.set(memoKey, { digest, ids });
+          else pages.set(memoKey, { digest: '', ids });
+          scanned += page.keys.length;
+          cursor = page.cursor;
+        } while (cursor !== '0');
       }
-      if (complete) {
+      if (complete && listed) {
         // A key this node held but no longer lists is gone from it.
-        for (const [id, slot] of known.reads) if (!seen.has(id) && slot.obs !== known.absent) known.reads.set(id, { obs: known.absent, at: clockNow() });
+        const seen = new Set<string>();
+        for (const memo of pages.values()) for (const id of memo.ids) seen.add(id);
+        for (const [id, slot] of known.reads) {
+          if (!seen.has(id) && slot.obs !== known.absent) {
+            known.reads.set(id, { obs: known.absent, at: clockNow() });
+            dirty.add(id);
+          }
+        }
       }
-      await readBatch(this.ctx, node, toRead, known);
+      w.pages = pages;
       known.truncated = !complete;
-      return known;
     } catch (e) {
       known.status = { ...known.status, reachable: false, error: describeFailure(e, node).reason };
+      for (const id of known.reads.keys()) dirty.add(id);
       known.reads.clear();
-      return known;
+      w.pages = new Map();
     }
   }
 }

@@ -155,4 +155,20 @@ describe('watch on real nodes', function () {
       await one.quit();
     }
   });
+
+  it('flags a lock as expiring when its validity runs low, without any write', async () => {
+    const changes: WatchChange[] = [];
+    let first: Snapshot | undefined;
+    const lock = await rl.acquire('lock:fading', 2600);
+    await lock.settled;
+    const w = rl.watch({ intervalMs: 50, expiringThresholdMs: 2000 }, { snapshot: (s) => (first = s), change: (c) => changes.push(c) });
+    try {
+      await waitFor(() => first, 5000, 'first snapshot');
+      assert.deepEqual(first!.locks[0].flags, []);
+      const c = await waitFor(() => changes.find((x) => x.changed.some((l) => l.flags.includes('expiring'))), 5000, 'expiring');
+      assert.ok(c.changed[0].validityMs! < 2000);
+    } finally {
+      await w.stop();
+    }
+  });
 });

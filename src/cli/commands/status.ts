@@ -9,17 +9,20 @@ import type { Io } from '../io';
 import { renderStatus } from '../render';
 import { styleFor } from '../style';
 
-export function reachableCount(snap: Snapshot): number {
+/** What exit codes and node lines need: a snapshot, or a watch's status at a change. */
+export type NodeSide = Pick<Snapshot, 'nodes' | 'quorum'>;
+
+export function reachableCount(snap: NodeSide): number {
   return snap.nodes.filter((n) => n.reachable).length;
 }
 
 /** status and watch: 0 with a quorum of nodes answering, else 3; anomalies never count. */
-export function statusExit(snap: Snapshot): ExitCode {
+export function statusExit(snap: NodeSide): ExitCode {
   return reachableCount(snap) >= snap.quorum ? EXIT.ok : EXIT.noQuorum;
 }
 
 /** One stderr line naming every node that did not answer. */
-export function noQuorumLine(snap: Snapshot): string {
+export function noQuorumLine(snap: NodeSide): string {
   const down = snap.nodes.filter((n) => !n.reachable).map((n) => `${escapeText(n.node)}: ${escapeText(n.error ?? 'no answer')}`);
   const auth = snap.nodes.some((n) => !n.reachable && /NOAUTH|WRONGPASS|AUTH/i.test(n.error ?? ''));
   const hint = auth ? ' (check the password in the node URL or REDLOCK_PASSWORD)' : '';

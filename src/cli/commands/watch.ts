@@ -2,7 +2,7 @@
 // status document, each next one { at, added, changed, removed }.
 import type { Redlock } from '../../core/redlock';
 import type { Snapshot } from '../../core/types';
-import type { WatchChange } from '../../core/watch';
+import type { WatchChange, WatchStatus } from '../../core/watch';
 import type { ReadArgs } from '../args';
 import { escapeText, safeJson } from '../escape';
 import { EXIT, ExitCode } from '../exit';
@@ -14,11 +14,11 @@ import { humanStatus, noQuorumLine, reachableCount, statusExit } from './status'
 export async function runWatch(redlock: Redlock, cmd: ReadArgs & { intervalMs: number }, io: Io): Promise<ExitCode> {
   const signal = io.interruption();
   const style = styleFor(io.colour);
-  let prev: Snapshot | undefined;
+  let prev: WatchStatus | undefined;
   let code: ExitCode = EXIT.ok;
   // Output is written in order even though the human status line awaits node facts.
   let queue: Promise<void> = Promise.resolve();
-  const emit = (snapshot: Snapshot, change?: WatchChange): void => {
+  const emit = (snapshot: Snapshot | WatchStatus, change?: WatchChange): void => {
     queue = queue.then(async () => {
       const nextCode = statusExit(snapshot);
       // One stderr line when the quorum of answering nodes is lost (or missing at start).
@@ -26,7 +26,7 @@ export async function runWatch(redlock: Redlock, cmd: ReadArgs & { intervalMs: n
       const wasCode = code;
       code = nextCode;
       if (!change || !prev) {
-        io.out(cmd.json ? safeJson(snapshot) : await humanStatus(redlock, snapshot, cmd, io));
+        io.out(cmd.json ? safeJson(snapshot) : await humanStatus(redlock, snapshot as Snapshot, cmd, io));
       } else if (cmd.json) {
         io.out(safeJson(change));
       } else {

@@ -1,0 +1,79 @@
+// The inspector's cost at scale (issue 4): a full snapshot of 100,000 keys on each of 5
+// nodes; a 1 Hz watch over 10,000 locks on 5 nodes (each node's CPU from INFO's
+// used_cpu_sys/user deltas, the watching process's own CPU); the watcher's peak RSS with
+// 100,000 keys under watch. The watcher runs in a child process so its CPU and RSS are its own.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RedisServer, startNodes } from '../test/support/redisServer';
+import { table } from './stats';
+
+const SNAPSHOT_KEYS = Number(process.env.BENCH_SCALE_KEYS ?? 100_000);
+const WATCH_KEYS = Number(process.env.BENCH_WATCH_KEYS ?? 10_000);
+const WATCH_SECONDS = Number(process.env.BENCH_WATCH_SECONDS ?? 60);
+const RSS_SECONDS = Number(process.env.BENCH_RSS_SECONDS ?? 20);
+
+async function seed(servers: RedisServer[], count: number): Promise<void> {
+  await Promise.all(servers.map(async (s) => {
+    const c = s.client();
+    await c.flushall();
+    for (let i = 0; i < count; i += 10_000) {
+      const p = c.pipeline();
+      for (let j = i; j < Math.min(count, i + 10_000); j++) p.set(`lock:scale:${j}`, j.toString(16).padStart(32, '0'), 'PX', 3_600_000);
+      await p.exec();
+    }
+    c.disconnect();
+  }));
+}
+
+async function serverCpuSeconds(s: RedisServer): Promise<number> {
+  const c = s.client();
+  const info = await c.info('cpu');
+  c.disconnect();
+  const get = (k: string): number => Number(new RegExp(`${k}:([0-9.]+)`).exec(info)?.[1] ?? 0);
+  return get('used_cpu_sys') + get('used_cpu_user');
+}
+
+function child(mode: string, seconds: number, servers: RedisServer[]): Record<string, number> {
+  const r = spawnSync(process.execPath, [join(__dirname, 'watchWorker.js'), mode, String(seconds), ...servers.map((s) => s.url)], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`watch worker failed: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, number>;
+}
+
+export async function runWatchBench(): Promise<boolean> {
+  const servers = await startNodes(5);
+  try {
+    await seed(servers, SNAPSHOT_KEYS);
+    const snap = child('snapshot', 0, servers);
+
+    await seed(servers, WATCH_KEYS);
+    const before = await Promise.all(servers.map(serverCpuSeconds));
+    const watch = child('watch', WATCH_SECONDS, servers);
+    const after = await Promise.all(servers.map(serverCpuSeconds));
+    const nodePct = after.map((a, i) => ((a - before[i]) / WATCH_SECONDS) * 100);
+    const watcherPct = (watch.cpuMs / (WATCH_SECONDS * 1000)) * 100;
+
+    await seed(servers, SNAPSHOT_KEYS);
+    const rss = child('watch', RSS_SECONDS, servers);
+
+    const maxNode = Math.max(...nodePct);
+    const rows = [
+      [`full snapshot, ${SNAPSHOT_KEYS.toLocaleString('en-US')} keys x 5 nodes`, `${(snap.ms / 1000).toFixed(2)} s, ${Math.round((SNAPSHOT_KEYS * 5) / (snap.ms / 1000)).toLocaleString('en-US')} key reads/s`, '-', '-'],
+      [`1 Hz watch, ${WATCH_KEYS.toLocaleString('en-US')} locks x 5 nodes, ${WATCH_SECONDS} s: busiest node CPU`, `${maxNode.toFixed(2)} % of a core`, '< 2 %', maxNode < 2 ? 'met' : 'MISSED'],
+      ['  same watch: the watching process CPU', `${watcherPct.toFixed(2)} % of a core (${watch.ticks} ticks)`, '< 5 %', watcherPct < 5 ? 'met' : 'MISSED'],
+      [`watch over ${SNAPSHOT_KEYS.toLocaleString('en-US')} keys x 5 nodes, ${RSS_SECONDS} s: peak RSS`, `${rss.maxRssMb.toFixed(0)} MB`, '< 150 MB', rss.maxRssMb < 150 ? 'met' : 'MISSED'],
+    ];
+    console.log('\nscale: the inspector on 5 local nodes');
+    console.log(table(['measure', 'result', 'target', ''], rows));
+    mkdirSync('bench/results', { recursive: true });
+    writeFileSync('bench/results/scale.json', JSON.stringify({
+      date: new Date().toISOString(),
+      snapshot: { keysPerNode: SNAPSHOT_KEYS, nodes: 5, ms: snap.ms },
+      watch: { locksPerNode: WATCH_KEYS, seconds: WATCH_SECONDS, nodeCpuPct: nodePct, watcherCpuPct: watcherPct, ticks: watch.ticks },
+      memory: { keysPerNode: SNAPSHOT_KEYS, seconds: RSS_SECONDS, peakRssMb: rss.maxRssMb },
+    }, null, 2) + '\n');
+    return true;
+  } finally {
+    await Promise.all(servers.map((s) => s.dispose()));
+  }
+}

@@ -1,0 +1,45 @@
+// Child process for the watch bench: `node out/bench/watchWorker.js <mode> <seconds> <url>...`.
+// mode `snapshot`: one full snapshot, prints its time. mode `watch`: a 1 Hz watch for the
+// given seconds, prints its own CPU time, peak RSS and tick count.
+import { performance } from 'node:perf_hooks';
+import { Redlock } from '../src/core';
+
+async function main(): Promise<void> {
+  const [mode, secondsText, ...urls] = process.argv.slice(2);
+  const rl = new Redlock(urls, { readTimeoutMs: 60_000 });
+  const limits = { patterns: ['lock:*'], maxKeys: 10_000_000, timeBudgetMs: 600_000 };
+  if (mode === 'snapshot') {
+    await rl.inspect({ ...limits, patterns: ['warmup-nothing'] });
+    const t0 = performance.now();
+    const snap = await rl.inspect(limits);
+    const ms = performance.now() - t0;
+    console.log(JSON.stringify({ ms, locks: snap.locks.length }));
+  } else {
+    let ticks = 0;
+    let locks = 0;
+    const cpu0 = process.cpuUsage();
+    const watcher = rl.watch({ ...limits, intervalMs: 1000 }, {
+      snapshot: (s) => {
+        ticks++;
+        locks = s.locks.length;
+      },
+      change: () => undefined,
+      error: (e) => console.error(e),
+    });
+    const tick = watcher.tick.bind(watcher);
+    watcher.tick = async () => {
+      await tick();
+      ticks++;
+    };
+    await new Promise((r) => setTimeout(r, Number(secondsText) * 1000));
+    await watcher.stop();
+    const cpu = process.cpuUsage(cpu0);
+    console.log(JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000, maxRssMb: process.resourceUsage().maxRSS / 1024, ticks, locks }));
+  }
+  await rl.quit();
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
