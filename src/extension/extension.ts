@@ -1,13 +1,118 @@
+// Wires the model, the views and the commands; activate() returns a small API for tests.
 import * as vscode from 'vscode';
+import type { Snapshot } from '../core';
+import { acquire } from './commands/acquire';
+import { forceRelease } from './commands/forceRelease';
+import { extend, release } from './commands/mineCommands';
+import * as nodeCommands from './commands/nodeCommands';
+import * as viewCommands from './commands/viewCommands';
+import { LockDetails } from './details';
+import { LockModel } from './lockModel';
+import { LocksTreeProvider, type LocksTreeElement } from './locksTree';
+import { Log } from './log';
+import { MineLocks } from './mineLocks';
+import { NodesTreeProvider } from './nodesTree';
+import { Notifier } from './notifier';
+import { PasswordStore } from './passwords';
+import type { Services } from './services';
+import { LockStatusBar } from './statusBar';
 
 export interface RedlockInspectorApi {
   readonly version: string;
+  snapshot(): Snapshot | undefined;
+  refresh(): Promise<Snapshot | undefined>;
+  readonly locksProvider: LocksTreeProvider;
+  readonly nodesProvider: NodesTreeProvider;
+  readonly model: LockModel;
+  readonly mine: MineLocks;
+  readonly statusBar: LockStatusBar;
+  readonly notifier: Notifier;
+  /** Recent log lines (what the log channel shows), to prove what is never logged. */
+  logLines(): string[];
 }
 
-export function activate(_context: vscode.ExtensionContext): RedlockInspectorApi {
-  return { version: '0.1.0' };
+let teardown: (() => Promise<void>) | undefined;
+
+export function activate(context: vscode.ExtensionContext): RedlockInspectorApi {
+  const version = (context.extension.packageJSON as { version: string }).version;
+  const log = new Log('Redlock Inspector');
+  const passwords = new PasswordStore(context.secrets);
+  const model = new LockModel(passwords, log);
+  const mine = new MineLocks();
+  const locks = new LocksTreeProvider(model, mine);
+  const nodes = new NodesTreeProvider(model);
+  const locksView = vscode.window.createTreeView<LocksTreeElement>('redlock.locks', { treeDataProvider: locks, showCollapseAll: true });
+  const nodesView = vscode.window.createTreeView('redlock.nodes', { treeDataProvider: nodes });
+  locks.isVisible = () => locksView.visible;
+  const details = new LockDetails();
+  const statusBar = new LockStatusBar(model);
+  const notifier = new Notifier(model, log);
+  const s: Services = { model, mine, locks, locksView: locksView as vscode.TreeView<unknown>, passwords, log, details };
+
+  const showState = (): void => {
+    const error = model.error;
+    locksView.message = error ? `⚠ ${error}` : model.snapshot && model.snapshot.locks.length === 0 ? `No lock keys match ${model.settings.keyPatterns.join(', ')}.` : undefined;
+    nodesView.message = model.configError ? `⚠ ${model.configError}` : undefined;
+  };
+
+  const commands: Record<string, (...args: unknown[]) => unknown> = {
+    addNode: (a) => nodeCommands.addNode(s, a),
+    removeNode: (a) => nodeCommands.removeNode(s, a),
+    setPassword: (a) => nodeCommands.setPassword(s, a),
+    refresh: () => viewCommands.refresh(s),
+    pause: () => viewCommands.pause(s),
+    resume: () => viewCommands.resume(s),
+    filter: (a) => viewCommands.filter(s, a),
+    loadMore: () => viewCommands.loadMore(s),
+    acquire: (a) => acquire(s, a),
+    extend: (a) => extend(s, a),
+    release: (a) => release(s, a),
+    forceRelease: (a) => forceRelease(s, a),
+    copyToken: (a) => viewCommands.copyToken(s, a),
+    copyKey: (a) => viewCommands.copyKey(s, a),
+    openDetails: (a) => viewCommands.openDetails(s, a),
+    showLog: () => viewCommands.showLog(s),
+  };
+  for (const [verb, run] of Object.entries(commands)) {
+    context.subscriptions.push(vscode.commands.registerCommand(`redlock.${verb}`, run));
+  }
+
+  context.subscriptions.push(
+    log, mine, locks, nodes, locksView, nodesView, details, statusBar, notifier,
+    model.onDidChange(showState),
+    locksView.onDidChangeVisibility((e) => e.visible && locks.refreshAll()),
+    model.onDidChangeState(showState),
+    model.onDidChange(() => mine.forgetLost((key) => model.entry(key)?.holders)),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('redlock')) void model.refresh({ facts: true });
+      if (e.affectsConfiguration('redlock.readOnly')) log.info(`read-only mode ${model.settings.readOnly ? 'on' : 'off'}`);
+    }),
+  );
+  void vscode.commands.executeCommand('setContext', 'redlock.paused', false);
+  log.info(`Redlock Inspector ${version} activated`);
+  model.start();
+
+  teardown = async () => {
+    // Locks kept alive by auto-extension are released, not left to expire.
+    await Promise.all(mine.all().map((m) => m.stop?.()));
+    await model.dispose();
+  };
+
+  return {
+    version,
+    snapshot: () => model.snapshot,
+    refresh: () => model.refresh({ facts: true }),
+    locksProvider: locks,
+    nodesProvider: nodes,
+    model,
+    mine,
+    statusBar,
+    notifier,
+    logLines: () => log.lines(),
+  };
 }
 
-export function deactivate(): void {
-  /* nothing yet */
+export async function deactivate(): Promise<void> {
+  await teardown?.();
+  teardown = undefined;
 }

@@ -1,0 +1,108 @@
+// `npm run demo`, the newcomer's one command: sets up, starts 5 local redis-server nodes
+// seeded with every lock state (dist/demo.js), opens VS Code with the extension on them
+// (the desktop `code` when on PATH, else code-server in the browser) and prints the
+// locks in this terminal. Ctrl-C stops everything it started.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { ensureSetup, has, repoRoot } from './setup.mjs';
+
+const say = (msg) => process.stderr.write(`[demo] ${msg}\n`);
+const children = [];
+const tmp = mkdtempSync(join(tmpdir(), 'redlock-demo-'));
+let stopping = false;
+
+function stopAll(code) {
+  if (stopping) return;
+  stopping = true;
+  for (const c of children.reverse()) {
+    try {
+      // Process groups: code-server and the demo leave no helpers behind.
+      process.kill(-c.pid, 'SIGTERM');
+    } catch {
+      c.kill('SIGTERM');
+    }
+  }
+  setTimeout(() => {
+    rmSync(tmp, { recursive: true, force: true });
+    process.exit(code);
+  }, 1500).unref();
+}
+process.on('SIGINT', () => stopAll(0));
+process.on('SIGTERM', () => stopAll(0));
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function startNodes() {
+  const demo = spawn(process.execPath, [join(repoRoot, 'dist', 'demo.js')], { cwd: repoRoot, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(demo);
+  const lines = createInterface({ input: demo.stdout });
+  return new Promise((resolve, reject) => {
+    demo.once('exit', (code) => reject(new Error(`the demo nodes exited (${code})`)));
+    lines.on('line', (line) => {
+      const m = /^REDLOCK_NODES=(.+)$/.exec(line);
+      if (m) resolve(m[1].split(','));
+      else process.stdout.write(`${line}\n`);
+    });
+  });
+}
+
+function workspaceFor(urls) {
+  const ws = join(tmp, 'workspace');
+  mkdirSync(join(ws, '.vscode'), { recursive: true });
+  writeFileSync(join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'redlock.nodes': urls, 'redlock.refreshIntervalMs': 1000 }, null, 2));
+  return ws;
+}
+
+async function openCodeServer(ws) {
+  const { ensureTools, envWithNode24 } = await import('./vscode-tools.mjs');
+  say('preparing code-server (the first time installs it: ~2 min)');
+  const tools = ensureTools();
+  const vsix = join(tmp, 'redlock-inspector.vsix');
+  const vsce = spawnSync('npx', ['vsce', 'package', '--no-dependencies', '--out', vsix], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (vsce.status !== 0) throw new Error('packaging the extension failed');
+  const dirs = { extensions: join(tmp, 'extensions'), userData: join(tmp, 'user-data') };
+  const env = envWithNode24({ ...process.env, XDG_CONFIG_HOME: join(tmp, 'xdg'), XDG_DATA_HOME: join(tmp, 'xdg'), XDG_CACHE_HOME: join(tmp, 'xdg'), EXTENSIONS_GALLERY: '{}' });
+  const common = ['--extensions-dir', dirs.extensions, '--user-data-dir', dirs.userData];
+  spawnSync(tools.node, [tools.codeServerEntry, ...common, '--install-extension', vsix], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const port = await freePort();
+  const cs = spawn(tools.node, [tools.codeServerEntry, ...common, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust'], { env, detached: true, stdio: 'ignore' });
+  children.push(cs);
+  say(`VS Code (code-server) with the extension: http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
+}
+
+async function main() {
+  ensureSetup();
+  const urls = await startNodes();
+  const ws = workspaceFor(urls);
+  if (has('code') && !process.env.REDLOCK_DEMO_CODE_SERVER) {
+    const code = spawn('code', ['--new-window', `--extensionDevelopmentPath=${repoRoot}`, ws], { detached: true, stdio: 'ignore' });
+    code.unref();
+    say('opened VS Code with the extension; the Redlock view is in the activity bar');
+  } else {
+    await openCodeServer(ws);
+  }
+  say('the same locks in this terminal (Ctrl-C stops everything):');
+  const watch = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'watch', '--interval', '2000'], {
+    env: { ...process.env, REDLOCK_NODES: urls.join(',') },
+    detached: true,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  children.push(watch);
+}
+
+main().catch((e) => {
+  say(e instanceof Error ? e.message : String(e));
+  stopAll(1);
+});

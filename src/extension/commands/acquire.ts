@@ -1,0 +1,105 @@
+// Acquire: a plain lock held once, or kept alive by redlock.using() until released.
+import * as vscode from 'vscode';
+import { displayKey, parseKeyArg, validateTtl } from '../../core';
+import { globToRegExp } from '../glob';
+import { field, isBoolean, isNumber, isString } from '../commandArgs';
+import { describeError, reportFailure } from '../failures';
+import { formatMs } from '../lockText';
+import { printable } from '../markdown';
+import type { Services } from '../services';
+import { noRedlock, validateTtlText, withProgress, type Failed, type LockResult } from './common';
+import { refuseIfReadOnly, type Refused } from './readOnly';
+
+export async function acquire(s: Services, arg?: unknown): Promise<LockResult | Refused | Failed | undefined> {
+  const refused = refuseIfReadOnly(s.log, 'acquire');
+  if (refused) return refused;
+  let key = field(arg, 'resource', isString) ?? field(arg, 'key', isString);
+  let ttlMs = field(arg, 'ttlMs', isNumber);
+  let autoExtend = field(arg, 'autoExtend', isBoolean);
+  const prompted = key === undefined;
+  key ??= await vscode.window.showInputBox({
+    title: 'Acquire Lock (1/3)',
+    prompt: 'Resource (the key to lock)',
+    placeHolder: 'lock:orders:42',
+    validateInput: (v) => (v.length === 0 ? 'Enter a key name' : undefined),
+  });
+  if (key === undefined) return undefined;
+  if (ttlMs === undefined) {
+    const text = await vscode.window.showInputBox({ title: 'Acquire Lock (2/3)', prompt: 'TTL in ms', value: '10000', validateInput: validateTtlText });
+    if (text === undefined) return undefined;
+    ttlMs = Number(text.trim());
+  }
+  if (autoExtend === undefined && prompted) {
+    const pick = await vscode.window.showQuickPick(
+      [
+        { label: 'Hold once', description: `expires after ${formatMs(ttlMs)} unless extended`, auto: false },
+        { label: 'Keep extending', description: 'auto-extend until released (redlock.using)', auto: true },
+      ],
+      { title: 'Acquire Lock (3/3)' },
+    );
+    if (!pick) return undefined;
+    autoExtend = pick.auto;
+  }
+  const redlock = await s.model.redlock();
+  if (!redlock) return noRedlock(s);
+  // Resources take the display forms, like the CLI: `hex:<hex>` names any bytes.
+  const raw = parseKeyArg(key);
+  const resource = displayKey(raw);
+  const ttl = ttlMs;
+  try {
+    validateTtl(ttl);
+    const result = await withProgress(`Acquiring ${printable(resource)}…`, async () => {
+      if (!autoExtend) {
+        const lock = await redlock.acquire(raw, ttl);
+        s.mine.set({ key: resource, lock });
+        return { key: resource, token: lock.token, validityMs: lock.validityMs };
+      }
+      return startAutoExtend(s, resource, raw, ttl);
+    });
+    s.log.info(`acquired ${printable(resource)} for ${ttl} ms${autoExtend ? ', auto-extending' : ''} (validity ${result.validityMs ?? '?'} ms)`);
+    const shown = s.model.settings.keyPatterns.some((p) => globToRegExp(p).test(resource)) ? '' : ' It is not shown: no pattern in redlock.keyPatterns matches it.';
+    void vscode.window.showInformationMessage(`Redlock: acquired ${printable(resource)}${autoExtend ? ' (auto-extending)' : ` for ${formatMs(ttl)}`}.${shown}`);
+    await s.model.refresh();
+    return result;
+  } catch (e) {
+    return { error: reportFailure(s.log, `acquire ${printable(resource)}`, e) };
+  }
+}
+
+/** redlock.using() with a callback that waits for Release; resolves once the lock is held. */
+function startAutoExtend(s: Services, key: string, raw: Buffer, ttlMs: number): Promise<LockResult> {
+  return new Promise<LockResult>((resolve, reject) => {
+    void s.model.redlock().then((redlock) => {
+      if (!redlock) return reject(new Error('no Redis node is configured'));
+      let stop!: () => void;
+      const stopped = new Promise<void>((r) => (stop = r));
+      let held = false;
+      const running = redlock.using(raw, ttlMs, async (signal) => {
+        held = true;
+        resolve({ key, autoExtend: true });
+        const lost = new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
+        await Promise.race([stopped, lost]);
+        if (signal.aborted) {
+          const why = describeError(signal.reason);
+          s.log.warn(`auto-extended lock ${printable(key)} lost: ${why}`);
+          void vscode.window.showWarningMessage(`Redlock: lost the lock on ${printable(key)}: ${why}`);
+        }
+      });
+      s.model.hold(redlock, running);
+      s.mine.set({
+        key,
+        stop: async () => {
+          stop();
+          await running.catch(() => undefined);
+        },
+      });
+      running.then(
+        () => s.mine.get(key)?.lock === undefined && s.mine.delete(key),
+        (e) => {
+          if (s.mine.get(key)?.lock === undefined) s.mine.delete(key);
+          if (!held) reject(e);
+        },
+      );
+    }, reject);
+  });
+}

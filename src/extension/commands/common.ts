@@ -1,0 +1,33 @@
+// What the write commands share: progress, TTL validation, the missing-nodes answer.
+import * as vscode from 'vscode';
+import { validateTtl } from '../../core';
+import type { Services } from '../services';
+
+export interface LockResult {
+  key: string;
+  token?: string;
+  validityMs?: number;
+  autoExtend?: boolean;
+}
+
+export type Failed = { error: string };
+
+export function withProgress<T>(title: string, task: () => Promise<T>): Thenable<T> {
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: false }, task);
+}
+
+export function validateTtlText(v: string): string | undefined {
+  const n = Number(v.trim());
+  try {
+    validateTtl(n);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+export async function noRedlock(s: Services): Promise<Failed> {
+  const message = s.model.configError ?? 'no Redis node is configured';
+  void vscode.window.showErrorMessage(`Redlock: ${message}`, 'Add Node').then((p) => p && vscode.commands.executeCommand('redlock.addNode'));
+  return { error: message };
+}

@@ -1,0 +1,74 @@
+// Force release: shows every node's holder, then deletes only the copies that still hold
+// the token the user saw (compare-and-set in the core), and reports each node.
+import * as vscode from 'vscode';
+import { parseKeyArg, type ForceReleaseResult, type LockEntry } from '../../core';
+import { field, isBoolean, keyOf } from '../commandArgs';
+import { reportFailure } from '../failures';
+import { formatMs, shortToken } from '../lockText';
+import { printable } from '../markdown';
+import type { Services } from '../services';
+import { noRedlock, withProgress, type Failed } from './common';
+import { refuseIfReadOnly, type Refused } from './readOnly';
+
+function plan(entry: LockEntry): string {
+  return entry.nodes
+    .map((o) => {
+      switch (o.state) {
+        case 'present':
+          return `${o.node}: holds ${shortToken(o.token ?? '', 20)} (${o.pttlMs === -1 ? 'no TTL' : o.pttlMs === null ? 'TTL ?' : formatMs(o.pttlMs)}) → deleted if it still holds this token`;
+        case 'absent':
+          return `${o.node}: absent → untouched`;
+        default:
+          return `${o.node}: ${o.state}${o.reason ? ` (${printable(o.reason)})` : ''} → untouched`;
+      }
+    })
+    .join('\n');
+}
+
+export async function forceRelease(s: Services, arg?: unknown): Promise<ForceReleaseResult | Refused | Failed | undefined> {
+  const refused = refuseIfReadOnly(s.log, 'force release');
+  if (refused) return refused;
+  let key = keyOf(arg);
+  if (key === undefined) {
+    const keys = s.model.snapshot?.locks.map((e) => e.key) ?? [];
+    const pick = await vscode.window.showQuickPick(keys.map((k) => ({ label: printable(k), key: k })), { title: 'Force Release Lock' });
+    if (!pick) return undefined;
+    key = pick.key;
+  }
+  // What the user saw: the compare-and-set below deletes only these copies.
+  const entry = s.model.entry(key);
+  if (!entry) {
+    const error = `force release: ${printable(key)} is not in the current snapshot (refresh first)`;
+    void vscode.window.showWarningMessage(`Redlock: ${error}`);
+    return { error };
+  }
+  const confirm = field(arg, 'confirm', isBoolean);
+  if (confirm === false) return undefined;
+  if (confirm !== true) {
+    const holders = Object.keys(entry.holders).length;
+    const pick = await vscode.window.showWarningMessage(
+      `Force release ${printable(key)}? ${holders === 1 ? 'Its holder' : `Its ${holders} holders`} will no longer own it.`,
+      {
+        modal: true,
+        detail: `${plan(entry)}\n\nA copy that changed hands since this snapshot is left alone. A client that still believes it holds the lock keeps running: only do this for a stuck or abandoned lock.`,
+      },
+      'Force Release',
+    );
+    if (pick !== 'Force Release') return undefined;
+  }
+  const redlock = await s.model.redlock();
+  if (!redlock) return noRedlock(s);
+  const observed = entry.nodes.map((o) => ({ node: o.node, token: o.state === 'present' ? o.token : null }));
+  try {
+    const result = await withProgress(`Force releasing ${printable(key)}…`, () => redlock.forceRelease(parseKeyArg(entry.key), observed));
+    s.mine.delete(key);
+    const summary = result.nodes.map((n) => `${n.node}: ${n.outcome}${n.reason ? ` (${n.reason})` : ''}`).join('; ');
+    s.log.info(`force-released ${printable(key)}: ${summary}`);
+    const troubled = result.nodes.some((n) => n.outcome === 'changed' || n.outcome === 'unreachable');
+    void (troubled ? vscode.window.showWarningMessage : vscode.window.showInformationMessage)(`Redlock: force release of ${printable(key)}: ${summary}`);
+    await s.model.refresh();
+    return result;
+  } catch (e) {
+    return { error: reportFailure(s.log, `force release ${printable(key)}`, e) };
+  }
+}

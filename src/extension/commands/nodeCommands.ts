@@ -1,0 +1,118 @@
+// Node list and passwords. URLs go to settings without their password; passwords go to
+// SecretStorage only.
+import * as vscode from 'vscode';
+import { parseNodeUrl } from '../../core';
+import { field, isString, nodeIdOf } from '../commandArgs';
+import { normalizeNodeSetting, splitPassword } from '../nodeSettings';
+import type { Services } from '../services';
+import { nodesTarget } from '../settings';
+
+function validateUrl(v: string, name?: string): string | undefined {
+  if (v.trim() === '') return 'Enter a node URL, e.g. redis://127.0.0.1:6379';
+  try {
+    parseNodeUrl(v.trim(), name);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+function currentNodes(): unknown[] {
+  return vscode.workspace.getConfiguration('redlock').get<unknown[]>('nodes', []) ?? [];
+}
+
+function idOf(entry: unknown): string | undefined {
+  const n = normalizeNodeSetting(entry);
+  if (!n) return undefined;
+  try {
+    return parseNodeUrl(n.url, n.name).id;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function addNode(s: Services, arg?: unknown): Promise<{ id: string } | { error: string } | undefined> {
+  let url = typeof arg === 'string' ? arg : field(arg, 'url', isString);
+  const name = field(arg, 'name', isString) || undefined;
+  url ??= await vscode.window.showInputBox({
+    title: 'Add Redis Node',
+    prompt: 'Node URL: redis://host:port[/db], rediss://, redis+sentinel://host:port/master, redis+cluster://host:port. A password here goes to SecretStorage, not to settings.',
+    placeHolder: 'redis://127.0.0.1:6379',
+    ignoreFocusOut: true,
+    validateInput: (v) => validateUrl(v, name),
+  });
+  if (url === undefined) return undefined;
+  const invalid = validateUrl(url, name);
+  if (invalid) {
+    void vscode.window.showErrorMessage(`Redlock: ${invalid}`);
+    return { error: invalid };
+  }
+  const { url: bare, password } = splitPassword(url);
+  const id = parseNodeUrl(bare, name).id;
+  const nodes = currentNodes();
+  if (nodes.some((n) => idOf(n) === id)) {
+    const error = `node ${id} is already configured`;
+    void vscode.window.showWarningMessage(`Redlock: ${error}.`);
+    return { error };
+  }
+  if (password !== undefined) await s.passwords.set(id, password);
+  await vscode.workspace.getConfiguration('redlock').update('nodes', [...nodes, name ? { name, url: bare } : bare], nodesTarget());
+  s.log.info(`added node ${id}${password !== undefined ? ' (password stored in SecretStorage)' : ''}`);
+  await s.model.refresh({ facts: true });
+  return { id };
+}
+
+async function pickNode(s: Services, title: string): Promise<string | undefined> {
+  const ids = s.model.configuredNodes.map((n) => n.id);
+  if (ids.length === 0) return undefined;
+  const pick = await vscode.window.showQuickPick(ids, { title });
+  return pick;
+}
+
+export async function removeNode(s: Services, arg?: unknown): Promise<{ id: string } | undefined> {
+  const id = nodeIdOf(arg) ?? (await pickNode(s, 'Remove Redis Node'));
+  if (id === undefined) return undefined;
+  const config = vscode.workspace.getConfiguration('redlock');
+  const inspected = config.inspect<unknown[]>('nodes');
+  // Remove it from every scope that lists it, so it does not reappear from another one.
+  const scopes: Array<[unknown[] | undefined, vscode.ConfigurationTarget]> = [
+    [inspected?.workspaceFolderValue, vscode.ConfigurationTarget.WorkspaceFolder],
+    [inspected?.workspaceValue, vscode.ConfigurationTarget.Workspace],
+    [inspected?.globalValue, vscode.ConfigurationTarget.Global],
+  ];
+  let removed = false;
+  for (const [value, target] of scopes) {
+    if (!Array.isArray(value)) continue;
+    const kept = value.filter((n) => idOf(n) !== id);
+    if (kept.length !== value.length) {
+      await config.update('nodes', kept, target);
+      removed = true;
+    }
+  }
+  if (!removed) {
+    void vscode.window.showWarningMessage(`Redlock: node ${id} is not in redlock.nodes.`);
+    return undefined;
+  }
+  await s.passwords.delete(id);
+  s.log.info(`removed node ${id}`);
+  await s.model.refresh({ facts: true });
+  return { id };
+}
+
+export async function setPassword(s: Services, arg?: unknown): Promise<{ id: string; cleared: boolean } | undefined> {
+  const id = nodeIdOf(arg) ?? (await pickNode(s, 'Set Password for Node'));
+  if (id === undefined) return undefined;
+  let password = field(arg, 'password', isString);
+  password ??= await vscode.window.showInputBox({
+    title: `Password for ${id}`,
+    prompt: 'Stored in VS Code SecretStorage (never in settings or logs). Leave empty to remove it.',
+    password: true,
+    ignoreFocusOut: true,
+  });
+  if (password === undefined) return undefined;
+  if (password === '') await s.passwords.delete(id);
+  else await s.passwords.set(id, password);
+  s.log.info(password === '' ? `password removed for node ${id}` : `password stored for node ${id}`);
+  await s.model.refresh({ facts: true });
+  return { id, cleared: password === '' };
+}

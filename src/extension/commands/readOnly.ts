@@ -1,0 +1,15 @@
+// `redlock.readOnly`: every write command refuses before touching a node.
+import * as vscode from 'vscode';
+import { readSettings } from '../settings';
+import type { Log } from '../log';
+
+export interface Refused {
+  refused: 'read-only';
+}
+
+export function refuseIfReadOnly(log: Log, verb: string): Refused | undefined {
+  if (!readSettings().readOnly) return undefined;
+  log.warn(`${verb} refused: redlock.readOnly is on`);
+  void vscode.window.showWarningMessage(`Redlock is read-only (redlock.readOnly): ${verb} refused.`);
+  return { refused: 'read-only' };
+}

@@ -1,0 +1,92 @@
+// Reading commands: refresh, pause/resume, filter, load more, copy, details, log.
+import * as vscode from 'vscode';
+import type { Snapshot } from '../../core';
+import { field, isString, keyOf, nodeIdOf } from '../commandArgs';
+import { reportFailure } from '../failures';
+import { CopyElement, LockElement } from '../locksTree';
+import { printable } from '../markdown';
+import type { Services } from '../services';
+
+export async function refresh(s: Services): Promise<Snapshot | undefined> {
+  return vscode.window.withProgress({ location: { viewId: 'redlock.locks' } }, () => s.model.refresh({ facts: true }));
+}
+
+export function pause(s: Services): void {
+  s.model.setPaused(true);
+}
+
+export function resume(s: Services): void {
+  s.model.setPaused(false);
+  void s.model.refresh();
+}
+
+export async function filter(s: Services, arg?: unknown): Promise<string | undefined> {
+  let glob = typeof arg === 'string' ? arg : field(arg, 'glob', isString);
+  glob ??= await vscode.window.showInputBox({
+    title: 'Filter Keys',
+    prompt: 'Show keys matching a glob (* ? [abc]) or containing the text; empty shows all',
+    value: s.locks.filter,
+  });
+  if (glob === undefined) return undefined;
+  s.locks.setFilter(glob);
+  s.locksView.description = s.locks.filter ? `filter: ${printable(s.locks.filter)}` : undefined;
+  void vscode.commands.executeCommand('setContext', 'redlock.filtered', s.locks.filter !== '');
+  return s.locks.filter;
+}
+
+export async function loadMore(s: Services): Promise<Snapshot | undefined> {
+  try {
+    return await vscode.window.withProgress({ location: { viewId: 'redlock.locks' } }, () => s.model.loadMore());
+  } catch (e) {
+    reportFailure(s.log, 'load more', e);
+    return undefined;
+  }
+}
+
+export async function copyKey(_s: Services, arg?: unknown): Promise<string | undefined> {
+  const key = keyOf(arg);
+  if (key === undefined) return undefined;
+  await vscode.env.clipboard.writeText(key);
+  return key;
+}
+
+/** A node row copies its own token; a lock copies its holder's (asking which when split). */
+export async function copyToken(s: Services, arg?: unknown): Promise<string | undefined> {
+  const key = keyOf(arg);
+  if (key === undefined) return undefined;
+  const entry = s.model.entry(key);
+  if (!entry) return undefined;
+  let token: string | undefined;
+  const node = arg instanceof CopyElement ? arg.node : arg instanceof LockElement ? undefined : nodeIdOf(arg);
+  if (node !== undefined) token = entry.nodes.find((o) => o.node === node)?.token ?? undefined;
+  else {
+    const tokens = Object.keys(entry.holders).sort((a, b) => entry.holders[b] - entry.holders[a]);
+    if (tokens.length <= 1) token = tokens[0];
+    else {
+      const pick = await vscode.window.showQuickPick(
+        tokens.map((t) => ({ label: printable(t), description: `on ${entry.holders[t]} of ${entry.nodes.length} nodes`, token: t })),
+        { title: `Copy which token of ${printable(key)}?` },
+      );
+      token = pick?.token;
+    }
+  }
+  if (token === undefined) return undefined;
+  await vscode.env.clipboard.writeText(token);
+  return token;
+}
+
+export async function openDetails(s: Services, arg?: unknown): Promise<vscode.TextDocument | undefined> {
+  const key = keyOf(arg);
+  if (key === undefined) return undefined;
+  const entry = s.locks.shownEntry(key);
+  if (!entry) {
+    void vscode.window.showWarningMessage(`Redlock: ${printable(key)} is not in the current snapshot.`);
+    return undefined;
+  }
+  const readAt = new Date(s.model.takenAtOf(key)).toISOString();
+  return s.details.open(key, { ...entry, holders: { ...entry.holders }, readAt, mine: s.mine.has(key) });
+}
+
+export function showLog(s: Services): void {
+  s.log.show();
+}

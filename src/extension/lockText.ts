@@ -1,0 +1,79 @@
+// Words and icons of the Locks tree, as plain data so they can be tested without VS Code.
+import type { LockEntry, Observation } from '../core';
+import { printable, truncate } from './markdown';
+import { anomalyRank } from './lockOrder';
+
+export function shortToken(token: string, max = 14): string {
+  return truncate(printable(token), max);
+}
+
+/** Tenths of a second, rounded down like the core's descriptions. */
+export function formatMs(ms: number): string {
+  if (ms >= 3_600_000) return `${Math.floor(ms / 60_000)} min`;
+  return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
+}
+
+/** One node row: `a1b2c3d4e5f6… · 4.2 s`, `absent`, `unreachable: <reason>`. */
+export function copyDescription(o: Observation, pttlMs: number | null): string {
+  switch (o.state) {
+    case 'present': {
+      const ttl = pttlMs === null ? 'TTL ?' : pttlMs < 0 ? 'no TTL' : formatMs(pttlMs);
+      const hold = o.holdCount !== null && o.holdCount > 1 ? ` · ×${o.holdCount}` : '';
+      return `${shortToken(o.token ?? '')} · ${ttl}${hold}`;
+    }
+    case 'absent':
+      return 'absent';
+    default:
+      return `${o.state}${o.reason ? `: ${printable(o.reason)}` : ''}`;
+  }
+}
+
+/**
+ * `lock;<verdict>;<flags>;[token;][mine;]`, matched by regex in package.json `when`
+ * clauses (e.g. `viewItem =~ /;mine;/`). `token` means one token to copy.
+ */
+export function lockContextValue(e: Pick<LockEntry, 'verdict' | 'flags' | 'holders'>, mine: boolean): string {
+  const parts = ['lock', e.verdict, ...e.flags];
+  if (Object.keys(e.holders).length > 0) parts.push('token');
+  if (mine) parts.push('mine');
+  return parts.join(';') + ';';
+}
+
+export function copyContextValue(o: Observation): string {
+  return `copy;${o.state};${o.state === 'present' && o.token !== null ? 'token;' : ''}`;
+}
+
+export interface IconSpec {
+  id: string;
+  color: string;
+}
+
+/** Codicon and theme color per verdict and flag, worst first. */
+export function lockIcon(e: Pick<LockEntry, 'verdict' | 'flags'>, mine: boolean): IconSpec {
+  switch (anomalyRank(e)) {
+    case 0:
+      return { id: 'error', color: 'errorForeground' };
+    case 1:
+      return { id: 'warning', color: 'list.warningForeground' };
+    case 2:
+      return { id: 'question', color: 'list.warningForeground' };
+    case 3:
+      return { id: 'lock', color: 'list.warningForeground' };
+  }
+  if (e.flags.includes('expiring')) return { id: 'watch', color: 'charts.yellow' };
+  if (e.flags.includes('ttl-skew') || e.flags.includes('degraded')) return { id: 'lock', color: 'charts.yellow' };
+  return { id: mine ? 'account' : 'lock', color: mine ? 'charts.blue' : 'charts.green' };
+}
+
+export function copyIcon(o: Observation): IconSpec {
+  switch (o.state) {
+    case 'present':
+      return { id: o.pttlMs !== null && o.pttlMs < 0 ? 'lock' : 'key', color: o.pttlMs !== null && o.pttlMs < 0 ? 'list.warningForeground' : 'foreground' };
+    case 'absent':
+      return { id: 'circle-outline', color: 'disabledForeground' };
+    case 'unreachable':
+      return { id: 'debug-disconnect', color: 'errorForeground' };
+    default:
+      return { id: 'eye-closed', color: 'list.warningForeground' };
+  }
+}

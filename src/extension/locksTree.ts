@@ -1,0 +1,212 @@
+// The Locks view: one item per key, its node copies as children. Elements are memoized
+// per key so onDidChangeTreeData can fire exactly the ones that changed; a re-sort,
+// an added or a removed key refreshes the root.
+import * as vscode from 'vscode';
+import { describeVerdict, type LockEntry, type Observation } from '../core';
+import { agedEntry, agedPttl } from './countdown';
+import { keyMatcher } from './glob';
+import type { LockModel, ModelChange } from './lockModel';
+import { compareLocks } from './lockOrder';
+import { copyContextValue, copyDescription, copyIcon, lockContextValue, lockIcon, type IconSpec } from './lockText';
+import { escapeMarkdown, printable } from './markdown';
+import type { MineLocks } from './mineLocks';
+import { lockTooltipMarkdown } from './tooltip';
+import { elementId } from './treeIds';
+
+export class LockElement {
+  readonly kind = 'lock';
+  /** What the tree shows now, to tell whether the countdown changed it. */
+  rendered = '';
+  readonly copies = new Map<string, CopyElement>();
+  constructor(readonly key: string) {}
+}
+
+export class CopyElement {
+  readonly kind = 'copy';
+  constructor(readonly parent: LockElement, readonly node: string) {}
+  get key(): string {
+    return this.parent.key;
+  }
+}
+
+export class LoadMoreElement {
+  readonly kind = 'more';
+}
+
+export type LocksTreeElement = LockElement | CopyElement | LoadMoreElement;
+
+function themeIcon(i: IconSpec): vscode.ThemeIcon {
+  return new vscode.ThemeIcon(i.id, new vscode.ThemeColor(i.color));
+}
+
+export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeElement>, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<LocksTreeElement | LocksTreeElement[] | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  private readonly elements = new Map<string, LockElement>();
+  private readonly more = new LoadMoreElement();
+  private order: string[] = [];
+  private filterText = '';
+  private matches: (key: string) => boolean = () => true;
+  private readonly ticker: NodeJS.Timeout;
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(private readonly model: LockModel, private readonly mine: MineLocks) {
+    this.subscriptions.push(
+      model.onDidChange((c) => this.onModelChange(c)),
+      model.onDidChangeState(() => this.emitter.fire(undefined)),
+      mine.onDidChange((key) => {
+        const el = this.elements.get(key);
+        if (el) this.emitter.fire([el]);
+      }),
+    );
+    this.ticker = setInterval(() => this.tick(), 1000);
+  }
+
+  get filter(): string {
+    return this.filterText;
+  }
+
+  /** Everything may read differently after a while hidden. */
+  refreshAll(): void {
+    this.emitter.fire(undefined);
+  }
+
+  setFilter(text: string): void {
+    this.filterText = text.trim();
+    this.matches = keyMatcher(this.filterText);
+    this.resort();
+    this.emitter.fire(undefined);
+  }
+
+  /** The entry as the tree shows it now: the last snapshot aged by the time since it was read. */
+  shownEntry(key: string): LockEntry | undefined {
+    const entry = this.model.entry(key);
+    if (!entry) return undefined;
+    return agedEntry(entry, Date.now() - this.model.takenAtOf(key), this.model.settings.expiringThresholdMs);
+  }
+
+  private resort(): boolean {
+    const locks = (this.model.snapshot?.locks ?? []).filter((e) => this.matches(e.key));
+    const order = [...locks].sort(compareLocks).map((e) => e.key);
+    const same = order.length === this.order.length && order.every((k, i) => k === this.order[i]);
+    this.order = order;
+    return !same;
+  }
+
+  private onModelChange(c: ModelChange): void {
+    for (const key of c.removed) this.elements.delete(key);
+    const reordered = this.resort();
+    if (reordered || c.added.length > 0 || c.removed.length > 0) {
+      this.emitter.fire(undefined);
+      return;
+    }
+    const changed = c.changed.map((k) => this.elements.get(k)).filter((e): e is LockElement => e !== undefined);
+    if (changed.length > 0) this.emitter.fire(changed);
+  }
+
+  private render(el: LockElement, entry: LockEntry): string {
+    const copies = entry.nodes.map((o) => copyDescription(o, agedPttl(o, Date.now() - this.model.takenAtOf(el.key))));
+    return `${describeVerdict(entry, entry.nodes.length)}|${entry.flags.join()}|${copies.join('|')}`;
+  }
+
+  /** Set by the view: a hidden tree needs no countdown (it re-renders when shown). */
+  isVisible: () => boolean = () => true;
+
+  /** The live countdown: re-renders from the last snapshot, fires only what reads differently. */
+  private tick(): void {
+    if (!this.isVisible()) return;
+    const changed: LockElement[] = [];
+    for (const key of this.order) {
+      const el = this.elements.get(key);
+      const entry = this.shownEntry(key);
+      if (!el || !entry) continue;
+      if (this.render(el, entry) !== el.rendered) changed.push(el);
+    }
+    if (changed.length > 0) this.emitter.fire(changed);
+  }
+
+  getChildren(element?: LocksTreeElement): LocksTreeElement[] {
+    if (!element) {
+      const items: LocksTreeElement[] = this.order.map((key) => {
+        let el = this.elements.get(key);
+        if (!el) this.elements.set(key, (el = new LockElement(key)));
+        return el;
+      });
+      if (this.model.truncated) items.push(this.more);
+      return items;
+    }
+    if (element instanceof LockElement) {
+      const entry = this.model.entry(element.key);
+      if (!entry) return [];
+      return entry.nodes.map((o) => {
+        let c = element.copies.get(o.node);
+        if (!c) element.copies.set(o.node, (c = new CopyElement(element, o.node)));
+        return c;
+      });
+    }
+    return [];
+  }
+
+  getParent(element: LocksTreeElement): LocksTreeElement | undefined {
+    return element instanceof CopyElement ? element.parent : undefined;
+  }
+
+  getTreeItem(element: LocksTreeElement): vscode.TreeItem {
+    if (element instanceof LoadMoreElement) {
+      const item = new vscode.TreeItem('Load more…', vscode.TreeItemCollapsibleState.None);
+      item.id = elementId('more');
+      item.description = 'the scan stopped at redlock.maxKeys';
+      item.iconPath = new vscode.ThemeIcon('ellipsis');
+      item.contextValue = 'more;';
+      item.command = { command: 'redlock.loadMore', title: 'Load More Keys' };
+      return item;
+    }
+    if (element instanceof CopyElement) return this.copyItem(element);
+    return this.lockItem(element);
+  }
+
+  private lockItem(el: LockElement): vscode.TreeItem {
+    const item = new vscode.TreeItem(printable(el.key), vscode.TreeItemCollapsibleState.Collapsed);
+    item.id = elementId('lock', el.key);
+    const entry = this.shownEntry(el.key);
+    if (!entry) {
+      item.description = 'gone';
+      return item;
+    }
+    const mine = this.mine.has(el.key);
+    el.rendered = this.render(el, entry);
+    item.description = describeVerdict(entry, entry.nodes.length);
+    item.iconPath = themeIcon(lockIcon(entry, mine));
+    item.contextValue = lockContextValue(entry, mine);
+    item.tooltip = safeMarkdown(lockTooltipMarkdown(entry, Date.now() - this.model.takenAtOf(el.key), mine));
+    item.accessibilityInformation = { label: `${printable(el.key)}: ${item.description}` };
+    return item;
+  }
+
+  private copyItem(c: CopyElement): vscode.TreeItem {
+    const item = new vscode.TreeItem(printable(c.node), vscode.TreeItemCollapsibleState.None);
+    item.id = elementId('copy', c.key, c.node);
+    const o: Observation | undefined = this.model.entry(c.key)?.nodes.find((n) => n.node === c.node);
+    if (!o) return item;
+    item.description = copyDescription(o, agedPttl(o, Date.now() - this.model.takenAtOf(c.key)));
+    item.iconPath = themeIcon(copyIcon(o));
+    item.contextValue = copyContextValue(o);
+    if (o.token !== null) item.tooltip = safeMarkdown(`token: ${escapeMarkdown(o.token)}`);
+    return item;
+  }
+
+  dispose(): void {
+    clearInterval(this.ticker);
+    for (const s of this.subscriptions) s.dispose();
+    this.emitter.dispose();
+  }
+}
+
+/** Untrusted content: no command links, no HTML. */
+export function safeMarkdown(text: string): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(text);
+  md.isTrusted = false;
+  md.supportHtml = false;
+  md.supportThemeIcons = false;
+  return md;
+}

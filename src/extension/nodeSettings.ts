@@ -1,0 +1,73 @@
+// `redlock.nodes` entries to core node inputs. Passwords come from SecretStorage and are
+// put into the URL handed to the core only: node ids never carry them.
+import { parseNodeUrl, type NodeSpec } from '../core';
+
+export type NodeSetting = string | { name?: string; url: string };
+
+export interface ConfiguredNode {
+  id: string;
+  url: string;
+  name?: string;
+  spec: NodeSpec;
+}
+
+export function normalizeNodeSetting(raw: unknown): { url: string; name?: string } | undefined {
+  if (typeof raw === 'string') return { url: raw };
+  if (raw && typeof raw === 'object' && typeof (raw as { url?: unknown }).url === 'string') {
+    const name = (raw as { name?: unknown }).name;
+    return { url: (raw as { url: string }).url, name: typeof name === 'string' && name !== '' ? name : undefined };
+  }
+  return undefined;
+}
+
+/** Parses every entry; throws the first configuration error (its message is redacted by the core). */
+export function parseNodeSettings(raw: readonly unknown[]): ConfiguredNode[] {
+  const out: ConfiguredNode[] = [];
+  const ids = new Set<string>();
+  raw.forEach((r, i) => {
+    const n = normalizeNodeSetting(r);
+    if (!n) throw new Error(`redlock.nodes[${i}]: expected a URL string or { "name", "url" }`);
+    const spec = parseNodeUrl(n.url, n.name);
+    if (ids.has(spec.id)) throw new Error(`redlock.nodes[${i}]: node "${spec.id}" is configured twice`);
+    ids.add(spec.id);
+    out.push({ id: spec.id, url: n.url, name: n.name, spec });
+  });
+  return out;
+}
+
+/** The URL with `password` as its credential, unless the URL already carries one. */
+export function withPassword(url: string, password: string | undefined): string {
+  if (!password) return url;
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)(?:([^@/]*)@)?(.*)$/is.exec(url.trim());
+  if (!m) return url;
+  const [, scheme, userinfo, rest] = m;
+  const enc = encodeURIComponent(password);
+  if (userinfo === undefined) return `${scheme}:${enc}@${rest}`;
+  const colon = userinfo.indexOf(':');
+  // The core reads `user@` without a colon as a password: keep what the user wrote.
+  if (colon < 0) return url;
+  if (userinfo.slice(colon + 1) !== '') return url;
+  return `${scheme}${userinfo.slice(0, colon)}:${enc}@${rest}`;
+}
+
+/** Whether a node's error means it wants (another) password. */
+export function isAuthError(reason: string | null | undefined): boolean {
+  return !!reason && /NOAUTH|WRONGPASS|invalid username-password|AUTH failed|invalid password/i.test(reason);
+}
+
+/** Splits a password out of a URL so the URL can go into settings and the password into SecretStorage. */
+export function splitPassword(url: string): { url: string; password?: string } {
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^@/]*)@(.*)$/is.exec(url.trim());
+  if (!m) return { url: url.trim() };
+  const [, scheme, userinfo, rest] = m;
+  const colon = userinfo.indexOf(':');
+  const user = colon < 0 ? '' : userinfo.slice(0, colon);
+  const pass = colon < 0 ? userinfo : userinfo.slice(colon + 1);
+  let password: string | undefined;
+  try {
+    password = pass === '' ? undefined : decodeURIComponent(pass);
+  } catch {
+    password = pass;
+  }
+  return { url: user ? `${scheme}${user}:@${rest}` : `${scheme}${rest}`, password };
+}

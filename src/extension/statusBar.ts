@@ -1,0 +1,46 @@
+// Lock and anomaly counts; a warning background while any anomaly exists.
+import * as vscode from 'vscode';
+import type { LockModel } from './lockModel';
+import { isAnomaly } from './lockOrder';
+
+export class LockStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('redlock.status', vscode.StatusBarAlignment.Left, 50);
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly model: LockModel) {
+    this.item.name = 'Redlock';
+    this.item.command = 'redlock.locks.focus';
+    this.subscription = vscode.Disposable.from(model.onDidChange(() => this.update()), model.onDidChangeState(() => this.update()));
+    this.update();
+  }
+
+  get text(): string {
+    return this.item.text;
+  }
+
+  get warning(): boolean {
+    return this.item.backgroundColor !== undefined;
+  }
+
+  update(): void {
+    if (this.model.configuredNodes.length === 0 && !this.model.configError) {
+      this.item.hide();
+      return;
+    }
+    const snap = this.model.snapshot;
+    const locks = snap?.locks.length ?? 0;
+    const anomalies = snap?.locks.filter(isAnomaly).length ?? 0;
+    const error = this.model.error;
+    this.item.text = `$(lock) ${locks}${snap?.truncated ? '+' : ''}${anomalies ? ` $(warning) ${anomalies}` : ''}${error ? ' $(error)' : ''}${this.model.isPaused ? ' $(debug-pause)' : ''}`;
+    this.item.tooltip = error
+      ? `Redlock: ${error}`
+      : `Redlock: ${locks} lock${locks === 1 ? '' : 's'}${anomalies ? `, ${anomalies} anomal${anomalies === 1 ? 'y' : 'ies'} (split, partial, unknown or no TTL)` : ''}${this.model.isPaused ? ' (paused)' : ''}`;
+    this.item.backgroundColor = anomalies > 0 || error ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.item.dispose();
+  }
+}

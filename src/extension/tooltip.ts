@@ -1,0 +1,21 @@
+// The lock tooltip as Markdown text; every untrusted value goes through cell().
+import { describeVerdict, type LockEntry } from '../core';
+import { agedPttl } from './countdown';
+import { formatMs } from './lockText';
+import { cell, escapeMarkdown } from './markdown';
+
+export function lockTooltipMarkdown(entry: LockEntry, elapsedMs: number, mine: boolean): string {
+  const n = entry.nodes.length;
+  const lines: string[] = [];
+  lines.push(`**${cell(entry.key, 200)}**`, '');
+  lines.push(`${escapeMarkdown(describeVerdict(entry, n))} · quorum ${entry.quorum} of ${n}${mine ? ' · taken in this window' : ''}`, '');
+  if (entry.flags.length > 0) lines.push(`Flags: ${entry.flags.map(escapeMarkdown).join(', ')}`, '');
+  lines.push('| node | state | token | TTL | format |', '| --- | --- | --- | --- | --- |');
+  for (const o of entry.nodes) {
+    const pttl = agedPttl(o, elapsedMs);
+    const ttl = o.state !== 'present' ? '' : pttl === null ? '?' : pttl < 0 ? 'no TTL' : formatMs(pttl);
+    const state = o.state === 'present' || o.state === 'absent' ? o.state : `${o.state}${o.reason ? `: ${o.reason}` : ''}`;
+    lines.push(`| ${cell(o.node, 40)} | ${cell(state, 60)} | ${cell(o.token, 48)} | ${cell(ttl)} | ${cell(o.format ?? o.type)} |`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,201 @@
+// The lock detail panel's message protocol (issue 6): the one module both sides import.
+// The extension host and the webview each validate what they receive with the guards
+// below; a message that fails them is dropped. No `vscode`, no Node, no DOM in here.
+import type { Flag, LockEntry, LockFormat, Observation, ObservationState, Verdict } from '../core/types';
+
+/** Bumped when a message changes shape; the webview ignores an `init` of another version. */
+export const PROTOCOL_VERSION = 1;
+
+/** The webview panel's view type (package.json `onWebviewPanel:` activation event). */
+export const LOCK_DETAILS_VIEW_TYPE = 'redlock.lockDetails';
+
+export type ActionKind = 'extend' | 'release' | 'forceRelease';
+export const ACTION_KINDS: readonly ActionKind[] = ['extend', 'release', 'forceRelease'];
+
+export type HistoryKind =
+  | 'acquired'          // a token appeared on nodes that had no copy
+  | 'extended'          // a token's expiry moved later on nodes
+  | 'released'          // a copy vanished before its TTL ran out
+  | 'expired'           // a copy vanished when its TTL ran out
+  | 'holder-changed'    // a node's copy now holds another token
+  | 'split-detected'    // the verdict became `split`
+  | 'verdict-changed'   // any other verdict change (including the key vanishing: `to` null)
+  | 'node-unreachable'
+  | 'node-back';
+export const HISTORY_KINDS: readonly HistoryKind[] = [
+  'acquired', 'extended', 'released', 'expired', 'holder-changed', 'split-detected', 'verdict-changed', 'node-unreachable', 'node-back',
+];
+
+/** One entry of the panel's event history (exported as JSON as is). */
+export interface HistoryEvent {
+  /** Epoch ms (the extension host's clock) at which the change was seen. */
+  at: number;
+  kind: HistoryKind;
+  /** The nodes the event happened on, in configuration order; empty for verdict events. */
+  nodes: string[];
+  /** The token acquired / extended / released / expired / now held; null for node and verdict events. */
+  token: string | null;
+  /** holder-changed: the token before. Otherwise null. */
+  previousToken: string | null;
+  /** Verdict events: before and after (null: the key had no copy on any node). Otherwise null. */
+  from: Verdict | null;
+  to: Verdict | null;
+}
+
+/** What the panel shows of one lock at one read. */
+export interface LockView {
+  key: string;
+  /** Configured node ids in configuration order (also when `entry` is null). */
+  nodes: string[];
+  /** null: the key is not (or no longer) in the snapshot. */
+  entry: LockEntry | null;
+  /** Epoch ms (extension host clock) at which `entry` was read; PTTLs count down from here. */
+  readAt: number;
+  /** Epoch ms (extension host clock) at which this message was sent, to correct clock differences. */
+  sentAt: number;
+  /** Write commands are refused and hidden. */
+  readOnly: boolean;
+  /** Acquired in this window: Extend and Release apply. */
+  mine: boolean;
+  /** Validity below this is `expiring` (redlock.expiringThresholdMs). */
+  expiringThresholdMs: number;
+}
+
+// Extension -> webview
+export interface InitMessage extends LockView {
+  type: 'init';
+  version: number;
+  /** The whole history, oldest first (the webview shows it newest first). */
+  history: HistoryEvent[];
+}
+export interface SnapshotMessage extends LockView {
+  type: 'snapshot';
+}
+export interface EventsMessage {
+  type: 'events';
+  key: string;
+  /** New events, oldest first, to append. */
+  events: HistoryEvent[];
+}
+export type HostMessage = InitMessage | SnapshotMessage | EventsMessage;
+
+// Webview -> extension
+export interface ReadyMessage {
+  type: 'ready';
+  version: number;
+}
+export interface ActionMessage {
+  type: 'action';
+  kind: ActionKind;
+  key: string;
+}
+export interface ExportHistoryMessage {
+  type: 'exportHistory';
+  key: string;
+}
+export interface CopyTokenMessage {
+  type: 'copyToken';
+  key: string;
+  /** The node whose token to copy (the host copies the token it holds itself). */
+  node: string;
+}
+export type WebviewMessage = ReadyMessage | ActionMessage | ExportHistoryMessage | CopyTokenMessage;
+
+/** What the webview keeps with getState/setState, and the serializer gets back after a reload. */
+export interface PanelState {
+  key: string;
+}
+
+// ---------------------------------------------------------------------------------------
+// Validators. Messages cross a process boundary: check every field, accept nothing extra
+// that a renderer would trust. Strings are bounded so a hostile page cannot make the host
+// allocate without limit.
+
+const MAX_STRING = 1 << 20;
+const MAX_NODES = 1024;
+const MAX_EVENTS = 100_000;
+
+type Rec = Record<string, unknown>;
+const isObj = (x: unknown): x is Rec => typeof x === 'object' && x !== null && !Array.isArray(x);
+const isStr = (x: unknown): x is string => typeof x === 'string' && x.length <= MAX_STRING;
+const isStrOrNull = (x: unknown): x is string | null => x === null || isStr(x);
+const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+const isNumOrNull = (x: unknown): x is number | null => x === null || isNum(x);
+const isBool = (x: unknown): x is boolean => typeof x === 'boolean';
+const oneOf = <T extends string>(values: readonly T[]) => (x: unknown): x is T => typeof x === 'string' && (values as readonly string[]).includes(x);
+const arrayOf = <T>(x: unknown, item: (v: unknown) => v is T, max: number): x is T[] => Array.isArray(x) && x.length <= max && x.every(item);
+
+const VERDICTS: readonly Verdict[] = ['split', 'held', 'unknown', 'partial'];
+const FLAGS: readonly Flag[] = ['no-ttl', 'ttl-skew', 'expiring', 'degraded', 'reentrant'];
+const STATES: readonly ObservationState[] = ['present', 'absent', 'unreachable', 'unreadable'];
+const FORMATS: readonly LockFormat[] = ['string', 'redisson-lock', 'redisson-rwlock', 'semaphore'];
+export const isVerdict = oneOf(VERDICTS);
+export const isFlag = oneOf(FLAGS);
+export const isActionKind = oneOf(ACTION_KINDS);
+export const isHistoryKind = oneOf(HISTORY_KINDS);
+const isState = oneOf(STATES);
+const isFormat = oneOf(FORMATS);
+const isVerdictOrNull = (x: unknown): x is Verdict | null => x === null || isVerdict(x);
+
+export function isObservation(x: unknown): x is Observation {
+  return isObj(x) && isStr(x.node) && isState(x.state) && isStrOrNull(x.token) && isNumOrNull(x.pttlMs)
+    && isStrOrNull(x.type) && (x.format === null || isFormat(x.format)) && isNumOrNull(x.holdCount) && isStrOrNull(x.reason);
+}
+
+/** holders: token -> count; any token string is fine (`__proto__` included: read with own-key checks). */
+function isHolders(x: unknown): x is Record<string, number> {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return false;
+  const keys = Object.keys(x);
+  return keys.length <= MAX_NODES && keys.every((k) => k.length <= MAX_STRING && isNum((x as Rec)[k]));
+}
+
+export function isLockEntry(x: unknown): x is LockEntry {
+  return isObj(x) && isStr(x.key) && isVerdict(x.verdict) && arrayOf(x.flags, isFlag, FLAGS.length) && isNumOrNull(x.validityMs)
+    && isNum(x.quorum) && isHolders(x.holders) && arrayOf(x.nodes, isObservation, MAX_NODES);
+}
+
+export function isHistoryEvent(x: unknown): x is HistoryEvent {
+  return isObj(x) && isNum(x.at) && isHistoryKind(x.kind) && arrayOf(x.nodes, isStr, MAX_NODES) && isStrOrNull(x.token)
+    && isStrOrNull(x.previousToken) && isVerdictOrNull(x.from) && isVerdictOrNull(x.to);
+}
+
+function isLockView(x: Rec): boolean {
+  return isStr(x.key) && arrayOf(x.nodes, isStr, MAX_NODES) && (x.entry === null || (isLockEntry(x.entry) && x.entry.key === x.key))
+    && isNum(x.readAt) && isNum(x.sentAt) && isBool(x.readOnly) && isBool(x.mine) && isNum(x.expiringThresholdMs);
+}
+
+/** A message the extension host sent to the webview (checked in the webview). */
+export function isHostMessage(x: unknown): x is HostMessage {
+  if (!isObj(x)) return false;
+  switch (x.type) {
+    case 'init':
+      return isNum(x.version) && isLockView(x) && arrayOf(x.history, isHistoryEvent, MAX_EVENTS);
+    case 'snapshot':
+      return isLockView(x);
+    case 'events':
+      return isStr(x.key) && arrayOf(x.events, isHistoryEvent, MAX_EVENTS);
+    default:
+      return false;
+  }
+}
+
+/** A message the webview posted to the extension host (checked in the host). */
+export function isWebviewMessage(x: unknown): x is WebviewMessage {
+  if (!isObj(x)) return false;
+  switch (x.type) {
+    case 'ready':
+      return isNum(x.version);
+    case 'action':
+      return isActionKind(x.kind) && isStr(x.key);
+    case 'exportHistory':
+      return isStr(x.key);
+    case 'copyToken':
+      return isStr(x.key) && isStr(x.node);
+    default:
+      return false;
+  }
+}
+
+export function isPanelState(x: unknown): x is PanelState {
+  return isObj(x) && isStr(x.key);
+}

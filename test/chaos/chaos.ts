@@ -1,0 +1,460 @@
+// The chaos engine (issue 7 §1): N real redis-server nodes, C Redlock clients contending
+// through the core's using() (auto-extension) over R resources, while a fault driver
+// SIGSTOPs nodes (< TTL/2), kills and restarts them (after the longest TTL unless told
+// otherwise), makes them sleep (DEBUG SLEEP) and drops their client connections
+// (CLIENT KILL TYPE normal), never more than a minority at once.
+//
+// All clients live in this one process, so one monotonic clock (performance.now(), the
+// clock the core's Lock deadlines use) records when each holder believed it held its
+// lock: from the instant acquire() resolved (or an adopted extension resolved) to the end
+// of the validity that call gave it, cut at the moment the holder stopped (its function
+// returned or its signal aborted, both before the release goes out). Overlaps between
+// two holders of one resource are then counted exactly, pair by pair.
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { Lock, Redlock, RedlockError } from '../../src/core';
+import { RedisServer, startNodes } from '../support/redisServer';
+
+export type FaultKind = 'pause' | 'kill' | 'sleep' | 'clientKill';
+export const FAULT_KINDS: readonly FaultKind[] = ['pause', 'kill', 'sleep', 'clientKill'];
+
+export interface ChaosOptions {
+  /** Nodes to start (default 5); ignored when `servers` is given. */
+  nodes?: number;
+  /** Already running nodes (left running afterwards); default: started and disposed here. */
+  servers?: RedisServer[];
+  clients?: number;
+  resources?: number;
+  /** How long the clients contend. */
+  durationMs: number;
+  /** Each hold picks its TTL uniformly in [ttlMinMs, ttlMaxMs]. */
+  ttlMinMs?: number;
+  ttlMaxMs?: number;
+  /** Per-node deadline of one lock command (the core's commandTimeoutMs). */
+  commandTimeoutMs?: number;
+  /** How long a holder works while holding (it stops early when its signal aborts). */
+  holdMinMs?: number;
+  holdMaxMs?: number;
+  /** Pause between two attempts of one client. */
+  idleMaxMs?: number;
+  faultKinds?: readonly FaultKind[];
+  /** A new fault is considered every [min, max] ms. */
+  faultEveryMinMs?: number;
+  faultEveryMaxMs?: number;
+  /** Most nodes faulty at once; default the largest minority, floor((N - 1) / 2). */
+  maxFaulty?: number;
+  /**
+   * true (the spec): a killed node comes back only after the longest TTL has passed.
+   * false: it comes back (empty) at once, which the algorithm does not allow.
+   */
+  delayedRestart?: boolean;
+  /** Allowance over the computed deadlines for the event loop (ms). */
+  slackMs?: number;
+  /** Seed of the workload and fault randomness (printed, so a run can be replayed). */
+  seed?: number;
+  prefix?: string;
+  log?: (line: string) => void;
+}
+
+export interface Interval {
+  resource: number;
+  hold: number;
+  client: number;
+  start: number;
+  end: number;
+}
+
+export interface Overlap {
+  resource: string;
+  a: Interval;
+  b: Interval;
+  ms: number;
+}
+
+export interface ChaosResult {
+  seed: number;
+  durationMs: number;
+  nodes: number;
+  clients: number;
+  resources: number;
+  attempts: number;
+  acquisitions: number;
+  /** Acquire attempts refused (RedlockError): held elsewhere or no quorum reachable. */
+  refusals: number;
+  extensions: number;
+  extensionFailures: number;
+  /** Holds that ended because their signal aborted (an extension failed or the validity ran out). */
+  aborted: number;
+  releases: number;
+  /** Anything other than a RedlockError from the core: always a violation. */
+  unexpectedErrors: string[];
+  faults: Record<FaultKind, number>;
+  maxFaultyAtOnce: number;
+  /** Restarts that came back before the longest TTL had passed since the kill. */
+  earlyRestarts: number;
+  intervals: number;
+  overlaps: Overlap[];
+  /** Keys found on a node once the longest TTL had passed after the clients stopped. */
+  leftovers: string[];
+  acquireDeadlineMs: number;
+  releaseDeadlineMs: number;
+  maxAcquireMs: number;
+  maxReleaseMs: number;
+  acquireOverruns: number;
+  releaseOverruns: number;
+  eventLoopMaxDelayMs: number;
+  /** Every broken invariant, in words; empty on a clean run. */
+  violations: string[];
+}
+
+/** mulberry32: small, fast, good enough for workload choices. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const now = (): number => performance.now();
+
+/** A wait that is part of the workload or the fault schedule (never a synchronisation). */
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+interface Hold {
+  id: number;
+  client: number;
+  resource: number;
+  /** Validity segments [from success, to its deadline]. */
+  segments: Array<[number, number]>;
+  signal?: AbortSignal;
+  /** The holder stopped believing: fn returned or its signal aborted. */
+  stoppedAt?: number;
+}
+
+/** Exact pairwise overlap count over every resource (intervals of distinct holds). */
+export function findOverlaps(intervals: Interval[], name: (r: number) => string): Overlap[] {
+  const out: Overlap[] = [];
+  const byResource = new Map<number, Interval[]>();
+  for (const i of intervals) {
+    if (i.end <= i.start) continue;
+    const list = byResource.get(i.resource) ?? [];
+    list.push(i);
+    byResource.set(i.resource, list);
+  }
+  for (const [r, list] of byResource) {
+    list.sort((x, y) => x.start - y.start);
+    const active: Interval[] = [];
+    for (const cur of list) {
+      for (let k = active.length - 1; k >= 0; k--) if (active[k].end <= cur.start) active.splice(k, 1);
+      for (const other of active) {
+        if (other.hold !== cur.hold) out.push({ resource: name(r), a: other, b: cur, ms: Math.min(other.end, cur.end) - cur.start });
+      }
+      active.push(cur);
+    }
+  }
+  return out;
+}
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
+  const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
+  const rand = prng(seed);
+  const between = (a: number, b: number): number => a + rand() * (b - a);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
+  const log = options.log ?? (() => undefined);
+
+  const ownServers = !options.servers;
+  const servers = options.servers ?? (await startNodes(options.nodes ?? 5));
+  const n = servers.length;
+  const clientCount = options.clients ?? 16;
+  const resourceCount = options.resources ?? 8;
+  const ttlMin = options.ttlMinMs ?? 1000;
+  const ttlMax = options.ttlMaxMs ?? 2000;
+  const cmdTimeout = options.commandTimeoutMs ?? 80;
+  const holdMin = options.holdMinMs ?? 20;
+  const holdMax = options.holdMaxMs ?? ttlMax * 2;
+  const idleMax = options.idleMaxMs ?? 20;
+  const kinds = options.faultKinds ?? FAULT_KINDS;
+  const maxFaulty = options.maxFaulty ?? Math.floor((n - 1) / 2);
+  const delayed = options.delayedRestart ?? true;
+  const slack = options.slackMs ?? 150;
+  const prefix = options.prefix ?? 'chaos:';
+  const resourceName = (r: number): string => `${prefix}res:${r}`;
+  // A failed acquire: the SET round, the rollback round, then one GET naming the holder.
+  const acquireDeadlineMs = 3 * cmdTimeout + slack;
+  const releaseDeadlineMs = cmdTimeout + slack;
+
+  const result: ChaosResult = {
+    seed, durationMs: options.durationMs, nodes: n, clients: clientCount, resources: resourceCount,
+    attempts: 0, acquisitions: 0, refusals: 0, extensions: 0, extensionFailures: 0, aborted: 0, releases: 0,
+    unexpectedErrors: [], faults: { pause: 0, kill: 0, sleep: 0, clientKill: 0 }, maxFaultyAtOnce: 0, earlyRestarts: 0,
+    intervals: 0, overlaps: [], leftovers: [], acquireDeadlineMs, releaseDeadlineMs, maxAcquireMs: 0, maxReleaseMs: 0,
+    acquireOverruns: 0, releaseOverruns: 0, eventLoopMaxDelayMs: 0, violations: [],
+  };
+  log(`chaos: seed ${seed}, ${n} nodes, ${clientCount} clients, ${resourceCount} resources, ${options.durationMs} ms, TTL ${ttlMin}-${ttlMax} ms, per-node deadline ${cmdTimeout} ms, faults ${kinds.join('/')}, ${delayed ? 'delayed' : 'IMMEDIATE'} restarts`);
+
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const holds: Hold[] = [];
+  const clients: Redlock[] = [];
+  const stop = new AbortController();
+  let faulty = 0;
+  const faultyNodes = new Set<number>();
+  const pendingRecoveries = new Map<number, () => Promise<void>>();
+
+  try {
+    const urls = servers.map((s) => s.url);
+    for (let c = 0; c < clientCount; c++) {
+      const rl = new Redlock(urls, { commandTimeoutMs: cmdTimeout, retryCount: 0, connectTimeoutMs: 2000 });
+      clients.push(rl);
+    }
+
+    // ---- the workload -----------------------------------------------------------------
+    const runClient = async (c: number): Promise<void> => {
+      const rl = clients[c];
+      let current: Hold | undefined;
+      // Observe what using() is given, without changing what it does.
+      const acquire = rl.acquire.bind(rl);
+      const extend = rl.extend.bind(rl);
+      const release = rl.release.bind(rl);
+      rl.acquire = async (...args: Parameters<Redlock['acquire']>): Promise<Lock> => {
+        result.attempts++;
+        const t0 = now();
+        try {
+          const lock = await acquire(...args);
+          const t = now();
+          current!.segments.push([t, lock.deadline]);
+          result.acquisitions++;
+          return lock;
+        } finally {
+          const ms = now() - t0;
+          result.maxAcquireMs = Math.max(result.maxAcquireMs, ms);
+          if (ms > acquireDeadlineMs) result.acquireOverruns++;
+        }
+      };
+      rl.extend = async (lock: Lock, ttl: number): Promise<Lock> => {
+        const hold = current!;
+        try {
+          const next = await extend(lock, ttl);
+          // using() adopts an extension only while it is still running and not aborted.
+          if (hold.stoppedAt === undefined && !hold.signal?.aborted) hold.segments.push([now(), next.deadline]);
+          result.extensions++;
+          return next;
+        } catch (e) {
+          result.extensionFailures++;
+          throw e;
+        }
+      };
+      rl.release = async (lock: Lock) => {
+        const t0 = now();
+        try {
+          return await release(lock);
+        } finally {
+          const ms = now() - t0;
+          result.releases++;
+          result.maxReleaseMs = Math.max(result.maxReleaseMs, ms);
+          if (ms > releaseDeadlineMs) result.releaseOverruns++;
+        }
+      };
+
+      while (!stop.signal.aborted) {
+        const r = Math.floor(rand() * resourceCount);
+        const ttl = Math.round(between(ttlMin, ttlMax));
+        const hold: Hold = { id: holds.length, client: c, resource: r, segments: [] };
+        current = hold;
+        holds.push(hold);
+        try {
+          await rl.using(resourceName(r), ttl, async (signal) => {
+            hold.signal = signal;
+            signal.addEventListener('abort', () => {
+              hold.stoppedAt ??= now();
+              result.aborted++;
+            }, { once: true });
+            await delay(between(holdMin, holdMax), signal);
+            hold.stoppedAt ??= now();
+          });
+        } catch (e) {
+          if (e instanceof RedlockError) result.refusals++;
+          else result.unexpectedErrors.push(`client ${c}: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+        }
+        await delay(rand() * idleMax);
+      }
+    };
+
+    // ---- the fault driver -------------------------------------------------------------
+    const admin = async <T>(i: number, fn: (c: import('ioredis').default) => Promise<T>): Promise<T> => {
+      const c = servers[i].client({ maxRetriesPerRequest: 0, connectTimeout: 1000 });
+      try {
+        return await fn(c);
+      } finally {
+        c.disconnect();
+      }
+    };
+    const markFaulty = (i: number): void => {
+      faultyNodes.add(i);
+      faulty = faultyNodes.size;
+      result.maxFaultyAtOnce = Math.max(result.maxFaultyAtOnce, faulty);
+      if (faulty > maxFaulty) result.violations.push(`driver bug: ${faulty} nodes faulty at once (at most ${maxFaulty})`);
+    };
+    const markHealthy = (i: number): void => {
+      faultyNodes.delete(i);
+      faulty = faultyNodes.size;
+    };
+    const inject = async (i: number, kind: FaultKind): Promise<void> => {
+      const s = servers[i];
+      result.faults[kind]++;
+      markFaulty(i);
+      switch (kind) {
+        case 'pause': {
+          // Strictly below half the shortest TTL.
+          const ms = between(ttlMin / 8, ttlMin / 2 - 20);
+          s.pause();
+          let done = false;
+          const recover = async (): Promise<void> => {
+            if (done) return;
+            done = true;
+            s.resume();
+            pendingRecoveries.delete(i);
+            markHealthy(i);
+          };
+          pendingRecoveries.set(i, recover);
+          await delay(ms, stop.signal);
+          await recover();
+          return;
+        }
+        case 'kill': {
+          await s.stop();
+          const killedAt = now();
+          // Every key it held was set at most ttlMax ago, so all are expired after ttlMax.
+          const waitMs = delayed ? ttlMax + 50 : 0;
+          let done = false;
+          const recover = async (): Promise<void> => {
+            if (done) return;
+            done = true;
+            if (stop.signal.aborted === false && delayed && now() - killedAt < ttlMax) result.earlyRestarts++;
+            await s.restart();
+            pendingRecoveries.delete(i);
+            markHealthy(i);
+          };
+          pendingRecoveries.set(i, recover);
+          // After the clients stopped, waiting out the delay protects nobody: recover at once.
+          await delay(waitMs, stop.signal);
+          await recover();
+          return;
+        }
+        case 'sleep': {
+          const secs = (between(ttlMin / 8, ttlMin / 2 - 20) / 1000).toFixed(3);
+          await admin(i, (c) => c.call('DEBUG', 'SLEEP', secs)).catch(() => undefined);
+          markHealthy(i);
+          return;
+        }
+        case 'clientKill': {
+          await admin(i, (c) => c.call('CLIENT', 'KILL', 'TYPE', 'normal')).catch(() => undefined);
+          // The clients reconnect within ~100 ms (the core's retry strategy): count it as
+          // faulty for that window.
+          await delay(250);
+          markHealthy(i);
+          return;
+        }
+      }
+    };
+    const driver = async (): Promise<void> => {
+      const running: Promise<void>[] = [];
+      while (!stop.signal.aborted) {
+        await delay(between(options.faultEveryMinMs ?? 100, options.faultEveryMaxMs ?? 300), stop.signal);
+        if (stop.signal.aborted || faulty >= maxFaulty || kinds.length === 0) continue;
+        const healthy = servers.map((_, i) => i).filter((i) => !faultyNodes.has(i));
+        if (healthy.length === 0) continue;
+        const i = pick(healthy);
+        const kind = pick(kinds);
+        running.push(inject(i, kind).catch((e: unknown) => {
+          result.unexpectedErrors.push(`fault ${kind} on node ${i}: ${e instanceof Error ? e.message : String(e)}`);
+        }));
+      }
+      await Promise.all(running);
+    };
+
+    const t0 = now();
+    const work = Promise.all(clients.map((_, c) => runClient(c)));
+    const faults = driver();
+    await delay(options.durationMs);
+    stop.abort();
+    await work;
+    const clientsStopped = now();
+    // Recover every node still faulty, then the driver winds down.
+    await Promise.all([...pendingRecoveries.values()].map((r) => r()));
+    await faults;
+    const recovered = now();
+    log(`chaos: clients stopped after ${Math.round(clientsStopped - t0)} ms, nodes recovered ${Math.round(recovered - clientsStopped)} ms later`);
+
+    // ---- invariants ---------------------------------------------------------------------
+    const intervals: Interval[] = [];
+    for (const h of holds) {
+      const cut = h.stoppedAt ?? Infinity;
+      for (const [from, to] of h.segments) {
+        intervals.push({ resource: h.resource, hold: h.id, client: h.client, start: from, end: Math.min(to, cut) });
+      }
+    }
+    result.intervals = intervals.length;
+    result.overlaps = findOverlaps(intervals, resourceName);
+
+    // Queued commands of a paused node ran at its resume at the latest: once the longest
+    // TTL has passed after that, nothing may be left. (Waiting is the invariant here.)
+    await delay(Math.max(0, recovered + ttlMax + 100 - now()));
+    for (let i = 0; i < n; i++) {
+      const names = Array.from({ length: resourceCount }, (_, r) => resourceName(r));
+      const left = await admin(i, async (c) => {
+        const found: string[] = [];
+        for (const k of names) if ((await c.exists(k)) === 1) found.push(`${k} (pttl ${await c.pttl(k)} ms, value ${await c.get(k)})`);
+        const stray = await c.keys(`${prefix}*`);
+        for (const k of stray) if (!names.includes(k)) found.push(k);
+        return found;
+      });
+      for (const k of left) result.leftovers.push(`node ${servers[i].port}: ${k}`);
+    }
+
+    result.eventLoopMaxDelayMs = Math.round(loop.max / 1e6);
+    for (const o of result.overlaps) {
+      result.violations.push(`overlap on ${o.resource}: hold ${o.a.hold} (client ${o.a.client}) and hold ${o.b.hold} (client ${o.b.client}) for ${o.ms.toFixed(1)} ms`);
+    }
+    for (const l of result.leftovers) result.violations.push(`leftover key after the longest TTL: ${l}`);
+    if (result.acquireOverruns) result.violations.push(`${result.acquireOverruns} acquire calls took longer than ${acquireDeadlineMs} ms (max ${result.maxAcquireMs.toFixed(1)} ms)`);
+    if (result.releaseOverruns) result.violations.push(`${result.releaseOverruns} release calls took longer than ${releaseDeadlineMs} ms (max ${result.maxReleaseMs.toFixed(1)} ms)`);
+    for (const e of result.unexpectedErrors) result.violations.push(`unexpected error: ${e}`);
+    if (result.earlyRestarts) result.violations.push(`${result.earlyRestarts} delayed restarts came back early`);
+    return result;
+  } finally {
+    stop.abort();
+    loop.disable();
+    await Promise.all([...pendingRecoveries.values()].map((r) => r().catch(() => undefined)));
+    await Promise.all(clients.map((c) => c.quit().catch(() => undefined)));
+    for (const s of servers) s.resume();
+    if (ownServers) await Promise.all(servers.map((s) => s.dispose()));
+  }
+}
+
+/** The counts as printed by the on-demand run and the short test. */
+export function summary(r: ChaosResult): string {
+  const faults = Object.entries(r.faults).map(([k, v]) => `${k} ${v}`).join(', ');
+  return [
+    `seed ${r.seed}: ${r.nodes} nodes, ${r.clients} clients, ${r.resources} resources, ${r.durationMs} ms`,
+    `attempts ${r.attempts}, acquisitions ${r.acquisitions}, refusals ${r.refusals}, extensions ${r.extensions} (${r.extensionFailures} failed), aborted holds ${r.aborted}, releases ${r.releases}`,
+    `faults injected: ${faults} (at most ${r.maxFaultyAtOnce} nodes faulty at once)`,
+    `intervals ${r.intervals}, overlaps ${r.overlaps.length}, leftover keys ${r.leftovers.length}`,
+    `acquire max ${r.maxAcquireMs.toFixed(1)} ms (deadline ${r.acquireDeadlineMs}), release max ${r.maxReleaseMs.toFixed(1)} ms (deadline ${r.releaseDeadlineMs}), event loop max delay ${r.eventLoopMaxDelayMs} ms`,
+    `violations ${r.violations.length}${r.violations.length ? ':\n  ' + r.violations.slice(0, 20).join('\n  ') : ''}`,
+  ].join('\n');
+}

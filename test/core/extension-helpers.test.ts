@@ -1,0 +1,153 @@
+// The extension's pure helpers (no VS Code needed): escaping, ids, ordering, countdown,
+// diffs, node settings. They must never import `vscode`.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import type { LockEntry, Observation } from '../../src/core';
+import { agedEntry, agedPttl } from '../../src/extension/countdown';
+import { globToRegExp, keyMatcher } from '../../src/extension/glob';
+import { compareLocks, isAnomaly, sortLocks } from '../../src/extension/lockOrder';
+import { copyDescription, formatMs, lockContextValue, lockIcon, shortToken } from '../../src/extension/lockText';
+import { cell, escapeMarkdown, printable } from '../../src/extension/markdown';
+import { isAuthError, parseNodeSettings, splitPassword, withPassword } from '../../src/extension/nodeSettings';
+import { nodeDescription } from '../../src/extension/nodeText';
+import { diffLocks, mergePages } from '../../src/extension/snapshotDiff';
+import { lockTooltipMarkdown } from '../../src/extension/tooltip';
+import { elementId } from '../../src/extension/treeIds';
+
+function obs(node: string, token: string | null, pttlMs: number | null = 10_000): Observation {
+  return { node, state: token === null ? 'absent' : 'present', token, pttlMs: token === null ? null : pttlMs, type: token === null ? null : 'string', format: token === null ? null : 'string', holdCount: null, reason: null };
+}
+
+function entry(key: string, over: Partial<LockEntry> = {}): LockEntry {
+  const holders = Object.create(null) as Record<string, number>;
+  holders.t = 3;
+  return { key, verdict: 'held', flags: [], validityMs: 5000, quorum: 2, holders, nodes: [obs('a', 't'), obs('b', 't'), obs('c', 't')], ...over };
+}
+
+/** Unescaped pipes in one Markdown line. */
+const pipes = (line: string): number => line.match(/(?<!\\)\|/g)?.length ?? 0;
+
+describe('extension helpers (pure)', () => {
+  it('never import vscode', () => {
+    const dir = path.resolve(__dirname, '../../../src/extension');
+    for (const f of ['markdown', 'treeIds', 'glob', 'lockOrder', 'countdown', 'lockText', 'tooltip', 'snapshotDiff', 'nodeSettings', 'nodeText']) {
+      const text = fs.readFileSync(path.join(dir, `${f}.ts`), 'utf8');
+      assert.doesNotMatch(text, /from 'vscode'/, f);
+    }
+  });
+
+  describe('markdown escaping', () => {
+    it('keeps any text on one line and inside one table cell', () => {
+      fc.assert(
+        fc.property(fc.string({ unit: 'binary' }), (s) => {
+          const e = escapeMarkdown(s);
+          assert.ok(!/[\n\r\u2028\u2029]/.test(e));
+          assert.equal(pipes(e), 0);
+          assert.doesNotMatch(e, /(?<!\\)[<>`*_[\]]/);
+        }),
+      );
+    });
+
+    it('shows control and bidi characters as visible escapes', () => {
+      assert.equal(printable('a\nb\tc\u202ed'), 'a\\nb\\tc\\u202ed');
+      assert.equal(escapeMarkdown('a|b'), 'a\\|b');
+      assert.equal(cell(null), '—');
+      assert.equal(cell('x'.repeat(100), 10), 'xxxxxxxxx…');
+    });
+
+    it('builds a tooltip table whose rows keep their cells, whatever the key and tokens', () => {
+      fc.assert(
+        fc.property(fc.string(), fc.array(fc.string(), { minLength: 1, maxLength: 5 }), (key, tokens) => {
+          const e = entry(key, { nodes: tokens.map((t, i) => obs(`n|${i}\n`, t)) });
+          const md = lockTooltipMarkdown(e, 0, false);
+          const rows = md.split('\n').filter((l) => l.startsWith('| '));
+          assert.equal(rows.length, tokens.length + 2);
+          for (const r of rows) assert.equal(pipes(r), 6, r);
+        }),
+      );
+    });
+  });
+
+  it('builds injective tree ids for arbitrary keys', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), fc.string(), fc.string(), (a, b, c, d) => {
+        if (a === c && b === d) return;
+        assert.notEqual(elementId('copy', a, b), elementId('copy', c, d));
+      }),
+    );
+    assert.notEqual(elementId('lock', 'a,b'), elementId('copy', 'a', 'b'));
+  });
+
+  it('orders anomalies first (split, partial, unknown, no TTL), then by validity', () => {
+    const locks = [
+      entry('held-long', { validityMs: 9000 }),
+      entry('no-ttl', { flags: ['no-ttl'], validityMs: null }),
+      entry('held-short', { validityMs: 1000 }),
+      entry('unknown', { verdict: 'unknown', validityMs: null }),
+      entry('split', { verdict: 'split', validityMs: null }),
+      entry('partial', { verdict: 'partial', validityMs: null }),
+    ];
+    assert.deepEqual(sortLocks(locks).map((e) => e.key), ['split', 'partial', 'unknown', 'no-ttl', 'held-short', 'held-long']);
+    assert.equal(compareLocks(locks[0], locks[0]), 0);
+    assert.ok(isAnomaly(locks[1]) && !isAnomaly(locks[0]));
+  });
+
+  it('ages validity and PTTLs for the countdown, flagging expiring like the core', () => {
+    const e = entry('k', { validityMs: 5000 });
+    const aged = agedEntry(e, 3500, 2000);
+    assert.equal(aged.validityMs, 1500);
+    assert.deepEqual(aged.flags, ['expiring']);
+    assert.equal(agedEntry(e, 9000, 2000).validityMs, 0);
+    assert.equal(agedEntry(entry('k', { validityMs: null }), 1000, 2000).validityMs, null);
+    assert.equal(agedPttl(obs('a', 't', 800), 300), 500);
+    assert.equal(agedPttl(obs('a', 't', -1), 300), -1);
+  });
+
+  it('describes rows and context values for menus', () => {
+    assert.equal(formatMs(4290), '4.2 s');
+    assert.equal(shortToken('0123456789abcdef0123'), '0123456789abc…');
+    assert.equal(copyDescription(obs('a', 'tok', -1), -1), 'tok · no TTL');
+    assert.equal(copyDescription({ ...obs('a', null), state: 'unreachable', reason: 'ECONNREFUSED' }, null), 'unreachable: ECONNREFUSED');
+    assert.equal(lockContextValue(entry('k'), true), 'lock;held;token;mine;');
+    assert.match(lockContextValue(entry('k', { verdict: 'split' }), false), /^lock;split;/);
+    assert.equal(lockIcon(entry('k', { verdict: 'split' }), false).id, 'error');
+    assert.equal(nodeDescription(undefined, { node: 'a', reachable: false, latencyMs: null, error: 'NOAUTH\nx' }), 'unreachable: NOAUTH\\nx');
+  });
+
+  it('filters with Redis globs, or by substring without wildcards', () => {
+    assert.ok(globToRegExp('lock:*:a?c').test('lock:x:abc'));
+    assert.ok(globToRegExp('l[a-c]ck').test('lbck'));
+    assert.ok(!globToRegExp('l[^o]ck').test('lock'));
+    assert.ok(globToRegExp('a.b(c)').test('a.b(c)'));
+    assert.ok(keyMatcher('split')('lock:split:payments'));
+    assert.ok(keyMatcher('')('anything'));
+  });
+
+  it('diffs snapshots ignoring time, and merges load-more pages', () => {
+    const a = entry('a');
+    const b = entry('b');
+    const d = diffLocks([a, b], [{ ...a, validityMs: 100, nodes: a.nodes.map((o) => ({ ...o, pttlMs: 100 })) }, entry('c')]);
+    assert.deepEqual(d, { added: ['c'], changed: [], removed: ['b'] });
+    assert.deepEqual(diffLocks([a], [{ ...a, verdict: 'partial' }]).changed, ['a']);
+    const snap = (locks: LockEntry[], truncated: boolean) => ({ quorum: 2, nodes: [], locks, skipped: [], truncated });
+    const merged = mergePages(snap([a], true), snap([b], false));
+    assert.deepEqual(merged.locks.map((e) => e.key), ['a', 'b']);
+    assert.equal(merged.truncated, false);
+  });
+
+  it('keeps passwords out of settings and puts them into the URL for the core only', () => {
+    assert.deepEqual(splitPassword('redis://:p%40ss@127.0.0.1:6379/2'), { url: 'redis://127.0.0.1:6379/2', password: 'p@ss' });
+    assert.deepEqual(splitPassword('redis://user:pw@h:1'), { url: 'redis://user:@h:1', password: 'pw' });
+    assert.deepEqual(splitPassword('redis://h:1'), { url: 'redis://h:1' });
+    assert.equal(withPassword('redis://127.0.0.1:6379', 'a:b@c'), 'redis://:a%3Ab%40c@127.0.0.1:6379');
+    assert.equal(withPassword('redis://user:@h:1', 'pw'), 'redis://user:pw@h:1');
+    assert.equal(withPassword('redis://:given@h:1', 'pw'), 'redis://:given@h:1');
+    const nodes = parseNodeSettings(['redis://127.0.0.1:7001', { name: 'b', url: 'redis://127.0.0.1:7002' }]);
+    assert.deepEqual(nodes.map((n) => n.id), ['127.0.0.1:7001', 'b']);
+    assert.throws(() => parseNodeSettings(['redis://127.0.0.1:7001', 'redis://127.0.0.1:7001']), /configured twice/);
+    assert.throws(() => parseNodeSettings(['redis://:hunter2@127.0.0.1:x']), (e: Error) => !e.message.includes('hunter2'));
+    assert.ok(isAuthError('WRONGPASS invalid username-password pair') && !isAuthError('ECONNREFUSED'));
+  });
+});

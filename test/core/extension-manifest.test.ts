@@ -1,0 +1,71 @@
+// The extension's package.json contributions, checked without VS Code: ids, settings,
+// menus hiding writes in read-only mode and item-only commands in the palette.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+interface Menu {
+  command: string;
+  when?: string;
+  group?: string;
+}
+
+const pj = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8'));
+const c = pj.contributes;
+const WRITES = ['redlock.acquire', 'redlock.extend', 'redlock.release', 'redlock.forceRelease'];
+
+describe('extension manifest', () => {
+  it('declares the container, views and every redlock.<verb> command in category Redlock', () => {
+    assert.deepEqual(c.viewsContainers.activitybar.map((v: { id: string; title: string }) => [v.id, v.title]), [['redlock', 'Redlock']]);
+    assert.ok(fs.existsSync(path.resolve(__dirname, '../../..', c.viewsContainers.activitybar[0].icon)));
+    assert.deepEqual(c.views.redlock.map((v: { id: string }) => v.id), ['redlock.locks', 'redlock.nodes']);
+    const verbs = c.commands.map((x: { command: string }) => x.command.replace(/^redlock\./, ''));
+    for (const v of ['addNode', 'removeNode', 'setPassword', 'refresh', 'pause', 'resume', 'filter', 'loadMore', 'acquire', 'extend', 'release', 'forceRelease', 'copyToken', 'copyKey', 'openDetails', 'showLog']) {
+      assert.ok(verbs.includes(v), v);
+    }
+    for (const x of c.commands) assert.equal(x.category, 'Redlock');
+    assert.ok(c.viewsWelcome.some((w: { contents: string }) => w.contents.includes('command:redlock.addNode')));
+  });
+
+  it('hides every write menu item in read-only mode', () => {
+    const menus = Object.values(c.menus as Record<string, Menu[]>).flat();
+    for (const m of menus.filter((x) => WRITES.includes(x.command) && x.when !== 'false')) {
+      assert.match(m.when ?? '', /!config\.redlock\.readOnly/, `${m.command} in ${m.when}`);
+    }
+  });
+
+  it('keeps item-only commands out of the command palette', () => {
+    const palette = c.menus.commandPalette as Menu[];
+    for (const id of ['redlock.extend', 'redlock.release', 'redlock.copyToken', 'redlock.copyKey', 'redlock.openDetails']) {
+      assert.equal(palette.find((m) => m.command === id)?.when, 'false', id);
+    }
+  });
+
+  it('matches item menus on contextValue flags by regex', () => {
+    const items = c.menus['view/item/context'] as Menu[];
+    const release = items.find((m) => m.command === 'redlock.release')!;
+    const re = /viewItem =~ \/(.*)\//.exec(release.when!)![1];
+    assert.ok(new RegExp(re).test('lock;held;token;mine;'));
+    assert.ok(!new RegExp(re).test('lock;held;token;'));
+  });
+
+  it('declares every setting with defaults and validation', () => {
+    const p = c.configuration.properties;
+    assert.deepEqual(p['redlock.keyPatterns'].default, ['*lock*']);
+    assert.equal(p['redlock.refreshIntervalMs'].default, 2000);
+    assert.equal(p['redlock.refreshIntervalMs'].minimum, 250);
+    assert.equal(p['redlock.driftFactor'].default, 0.01);
+    assert.equal(p['redlock.expiringThresholdMs'].default, 2000);
+    assert.equal(p['redlock.maxKeys'].default, 10000);
+    assert.equal(p['redlock.readOnly'].default, false);
+    assert.deepEqual(p['redlock.notifyOn'].items.enum, ['split', 'no-ttl']);
+    const nodeUrl = new RegExp(p['redlock.nodes'].items.anyOf[0].pattern);
+    assert.ok(nodeUrl.test('redis+sentinel://h:26379/m') && !nodeUrl.test('http://h'));
+    for (const [k, v] of Object.entries(p)) assert.ok((v as { description?: string; markdownDescription?: string }).description || (v as { markdownDescription?: string }).markdownDescription, k);
+  });
+
+  it('has a walkthrough whose media exist', () => {
+    const steps = c.walkthroughs[0].steps as Array<{ media: { markdown: string } }>;
+    for (const s of steps) assert.ok(fs.existsSync(path.resolve(__dirname, '../../..', s.media.markdown)), s.media.markdown);
+  });
+});

@@ -1,0 +1,80 @@
+// Shared by the extension-host tests: the extension's API, workspace settings, tree rows.
+import * as assert from 'node:assert/strict';
+import { isDeepStrictEqual } from 'node:util';
+import * as vscode from 'vscode';
+import type { RedlockInspectorApi } from '../../../src/extension/extension';
+import type { LocksTreeElement } from '../../../src/extension/locksTree';
+
+export const EXTENSION_ID = 'redlock-inspector.redlock-inspector';
+
+export async function getApi(): Promise<RedlockInspectorApi> {
+  const ext = vscode.extensions.getExtension<RedlockInspectorApi>(EXTENSION_ID);
+  assert.ok(ext, `${EXTENSION_ID} not installed`);
+  return ext.activate();
+}
+
+export async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, ms = 8000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Writes workspace settings and waits until the extension host reads them back. */
+export async function configure(values: Record<string, unknown>): Promise<void> {
+  const config = vscode.workspace.getConfiguration('redlock');
+  for (const [k, v] of Object.entries(values)) await config.update(k, v, vscode.ConfigurationTarget.Workspace);
+  await waitFor('settings to apply', () =>
+    Object.entries(values).every(([k, v]) => {
+      const seen = vscode.workspace.getConfiguration('redlock').inspect(k)?.workspaceValue;
+      return isDeepStrictEqual(seen, v);
+    }),
+  );
+}
+
+export const ALL_SETTINGS = ['nodes', 'keyPatterns', 'refreshIntervalMs', 'driftFactor', 'expiringThresholdMs', 'maxKeys', 'readOnly', 'notifyOn'];
+
+export async function resetSettings(): Promise<void> {
+  await configure(Object.fromEntries(ALL_SETTINGS.map((k) => [k, undefined])));
+}
+
+export interface Row {
+  el: LocksTreeElement;
+  item: vscode.TreeItem;
+  label: string;
+  description: string;
+}
+
+export async function lockRows(api: RedlockInspectorApi, parent?: LocksTreeElement): Promise<Row[]> {
+  const children = (await api.locksProvider.getChildren(parent)) ?? [];
+  return Promise.all(
+    children.map(async (el) => {
+      const item = await api.locksProvider.getTreeItem(el);
+      const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
+      return { el, item, label, description: String(item.description ?? '') };
+    }),
+  );
+}
+
+export async function rowOf(api: RedlockInspectorApi, key: string): Promise<Row> {
+  const row = (await lockRows(api)).find((r) => 'key' in r.el && r.el.kind === 'lock' && r.el.key === key);
+  assert.ok(row, `no tree item for ${key}; have ${(await lockRows(api)).map((r) => r.label).join(', ')}`);
+  return row;
+}
+
+export function workspaceSettingsFile(): vscode.Uri {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, 'the test workbench opens a workspace folder');
+  return vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json');
+}
+
+export async function readText(uri: vscode.Uri): Promise<string> {
+  try {
+    return Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8');
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,180 @@
+// The Locks and Nodes views on five real redis-server nodes seeded with the demo states.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { RedlockInspectorApi } from '../../../src/extension/extension';
+// Types only: the extension runs from its bundle, so its classes are not these modules' classes.
+import type { LockElement, LocksTreeElement } from '../../../src/extension/locksTree';
+import { seedDemoStates, type DemoStates } from '../../support/demoStates';
+import { startNodes, type RedisServer } from '../../support/redisServer';
+import { configure, getApi, lockRows, resetSettings, rowOf, waitFor } from './helpers';
+
+describe('Locks and Nodes views', function () {
+  this.timeout(30_000);
+  let servers: RedisServer[];
+  let demo: DemoStates;
+  let api: RedlockInspectorApi;
+  const ids = (): string[] => servers.map((s) => `127.0.0.1:${s.port}`);
+
+  before(async () => {
+    servers = await startNodes(5);
+    demo = await seedDemoStates(servers);
+    api = await getApi();
+    await configure({ nodes: servers.map((s) => s.url), refreshIntervalMs: 60_000 });
+    await api.refresh();
+  });
+
+  after(async () => {
+    await demo?.stop();
+    await resetSettings();
+    await api.refresh();
+    await Promise.all(servers.map((s) => s.dispose()));
+  });
+
+  it('shows one item per key with the core description, anomalies first', async () => {
+    const rows = await lockRows(api);
+    const byKey = new Map(rows.map((r) => [(r.el as LockElement).key, r]));
+    assert.equal(byKey.get(demo.keys.split)?.description, 'split 2+2/5');
+    assert.equal(byKey.get(demo.keys.partial)?.description, 'partial 2/5');
+    assert.equal(byKey.get(demo.keys.noTtl)?.description, 'held 3/5 · no TTL');
+    assert.match(byKey.get(demo.keys.healthy)?.description ?? '', /^held 5\/5 · \d+\.\d s$/);
+    assert.ok(!byKey.has(demo.keys.list), 'a list is skipped, not a lock');
+    // split, partial, then no-TTL, then the rest.
+    assert.deepEqual(rows.slice(0, 3).map((r) => (r.el as LockElement).key), [demo.keys.split, demo.keys.partial, demo.keys.noTtl]);
+    assert.equal(rows[0].item.contextValue, 'lock;split;token;');
+    assert.ok(rows[0].item.iconPath instanceof vscode.ThemeIcon);
+  });
+
+  it('gives every item a stable, unique id and a parent', async () => {
+    const rows = await lockRows(api);
+    const idsSeen = new Set<string>();
+    for (const r of rows) {
+      assert.ok(r.item.id && !idsSeen.has(r.item.id));
+      idsSeen.add(r.item.id);
+      for (const c of await lockRows(api, r.el)) {
+        assert.ok(c.item.id && !idsSeen.has(c.item.id), `duplicate id ${c.item.id}`);
+        idsSeen.add(c.item.id);
+        assert.equal(api.locksProvider.getParent(c.el), r.el);
+      }
+    }
+    const again = await lockRows(api);
+    assert.equal(again[0].el, rows[0].el, 'elements are memoized per key');
+    assert.equal(again[0].item.id, JSON.stringify(['lock', (rows[0].el as LockElement).key]));
+  });
+
+  it('lists one child per configured node with token, TTL or absence', async () => {
+    const split = await rowOf(api, demo.keys.split);
+    const children = await lockRows(api, split.el);
+    assert.deepEqual(children.map((c) => c.label), ids());
+    assert.match(children[0].description, /^[0-9a-f]{13}… · \d+(\.\d)? (s|min)$/);
+    assert.equal(children[4].description, 'absent');
+    assert.equal(children[0].item.contextValue, 'copy;present;token;');
+  });
+
+  it('escapes hostile keys and tokens in the tooltip table', async () => {
+    const key = 'lock:hostile|`x`\n<img src=x onerror=alert(1)>';
+    const token = 'a|b\n| c | d |`<script>`';
+    await Promise.all(servers.slice(0, 3).map((s) => s.client().set(key, token, 'PX', 60_000)));
+    await api.refresh();
+    const row = await rowOf(api, key);
+    assert.equal(row.label, 'lock:hostile|`x`\\n<img src=x onerror=alert(1)>', 'label is one line');
+    const md = row.item.tooltip as vscode.MarkdownString;
+    assert.ok(md instanceof vscode.MarkdownString);
+    assert.equal(md.isTrusted, false);
+    assert.equal(md.supportHtml, false);
+    const tableRows = md.value.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| ---') && !l.startsWith('| node'));
+    assert.equal(tableRows.length, 5, 'one table row per node, no row injected');
+    for (const line of tableRows) assert.equal(line.match(/(?<!\\)\|/g)?.length, 6, `a row keeps 5 cells: ${line}`);
+    assert.doesNotMatch(md.value, /(?<!\\)</, 'every < is escaped: no raw HTML');
+    await Promise.all(servers.map((s) => s.client().del(key)));
+  });
+
+  it('counts TTLs down every second without a Redis round trip, firing only changed elements', async () => {
+    // The countdown runs while the view is visible.
+    await vscode.commands.executeCommand('redlock.locks.focus');
+    await waitFor('the Locks view to show', () => api.locksProvider.isVisible());
+    await new Promise((r) => setTimeout(r, 300));
+    const key = 'lock:countdown';
+    await Promise.all(servers.map((s) => s.client().set(key, 'tok-countdown', 'PX', 60_000)));
+    await api.refresh();
+    const before = await rowOf(api, key);
+    const snapshot = api.snapshot();
+    const fired: Array<LocksTreeElement | LocksTreeElement[] | undefined | null | void> = [];
+    const sub = api.locksProvider.onDidChangeTreeData((e) => fired.push(e));
+    try {
+      await new Promise((r) => setTimeout(r, 2200));
+    } finally {
+      sub.dispose();
+    }
+    const after = await rowOf(api, key);
+    assert.equal(api.snapshot(), snapshot, 'no read of the nodes in between');
+    const secs = (d: string): number => Number(/· (\d+\.\d) s$/.exec(d)?.[1]);
+    assert.ok(secs(after.description) <= secs(before.description) - 1.5, `${before.description} -> ${after.description}`);
+    assert.ok(fired.length >= 2, 'ticked');
+    for (const e of fired) {
+      assert.ok(Array.isArray(e), 'a tick fires elements, not the root');
+      for (const x of e) assert.equal(x.kind, 'lock');
+    }
+    assert.ok(fired.some((e) => Array.isArray(e) && e.includes(before.el)), 'the memoized element itself');
+    await Promise.all(servers.map((s) => s.client().del(key)));
+  });
+
+  it('filters keys by glob', async () => {
+    await vscode.commands.executeCommand('redlock.filter', { glob: 'lock:split:*' });
+    assert.deepEqual((await lockRows(api)).map((r) => r.label), [demo.keys.split]);
+    await vscode.commands.executeCommand('redlock.filter', 'no-ttl');
+    assert.deepEqual((await lockRows(api)).map((r) => r.label), [demo.keys.noTtl]);
+    await vscode.commands.executeCommand('redlock.filter', '');
+    assert.ok((await lockRows(api)).length > 5);
+  });
+
+  it('offers "Load more" when the scan was cut and merges the next page', async () => {
+    const bulk = servers[0].client();
+    const pipe = bulk.pipeline();
+    for (let i = 0; i < 2500; i++) pipe.set(`lock:bulk:${i}`, `t${i}`, 'PX', 120_000);
+    await pipe.exec();
+    try {
+      await configure({ maxKeys: 1 });
+      await api.refresh();
+      const rows = await lockRows(api);
+      const more = rows.at(-1)!;
+      assert.equal(more.label, 'Load more…');
+      assert.equal(more.item.command?.command, 'redlock.loadMore');
+      const firstCount = api.snapshot()!.locks.length;
+      await vscode.commands.executeCommand('redlock.loadMore');
+      assert.ok(api.snapshot()!.locks.length > firstCount, 'more keys after load more');
+      // Later polls keep reading as far as the user loaded.
+      const loaded = api.snapshot()!.locks.length;
+      await api.refresh();
+      assert.ok(api.snapshot()!.locks.length >= loaded);
+    } finally {
+      await configure({ maxKeys: undefined });
+      const keys = await bulk.keys('lock:bulk:*');
+      for (let i = 0; i < keys.length; i += 500) await bulk.del(...keys.slice(i, i + 500));
+      bulk.disconnect();
+      await api.refresh();
+    }
+    assert.notEqual((await lockRows(api)).at(-1)?.label, 'Load more…');
+  });
+
+  it('shows health, latency, version, role and clock offset per node', async () => {
+    const nodes = (await api.nodesProvider.getChildren()) ?? [];
+    assert.deepEqual(nodes.map((n) => n.id), ids());
+    const item = await api.nodesProvider.getTreeItem(nodes[0]);
+    // Fresh nodes without persistence, holding locks longer than their uptime: the restart rule bites.
+    assert.match(String(item.description), /^[\d.]+ ms · v\d+\.\d+\.\d+ · master · clock [+-]\d+ ms · restart risk$/);
+    assert.equal(item.contextValue, 'node;reachable;risk;');
+    assert.equal(item.id, JSON.stringify(['node', ids()[0]]));
+  });
+
+  it('puts lock and anomaly counts in the status bar with a warning background', async () => {
+    await waitFor('status bar', () => api.statusBar.text.includes('$(warning)'));
+    const snap = api.snapshot()!;
+    assert.ok(api.statusBar.text.startsWith(`$(lock) ${snap.locks.length}`), api.statusBar.text);
+    assert.ok(api.statusBar.warning);
+  });
+
+  it('notifies when a split or a lock without TTL appears (redlock.notifyOn)', () => {
+    assert.ok(api.notifier.sent.includes(`split: ${demo.keys.split}`), api.notifier.sent.join(', '));
+    assert.ok(api.notifier.sent.includes(`no-ttl: ${demo.keys.noTtl}`));
+  });
+});
