@@ -444,6 +444,20 @@ export class Redlock {
     }
   }
 
+  /**
+   * A Lock for a token someone else holds (as shown: printable or `hex:`), so it can be
+   * extended or released by compare-and-set on that token: the CLI's `--token`, or a
+   * lock the user sees in a snapshot. `ttlMs` sets the per-node deadline of those calls.
+   */
+  lockFor(resource: Resource | Resource[], token: string, ttlMs = 10_000): Lock {
+    const keys = Array.isArray(resource) ? resource : [resource];
+    validateResources(keys);
+    validateTtl(ttlMs);
+    if (token.length === 0) throw new RangeError('empty token');
+    const raw = parseTokenArg(token);
+    return new Lock(displayToken(raw), keys.map(displayKey), 0, ttlMs, () => Promise.resolve([]), 0, keys, raw);
+  }
+
   /** The document `status --json` prints. Reads only. */
   async inspect(options: InspectOptions = {}): Promise<Snapshot> {
     return (await this.inspectPage(options)).snapshot;

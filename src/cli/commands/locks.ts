@@ -4,7 +4,7 @@
 // given token, and validityMs is null whenever nothing is held afterwards (release included).
 import { describeAttempt, NodeAttempt, RedlockError } from '../../core/errors';
 import { Lock, Redlock } from '../../core/redlock';
-import { displayKey, displayToken } from '../../core/tokens';
+import { displayToken } from '../../core/tokens';
 import { escapeText, safeJson } from '../escape';
 import { EXIT, ExitCode } from '../exit';
 import type { Io } from '../io';
@@ -45,15 +45,6 @@ function failed(e: RedlockError, token: string | null, json: boolean, io: Io): E
   return e.unreachable ? EXIT.noQuorum : EXIT.refused;
 }
 
-/**
- * The core's extend and release take a Lock; from the command line only the resources and
- * the token are known. validityMs/deadline are unused by extend and release; ttlMs only
- * sets release's per-node deadline (TTL/20 clamped to 50..500 ms, so 10 s gives 500 ms).
- */
-function lockFromArgs(resources: Buffer[], token: Buffer): Lock {
-  return new Lock(displayToken(token), resources.map(displayKey), 0, 10_000, Promise.resolve([]), 0, resources, token);
-}
-
 export async function runAcquire(redlock: Redlock, cmd: { resources: Buffer[]; ttlMs: number; retry: number; json: boolean }, io: Io): Promise<ExitCode> {
   let lock: Lock;
   try {
@@ -69,7 +60,7 @@ export async function runAcquire(redlock: Redlock, cmd: { resources: Buffer[]; t
 }
 
 export async function runExtend(redlock: Redlock, cmd: { resources: Buffer[]; token: Buffer; ttlMs: number; json: boolean }, io: Io): Promise<ExitCode> {
-  const given = lockFromArgs(cmd.resources, cmd.token);
+  const given = redlock.lockFor(cmd.resources, displayToken(cmd.token));
   let lock: Lock;
   try {
     lock = await redlock.extend(given, cmd.ttlMs);
@@ -89,7 +80,7 @@ export async function runExtend(redlock: Redlock, cmd: { resources: Buffer[]; to
  * otherwise 0, since no answering node holds the token any more.
  */
 export async function runRelease(redlock: Redlock, cmd: { resources: Buffer[]; token: Buffer; json: boolean }, io: Io): Promise<ExitCode> {
-  const lock = lockFromArgs(cmd.resources, cmd.token);
+  const lock = redlock.lockFor(cmd.resources, displayToken(cmd.token));
   const r = await redlock.release(lock);
   const doc: LockDoc = { resources: lock.resources, token: lock.token, validityMs: null, nodes: pick(r.nodes) };
   const released = r.nodes.filter((n) => n.outcome === 'released').length;

@@ -1,8 +1,9 @@
-// Extend and release: only for locks acquired in this window (the core works on the
-// Lock it handed out, never on a token typed back in).
+// Extend and release. Release only for locks acquired in this window; extend also for a
+// foreign lock, by compare-and-set on the token the user sees, after a modal confirmation.
 import * as vscode from 'vscode';
-import type { Lock, ReleaseResult } from '../../core';
-import { field, isNumber, keyOf } from '../commandArgs';
+import { parseKeyArg, type Lock, type ReleaseResult } from '../../core';
+import { field, isBoolean, isNumber, keyOf } from '../commandArgs';
+import { shortToken } from '../lockText';
 import { reportFailure } from '../failures';
 import { printable } from '../markdown';
 import type { Services } from '../services';
@@ -23,6 +24,8 @@ function mineOrRefuse(s: Services, arg: unknown, verb: string): { key: string; l
 export async function extend(s: Services, arg?: unknown): Promise<LockResult | Refused | Failed | undefined> {
   const refused = refuseIfReadOnly(s.log, 'extend');
   if (refused) return refused;
+  const key = keyOf(arg);
+  if (key !== undefined && !s.mine.get(key)) return extendForeign(s, key, arg);
   const mine = mineOrRefuse(s, arg, 'extend');
   if ('error' in mine) return mine;
   if (!mine.lock) {
@@ -42,6 +45,50 @@ export async function extend(s: Services, arg?: unknown): Promise<LockResult | R
     return { key: mine.key, token: longer.token, validityMs: longer.validityMs };
   } catch (e) {
     return { error: reportFailure(s.log, `extend ${printable(mine.key)}`, e) };
+  }
+}
+
+/** Extends another client's lock: only the quorum token the user sees, only where it still is. */
+async function extendForeign(s: Services, key: string, arg: unknown): Promise<LockResult | Failed | undefined> {
+  const entry = s.model.entry(key);
+  const token = entry ? Object.keys(entry.holders).find((t) => entry.holders[t] >= entry.quorum) : undefined;
+  if (!entry || token === undefined) {
+    const error = `extend: ${printable(key)} has no holder with a quorum in the current snapshot (nothing to extend)`;
+    void vscode.window.showWarningMessage(`Redlock: ${error}`);
+    return { error };
+  }
+  let ttlMs = field(arg, 'ttlMs', isNumber);
+  if (ttlMs === undefined) {
+    const text = await vscode.window.showInputBox({
+      title: `Extend ${printable(key)}`,
+      prompt: 'New TTL in milliseconds',
+      value: '30000',
+      validateInput: (v) => (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 2 ** 31 - 1 ? undefined : 'An integer from 1 to 2147483647'),
+    });
+    if (text === undefined) return undefined;
+    ttlMs = Number(text);
+  }
+  const confirm = field(arg, 'confirm', isBoolean);
+  if (confirm === false) return undefined;
+  if (confirm !== true) {
+    const where = entry.nodes.map((o) => `${o.node}: ${o.state === 'present' && o.token === token ? 'holds it → PEXPIRE ' + ttlMs + ' ms' : o.state === 'present' ? 'another token → untouched' : o.state + ' → untouched'}`).join('\n');
+    const pick = await vscode.window.showWarningMessage(
+      `Extend ${printable(key)}, held by ${shortToken(token, 20)} (not taken in this window)?`,
+      { modal: true, detail: `${where}\n\nOnly copies that still hold this token are extended.` },
+      'Extend',
+    );
+    if (pick !== 'Extend') return undefined;
+  }
+  const redlock = await s.model.redlock();
+  if (!redlock) return noRedlock(s);
+  try {
+    const lock = redlock.lockFor(parseKeyArg(entry.key), token, ttlMs);
+    const longer = await withProgress(`Extending ${printable(key)}…`, () => redlock.extend(lock, ttlMs!));
+    s.log.info(`extended foreign lock ${printable(key)} (token ${shortToken(token, 20)}) to ${ttlMs} ms (validity ${longer.validityMs} ms)`);
+    await s.model.refresh();
+    return { key, token: longer.token, validityMs: longer.validityMs };
+  } catch (e) {
+    return { error: reportFailure(s.log, `extend ${printable(key)}`, e) };
   }
 }
 

@@ -102,6 +102,21 @@ describe('lock commands', function () {
     await onEvery(servers, (c) => c.del(key));
   });
 
+  it('extends a foreign lock only where the token the user saw is still there', async () => {
+    const key = 'lock:ext:foreign';
+    await onEvery(servers, (c) => c.set(key, 'their-token', 'PX', 30_000));
+    await api.refresh();
+    // The lock changes hands on one node after the snapshot the user looked at.
+    await onEvery([servers[2]], (c) => c.set(key, 'new-owner', 'PX', 5_000));
+    const r = (await vscode.commands.executeCommand('redlock.extend', { key, ttlMs: 120_000, confirm: true })) as LockResult;
+    assert.equal(r.token, 'their-token');
+    const pttls = (await onEvery(servers, (c) => c.pttl(key))) as number[];
+    assert.ok(pttls[0] > 100_000 && pttls[1] > 100_000, String(pttls));
+    assert.ok(pttls[2] <= 5_000, 'the new owner was not extended');
+    assert.deepEqual(await onEvery(servers, (c) => c.get(key)), ['their-token', 'their-token', 'new-owner']);
+    await onEvery(servers, (c) => c.del(key));
+  });
+
   it('reports every node when acquire fails', async () => {
     const key = 'lock:ext:taken';
     await onEvery(servers, (c) => c.set(key, 'someone-else', 'PX', 30_000));
