@@ -10,24 +10,24 @@ export const MAX_VALUE_BYTES = 512;
 /** Largest hash or zset read, in fields or members. */
 export const MAX_ITEMS = 64;
 
-// Per key three slots: type, pttl, payload. A payload that is an integer means "not read":
-// >= 0 is the size of a value over the bound, -1 a type we do not read.
-// Reads one key into `out`: type, pttl, payload.
+// Reads one key: type, pttl, payload. A payload that is an integer means "not read": >= 0
+// is the size of a value over the bound, -1 a type we do not read.
 const READ_KEY = `
-local function readKey(k, out, maxBytes, maxItems)
+local function readKey(k, maxBytes, maxItems)
   local p = redis.call('PTTL', k)
   local t = 'none'
   local v = -1
   if p ~= -2 then
-    -- Most keys under a lock pattern are strings: STRLEN answers type and size at once.
-    local n = redis.pcall('STRLEN', k)
-    if type(n) == 'number' then
+    -- Most keys under a lock pattern are strings: one bounded GETRANGE answers the type and
+    -- the value, and never copies more than maxBytes + 1 bytes of a huge one.
+    local s = redis.pcall('GETRANGE', k, 0, maxBytes)
+    if type(s) == 'string' then
       t = 'string'
-      if n > maxBytes then v = n else v = redis.call('GET', k) end
+      if #s > maxBytes then v = redis.call('STRLEN', k) else v = s end
     else
       t = redis.call('TYPE', k)['ok']
       if t == 'hash' then
-        n = redis.call('HLEN', k)
+        local n = redis.call('HLEN', k)
         if n > maxItems then v = n else
           local fields = redis.call('HKEYS', k)
           v = {}
@@ -39,7 +39,7 @@ local function readKey(k, out, maxBytes, maxItems)
           end
         end
       elseif t == 'zset' then
-        n = redis.call('ZCARD', k)
+        local n = redis.call('ZCARD', k)
         if n > maxItems then v = n else
           v = redis.call('ZRANGE', k, 0, -1)
           for j = 1, #v do
@@ -49,9 +49,7 @@ local function readKey(k, out, maxBytes, maxItems)
       end
     end
   end
-  out[#out + 1] = t
-  out[#out + 1] = p
-  out[#out + 1] = v
+  return t, p, v
 end
 `;
 
@@ -63,7 +61,13 @@ const INSPECT = `#!lua flags=no-writes
 ${READ_KEY}
 local now = redis.call('TIME')
 local out = { now[1], now[2] }
-for i = 1, #KEYS do readKey(KEYS[i], out, tonumber(ARGV[1]), tonumber(ARGV[2])) end
+local maxBytes, maxItems = tonumber(ARGV[1]), tonumber(ARGV[2])
+for i = 1, #KEYS do
+  local t, p, v = readKey(KEYS[i], maxBytes, maxItems)
+  out[3 * i] = t
+  out[3 * i + 1] = p
+  out[3 * i + 2] = v
+end
 return out`;
 
 /**
@@ -77,9 +81,13 @@ local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
 local now = redis.call('TIME')
 local out = { now[1], now[2], page[1] }
 local keys = page[2]
+local maxBytes, maxItems = tonumber(ARGV[4]), tonumber(ARGV[5])
 for i = 1, #keys do
-  out[#out + 1] = keys[i]
-  readKey(keys[i], out, tonumber(ARGV[4]), tonumber(ARGV[5]))
+  local t, p, v = readKey(keys[i], maxBytes, maxItems)
+  out[4 * i] = keys[i]
+  out[4 * i + 1] = t
+  out[4 * i + 2] = p
+  out[4 * i + 3] = v
 end
 return out`;
 
@@ -114,16 +122,14 @@ for i = 1, #keys do
   parts[n + 2] = e
   n = n + 2
   if e == -1 then
-    local tmp = {}
-    readKey(k, tmp, tonumber(ARGV[4]), tonumber(ARGV[5]))
-    local v = tmp[3]
+    local t, _, v = readKey(k, tonumber(ARGV[4]), tonumber(ARGV[5]))
     if type(v) == 'table' then
       local items = {}
       for j = 1, #v do items[j] = #v[j] .. ':' .. v[j] end
       v = table.concat(items, ',')
     end
     n = n + 1
-    parts[n] = tmp[1] .. '/' .. tostring(v)
+    parts[n] = t .. '/' .. tostring(v)
   end
 end
 return { page[1], redis.sha1hex(table.concat(parts, '\\n')) }`;
