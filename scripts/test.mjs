@@ -1,5 +1,6 @@
 // `npm test`: build, compile the tests, run the core and CLI suites against real
-// redis-server processes, then the extension-host suite in a real VS Code.
+// redis-server processes, then the extension-host suite in a real VS Code, then one UI
+// test in the real workbench.
 // `npm test -- --core-only` skips the extension host.
 import { spawnSync } from 'node:child_process';
 
@@ -17,4 +18,6 @@ run('npx', ['mocha', ...mochaArgs]);
 if (!coreOnly) {
   run('node', ['scripts/vscode-tools.mjs']);
   run('node', ['scripts/test-extension-auto.mjs']);
+  // One test that clicks through the real workbench (and refreshes README's screenshots).
+  run('node', ['scripts/test-ui.mjs']);
 }

@@ -1,0 +1,545 @@
+// The UI test: clicks through the real VS Code workbench (code-server + headless Chromium)
+// with the packaged extension on 5 seeded redis-server nodes, asserts what a user sees,
+// and saves the README screenshots:
+//   media/screenshots/workbench-locks.png    the Redlock view, one lock expanded
+//   media/screenshots/workbench-tooltip.png  the same with a lock's tooltip
+//
+//   npm run build && node scripts/test-ui.mjs
+//
+// It builds nothing (dist/ must exist). Exit 0 when every check passed, 1 on a failed
+// check (the message says which), 124 on the overall timeout. Whatever happens, the
+// browser, code-server's process group and the demo nodes' process group are stopped.
+//
+// Env: REDLOCK_UI_TEST_TIMEOUT_MS (whole run once the tools exist, default 240000),
+// REDLOCK_UI_TEST_VERBOSE=1 (code-server, demo and browser output), REDLOCK_UI_TEST_KEEP_TMP=1
+// (keep the temp dir: workspace, user data with logs, code-server.log, failure.png),
+// REDLOCK_UI_TEST_NO_SCREENSHOTS=1 (check only, leave media/screenshots alone),
+// REDLOCK_TOOLS_DIR (see vscode-tools.mjs).
+// Recipe: /work/shared/notes/vscode-extension-host-offline.md
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { CHROMIUM, ensureTools, envWithNode24 } from './vscode-tools.mjs';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const screenshotDir = join(repoRoot, 'media', 'screenshots');
+const timeoutMs = Number(process.env.REDLOCK_UI_TEST_TIMEOUT_MS) || 240_000;
+const verbose = /^(1|true|yes)$/i.test(process.env.REDLOCK_UI_TEST_VERBOSE ?? '');
+const keepTmp = /^(1|true|yes)$/i.test(process.env.REDLOCK_UI_TEST_KEEP_TMP ?? '');
+const noScreenshots = /^(1|true|yes)$/i.test(process.env.REDLOCK_UI_TEST_NO_SCREENSHOTS ?? '');
+const t0 = Date.now();
+
+const CONTAINER_TITLE = 'Redlock';
+const VIEW_CONTAINER = '[id="workbench.view.extension.redlock"]';
+const EXTENSION_ID = 'redlock-inspector.redlock-inspector';
+// What the seeded demo states must look like in the Locks view (test/support/demoStates.ts).
+const SPLIT_KEY = 'lock:split:payments';
+const EXPECTED_ROWS = [
+  [SPLIT_KEY, /split 2\+2\/5/],
+  ['lock:partial:report-export', /partial 2\/5/],
+  ['lock:no-ttl:nightly-cleanup', /held 3\/5/],
+  ['lock:healthy:invoices', /held 5\/5/],
+  ['lock:redisson:inventory', /held 3\/5/],
+];
+
+const USER_SETTINGS = {
+  'chat.disableAIFeatures': true,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'extensions.ignoreRecommendations': true,
+  'workbench.enableExperiments': false,
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'workbench.colorTheme': 'Default Dark Modern',
+  'window.commandCenter': false,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'workbench.layoutControl.enabled': false,
+  'workbench.view.alwaysShowHeaderActions': true,
+  'editor.minimap.enabled': false,
+  'git.enabled': false,
+  'github.gitAuthentication': false,
+  'security.workspace.trust.enabled': false,
+};
+
+const say = (msg) => process.stderr.write(`[test-ui] ${msg}\n`);
+const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
+const elapsed = () => secs(Date.now() - t0);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+class CheckFailed extends Error {}
+const fail = (msg) => {
+  throw new CheckFailed(msg);
+};
+
+// ---- cleanup: the browser, code-server's group and the demo's group always go away ----
+let tmp;
+let codeServer; // leader of its own process group
+let demo; // `node dist/demo.js`, leader of its own process group (its redis-servers are in it)
+let context; // Playwright persistent context (owns the browser process)
+let page;
+let codeServerLogPath;
+let finishing = false;
+let overallTimer;
+
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function stopGroup(child, graceMs) {
+  const pgid = child?.pid;
+  if (!pgid || !groupAlive(pgid)) return;
+  try {
+    process.kill(-pgid, 'SIGTERM');
+  } catch {
+    /* gone */
+  }
+  const until = Date.now() + graceMs;
+  while (groupAlive(pgid) && Date.now() < until) await sleep(100);
+  if (groupAlive(pgid)) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+}
+
+async function cleanup() {
+  const ctx = context;
+  context = undefined;
+  if (ctx) await Promise.race([ctx.close().catch(() => {}), sleep(5000)]);
+  // The demo releases its workers' locks and stops its nodes on SIGTERM (< 3 s).
+  await Promise.all([stopGroup(codeServer, 5000), stopGroup(demo, 6000)]);
+  if (tmp && !keepTmp) rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
+  else if (tmp) say(`kept ${tmp}`);
+}
+
+// Last resort when something exits synchronously: nothing of ours survives us.
+process.on('exit', () => {
+  for (const c of [codeServer, demo]) {
+    if (c?.pid && groupAlive(c.pid)) {
+      try {
+        process.kill(-c.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+  }
+});
+
+function printCodeServerLog() {
+  if (!codeServerLogPath || !existsSync(codeServerLogPath)) return;
+  const text = readFileSync(codeServerLogPath, 'utf8').trimEnd();
+  if (text) process.stderr.write(`---- code-server output (last lines) ----\n${text.split('\n').slice(-40).join('\n')}\n----\n`);
+}
+
+async function finish(code, why) {
+  if (finishing) return;
+  finishing = true;
+  clearTimeout(overallTimer);
+  if (why) say(why);
+  if (code !== 0) {
+    if (page && tmp) {
+      const shot = join(tmp, 'failure.png');
+      await Promise.race([page.screenshot({ path: shot }).then(() => say(`screen at failure: ${shot}${keepTmp ? '' : ' (REDLOCK_UI_TEST_KEEP_TMP=1 keeps it)'}`)).catch(() => {}), sleep(3000)]);
+    }
+    if (!verbose) printCodeServerLog();
+  }
+  await cleanup().catch((e) => say(`cleanup: ${e.message}`));
+  say(`${code === 0 ? 'PASS' : 'FAIL'}: exit ${code} after ${elapsed()}`);
+  process.exit(code);
+}
+
+for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
+  process.on(sig, () => void finish(code, `${sig}: stopping`));
+}
+process.on('uncaughtException', (e) => void finish(1, `uncaught: ${e.stack ?? e}`));
+process.on('unhandledRejection', (e) => void finish(1, `unhandled rejection: ${e?.stack ?? e}`));
+
+// ---- helpers ----
+function freePort() {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.on('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => res(port));
+    });
+  });
+}
+
+async function waitForHealth(url, child, limitMs) {
+  const until = Date.now() + limitMs;
+  let last;
+  while (Date.now() < until) {
+    if (child.exitCode !== null || child.signalCode !== null) fail(`code-server exited early (${child.exitCode ?? child.signalCode})`);
+    try {
+      const r = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (r.ok) return;
+      last = `HTTP ${r.status}`;
+    } catch (e) {
+      last = e.cause?.code ?? e.message;
+    }
+    await sleep(150);
+  }
+  fail(`code-server not healthy at ${url} within ${limitMs} ms (${last})`);
+}
+
+/** Starts 5 seeded redis-server nodes (dist/demo.js); resolves with their URLs. */
+function startDemoNodes() {
+  demo = spawn(process.execPath, [join(repoRoot, 'dist', 'demo.js')], { cwd: repoRoot, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  demo.stderr.on('data', (b) => {
+    stderr += b;
+    if (verbose) process.stderr.write(b);
+  });
+  const lines = createInterface({ input: demo.stdout });
+  return new Promise((res, rej) => {
+    const timer = setTimeout(() => rej(new CheckFailed(`dist/demo.js printed no REDLOCK_NODES= line within 60 s\n${stderr}`)), 60_000);
+    demo.once('exit', (code, sig) => {
+      clearTimeout(timer);
+      rej(new CheckFailed(`dist/demo.js exited (${code ?? sig}) before seeding\n${stderr}`));
+    });
+    lines.on('line', (line) => {
+      if (verbose) process.stderr.write(`[demo] ${line}\n`);
+      const m = /^REDLOCK_NODES=(.+)$/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        demo.removeAllListeners('exit');
+        demo.once('exit', (code, sig) => {
+          if (!finishing) void finish(1, `the demo nodes exited during the test (${code ?? sig})\n${stderr}`);
+        });
+        res(m[1].split(','));
+      }
+    });
+  });
+}
+
+function run(cmd, args, opts) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 120_000, ...opts });
+  if (r.error) fail(`${cmd} ${args.join(' ')}: ${r.error.message}`);
+  if (r.status !== 0) fail(`${cmd} ${args.join(' ')} exited with ${r.status ?? r.signal}\n${r.stdout ?? ''}${r.stderr ?? ''}`);
+  return r;
+}
+
+/** Text of every row currently rendered in the Redlock container's trees. */
+async function rowTexts() {
+  return page.locator(`${VIEW_CONTAINER} .monaco-list-row`).evaluateAll((rows) => rows.map((r) => (r.textContent ?? '').replace(/\s+/g, ' ').trim()));
+}
+
+async function waitFor(what, limitMs, probe) {
+  const until = Date.now() + limitMs;
+  let last;
+  while (Date.now() < until) {
+    last = await probe();
+    if (last?.ok) return last;
+    await sleep(100);
+  }
+  fail(`${what}: not seen within ${limitMs} ms${last?.detail ? `\n${last.detail}` : ''}`);
+}
+
+const lockRow = (key) => page.locator(`${VIEW_CONTAINER} .monaco-list-row[aria-level="1"]`, { hasText: key }).first();
+
+/** ms from the log line announcing activation to the extension's own "activated" line. */
+function activationFromLogs(userDataDir) {
+  const files = [];
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.log')) files.push(p);
+    }
+  };
+  try {
+    walk(join(userDataDir, 'logs'));
+  } catch {
+    return undefined;
+  }
+  const stamp = (line) => {
+    const m = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3})/.exec(line);
+    return m ? Date.parse(m[1].replace(' ', 'T')) : undefined;
+  };
+  let start;
+  let event;
+  let done;
+  for (const f of files) {
+    for (const line of readFileSync(f, 'utf8').split('\n')) {
+      if (start === undefined && line.includes(`_doActivateExtension ${EXTENSION_ID}`)) {
+        start = stamp(line);
+        event = /activationEvent: '([^']*)'/.exec(line)?.[1];
+      }
+      if (done === undefined && /Redlock Inspector \S+ activated/.test(line)) done = stamp(line);
+    }
+  }
+  return start !== undefined && done !== undefined ? { ms: done - start, event } : undefined;
+}
+
+// ---- main ----
+async function main() {
+  for (const f of ['extension.js', 'demo.js']) {
+    if (!existsSync(join(repoRoot, 'dist', f))) fail(`dist/${f} is missing: run \`npm run build\` first`);
+  }
+  const tools = ensureTools();
+  if (!tools.chromium) fail(`${CHROMIUM} is missing (sudo apt-get install -y chromium)`);
+  overallTimer = setTimeout(() => void finish(124, `timed out after ${timeoutMs} ms (REDLOCK_UI_TEST_TIMEOUT_MS)`), timeoutMs);
+
+  tmp = mkdtempSync(join(tmpdir(), 'redlock-ui-test-'));
+  const dirs = Object.fromEntries(
+    ['xdg-config', 'xdg-data', 'xdg-cache', 'user-data', 'extensions', 'workspace', 'browser'].map((d) => {
+      const p = join(tmp, d);
+      mkdirSync(p, { recursive: true });
+      return [d, p];
+    }),
+  );
+  codeServerLogPath = join(tmp, 'code-server.log');
+
+  // 1. Nodes and the packaged extension, side by side.
+  const nodesReady = startDemoNodes();
+  nodesReady.catch(() => {}); // awaited below
+  const vsix = join(tmp, 'redlock-inspector.vsix');
+  let t = Date.now();
+  run('npx', ['vsce', 'package', '--no-dependencies', '--out', vsix], { cwd: repoRoot });
+  say(`packaged ${(statSync(vsix).size / 1024).toFixed(0)} KB .vsix in ${secs(Date.now() - t)}`);
+
+  const env = envWithNode24({
+    ...process.env,
+    XDG_CONFIG_HOME: dirs['xdg-config'],
+    XDG_DATA_HOME: dirs['xdg-data'],
+    XDG_CACHE_HOME: dirs['xdg-cache'],
+    EXTENSIONS_GALLERY: '{}', // no marketplace: no offline ENOTFOUND noise
+  });
+  for (const k of ['NODE_OPTIONS', 'ELECTRON_RUN_AS_NODE', 'VSCODE_IPC_HOOK_CLI', 'VSCODE_PID', 'VSCODE_CWD', 'VSCODE_NLS_CONFIG']) delete env[k];
+  const common = ['--extensions-dir', dirs.extensions, '--user-data-dir', dirs['user-data']];
+  t = Date.now();
+  const inst = run(tools.node, [tools.codeServerEntry, ...common, '--install-extension', vsix], { env });
+  if (!/successfully installed/i.test(inst.stdout + inst.stderr)) fail(`--install-extension did not confirm:\n${inst.stdout}${inst.stderr}`);
+  say(`installed into code-server in ${secs(Date.now() - t)}`);
+
+  const urls = await nodesReady;
+  say(`5 seeded nodes: ${urls.join(' ')} (${elapsed()})`);
+  if (urls.length !== 5) fail(`expected 5 node URLs from dist/demo.js, got ${urls.length}`);
+
+  mkdirSync(join(dirs['user-data'], 'User'), { recursive: true });
+  writeFileSync(join(dirs['user-data'], 'User', 'settings.json'), JSON.stringify(USER_SETTINGS, null, 2));
+  mkdirSync(join(dirs.workspace, '.vscode'), { recursive: true });
+  writeFileSync(join(dirs.workspace, '.vscode', 'settings.json'), JSON.stringify({ 'redlock.nodes': urls }, null, 2));
+
+  // 2. code-server.
+  const port = await freePort();
+  const authority = `127.0.0.1:${port}`;
+  const log = createWriteStream(codeServerLogPath);
+  codeServer = spawn(
+    tools.node,
+    [
+      tools.codeServerEntry, ...common,
+      '--bind-addr', authority,
+      '--auth', 'none',
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      '--reconnection-grace-time', '10',
+      '--ignore-last-opened',
+    ],
+    { cwd: dirs.workspace, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  for (const s of [codeServer.stdout, codeServer.stderr]) {
+    s.on('data', (b) => {
+      log.write(b);
+      if (verbose) process.stderr.write(b);
+    });
+  }
+  codeServer.on('exit', (code, sig) => {
+    if (!finishing) void finish(1, `code-server exited unexpectedly (${code ?? sig})`);
+  });
+  await waitForHealth(`http://${authority}/healthz`, codeServer, 60_000);
+  say(`code-server up on ${authority} (${elapsed()})`);
+
+  // 3. The browser.
+  const { chromium } = await import('playwright-core');
+  context = await chromium.launchPersistentContext(dirs.browser, {
+    executablePath: tools.chromium,
+    headless: true,
+    viewport: { width: 1400, height: 860 },
+    deviceScaleFactor: 1,
+    colorScheme: 'dark',
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+    env: { ...process.env, XDG_CONFIG_HOME: dirs['xdg-config'], XDG_CACHE_HOME: dirs['xdg-cache'], HOME: tmp },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-crash-reporter', '--disable-breakpad'],
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on('crash', () => void finish(1, 'the workbench page crashed'));
+  if (verbose) {
+    page.on('console', (m) => process.stderr.write(`[browser ${m.type()}] ${m.text()}\n`));
+    page.on('pageerror', (e) => process.stderr.write(`[browser pageerror] ${e.message}\n`));
+  }
+
+  const tNav = Date.now();
+  await page.goto(`http://${authority}/?folder=${encodeURIComponent(dirs.workspace)}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+  const tWorkbench = Date.now();
+  say(`workbench visible ${secs(tWorkbench - tNav)} after navigation (${elapsed()})`);
+
+  // 4. The Redlock container in the activity bar.
+  const entry = page.locator(`.activitybar [aria-label="${CONTAINER_TITLE}"]`).first();
+  await entry.waitFor({ state: 'visible', timeout: 30_000 }).catch(() => fail(`no "${CONTAINER_TITLE}" entry in the activity bar (extension not installed or not contributed?)`));
+  await entry.click();
+  const tClick = Date.now();
+  await page.locator(VIEW_CONTAINER).waitFor({ state: 'visible', timeout: 15_000 }).catch(() => fail(`clicking "${CONTAINER_TITLE}" did not open ${VIEW_CONTAINER}`));
+
+  // 5. The Locks view lists the seeded locks with their verdicts.
+  await waitFor('a first lock row in the Locks view', 60_000, async () => {
+    const texts = await rowTexts();
+    return { ok: texts.some((x) => x.startsWith('lock:')), detail: texts.join('\n') };
+  });
+  const tFirstRow = Date.now();
+  say(`first lock row ${tFirstRow - tWorkbench} ms after the workbench appeared (${tFirstRow - tClick} ms after clicking ${CONTAINER_TITLE})`);
+  await waitFor('the seeded demo locks with their verdicts', 30_000, async () => {
+    const texts = await rowTexts();
+    const missing = EXPECTED_ROWS.filter(([key, verdict]) => !texts.some((x) => x.includes(key) && verdict.test(x)));
+    return { ok: missing.length === 0, detail: `missing: ${missing.map(([k, v]) => `${k} ${v}`).join(', ')}\nrows:\n${texts.join('\n')}` };
+  });
+  const tAllRows = Date.now();
+  say(`all ${EXPECTED_ROWS.length} checked locks with verdicts ${tAllRows - tWorkbench} ms after the workbench appeared`);
+
+  // 6. Expand the split lock: one child row per node copy.
+  const split = lockRow(SPLIT_KEY);
+  await split.click();
+  if ((await split.getAttribute('aria-expanded')) !== 'true') {
+    await page.keyboard.press('ArrowRight');
+  }
+  await waitFor(`node copies under ${SPLIT_KEY}`, 15_000, async () => {
+    const children = await page
+      .locator(`${VIEW_CONTAINER} .monaco-list-row[aria-level="2"]`)
+      .evaluateAll((rows) => rows.map((r) => (r.textContent ?? '').replace(/\s+/g, ' ').trim()));
+    const nodeRows = children.filter((x) => /127\.0\.0\.1:\d+/.test(x));
+    return { ok: nodeRows.length >= 4 && (await split.getAttribute('aria-expanded')) === 'true', detail: `children:\n${children.join('\n')}` };
+  });
+  say(`expanded ${SPLIT_KEY}: node copy rows shown`);
+
+  // 7. A command from the palette, and no error notification afterwards.
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => fail('F1 did not open the command palette'));
+  await input.fill('>Redlock: Refresh');
+  // The exact entry: fuzzy matching also lists "Redlock: Pause Auto-Refresh".
+  const pickRefresh = async () => {
+    const rows = page.locator('.quick-input-list .monaco-list-row');
+    const labels = await rows.evaluateAll((rs) => rs.map((r) => (r.querySelector('.label-name')?.textContent ?? '').replace(/\s+/g, ' ').trim()));
+    const i = labels.indexOf('Redlock: Refresh');
+    return i < 0 ? { ok: false, detail: `palette entries: ${labels.join(' | ')}` } : { ok: true, row: rows.nth(i) };
+  };
+  const { row: refreshRow } = await waitFor('"Redlock: Refresh" in the command palette', 10_000, pickRefresh);
+  await refreshRow.click();
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => fail('the palette did not close after Enter'));
+  await sleep(1500); // a failed refresh reports within the refresh round trip
+  const rowsAfter = await rowTexts();
+  if (!rowsAfter.some((x) => x.includes(SPLIT_KEY) && /split 2\+2\/5/.test(x))) fail(`after Redlock: Refresh the split lock is gone:\n${rowsAfter.join('\n')}`);
+
+  const status = await page.locator('.statusbar .statusbar-item[id$="redlock.status"]').first().textContent().catch(() => null);
+  const statusHtml = await page.locator('.statusbar .statusbar-item[id$="redlock.status"]').first().innerHTML().catch(() => '');
+  if (status === null) fail('no Redlock item in the status bar');
+  if (/debug-pause|codicon-error/.test(statusHtml)) fail(`the Redlock status bar item shows paused or an error after Redlock: Refresh: ${statusHtml}`);
+
+  // Read every notification (toasts and the center) and reject any error.
+  await page.locator('.statusbar [id="status.notifications"] a').first().click().catch(() => {});
+  const center = page.locator('.notifications-center');
+  await center.waitFor({ state: 'visible', timeout: 5000 }).catch(() => {});
+  const notes = await page.locator('.notifications-center .notification-list-item, .notification-toast .notification-list-item').evaluateAll((items) =>
+    items.map((i) => ({
+      error: !!i.querySelector('.codicon-error, .codicon-notifications-error'),
+      text: (i.querySelector('.notification-list-item-message')?.textContent ?? i.textContent ?? '').trim(),
+    })),
+  );
+  const errors = notes.filter((n) => n.error || /^(Error|Command '.*' resulted in an error)/.test(n.text));
+  for (const n of notes) say(`notification${n.error ? ' (error)' : ''}: ${n.text}`);
+  if (errors.length > 0) fail(`error notification(s) after Redlock: Refresh:\n${errors.map((n) => n.text).join('\n')}`);
+  // Clear them: the screenshots show the view, not the toasts.
+  await page.keyboard.press('F1');
+  await input.fill('>Notifications: Clear All Notifications');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Clear All Notifications' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.notifications-center').waitFor({ state: 'hidden', timeout: 5000 }).catch(() => {});
+  await page.keyboard.press('Escape');
+
+  // 8. The row's inline "Open Lock Details" action opens the lock in the editor area.
+  await split.hover();
+  const detailsAction = split.locator('.actions .action-label[aria-label^="Open Lock Details"]').first();
+  await detailsAction.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => fail(`no inline "Open Lock Details" action on the ${SPLIT_KEY} row`));
+  await detailsAction.click();
+  const tab = page.locator('.editor-group-container .tabs-container .tab', { hasText: 'split:payments' }).first();
+  await tab.waitFor({ state: 'visible', timeout: 15_000 }).catch(() => fail(`"Open Lock Details" opened no editor tab for ${SPLIT_KEY}`));
+  await page.locator('.editor-group-container .editor-container').filter({ hasText: 'payments' }).first().waitFor({ state: 'visible', timeout: 10_000 }).catch(() => fail(`the details editor of ${SPLIT_KEY} does not show the key`));
+  say(`Open Lock Details: editor tab "${((await tab.textContent()) ?? '').trim()}"`);
+
+  const activation = activationFromLogs(dirs['user-data']);
+  if (activation) say(`activate() took ${activation.ms} ms (log timestamps; activation event ${activation.event})`);
+
+  // 9. Screenshots.
+  if (!noScreenshots) {
+    mkdirSync(screenshotDir, { recursive: true });
+    // A wider side bar: the descriptions (verdict · TTL) fit without ellipsis.
+    const sash = await page.evaluate(() => {
+      const bar = document.querySelector('.part.sidebar')?.getBoundingClientRect();
+      if (!bar) return undefined;
+      const cands = [...document.querySelectorAll('.monaco-sash.vertical')].map((e) => e.getBoundingClientRect()).filter((r) => r.height > 100);
+      cands.sort((a, b) => Math.abs(a.x + a.width / 2 - bar.right) - Math.abs(b.x + b.width / 2 - bar.right));
+      const r = cands[0];
+      return r && { x: r.x + r.width / 2, y: r.y + r.height / 2, right: bar.right, all: cands.map((c) => `${c.x},${c.y},${c.width}x${c.height}`) };
+    });
+    say(`sash ${JSON.stringify(sash)}`);
+    if (sash) {
+      await page.mouse.move(sash.x, sash.y);
+      await sleep(300);
+      await page.mouse.down();
+      await page.mouse.move(sash.x + 100, sash.y, { steps: 10 });
+      await page.mouse.move(sash.x + 250, sash.y, { steps: 10 });
+      await page.mouse.up();
+      say(`sidebar now ${JSON.stringify(await page.locator('.part.sidebar').boundingBox())}`);
+    }
+    if ((await split.getAttribute('aria-expanded')) !== 'true') fail(`${SPLIT_KEY} collapsed again`);
+    await page.mouse.move(900, 500); // no hover over the tree
+    await sleep(800);
+    const locksShot = join(screenshotDir, 'workbench-locks.png');
+    await page.screenshot({ path: locksShot });
+    say(`saved ${locksShot}`);
+
+    // The tree re-renders rows as they change (order, countdowns), which can drop a hover
+    // in flight: hover again a few times. The no-TTL lock's row itself never counts down.
+    const hover = page.locator('.workbench-hover, .monaco-hover').filter({ hasText: 'nightly-cleanup' }).first();
+    let shown = false;
+    for (let attempt = 1; attempt <= 4 && !shown; attempt++) {
+      await page.mouse.move(900, 500);
+      await sleep(300);
+      await lockRow('lock:no-ttl:nightly-cleanup').locator('.label-name').first().hover();
+      shown = await hover.waitFor({ state: 'visible', timeout: 4000 }).then(() => true, () => false);
+      if (!shown) say(`hover attempt ${attempt}: no tooltip yet`);
+    }
+    if (!shown) fail('hovering the lock:no-ttl:nightly-cleanup row showed no tooltip');
+    await sleep(500);
+    const tipShot = join(screenshotDir, 'workbench-tooltip.png');
+    await page.screenshot({ path: tipShot });
+    say(`saved ${tipShot}`);
+  }
+
+  say(
+    `times: workbench ${secs(tWorkbench - tNav)} after navigation; first lock row ${tFirstRow - tWorkbench} ms after the workbench appeared (${tFirstRow - tClick} ms after the click), all checked rows after ${tAllRows - tWorkbench} ms` +
+      (activation ? `; activate() ${activation.ms} ms` : ''),
+  );
+  return finish(0, 'all UI checks passed');
+}
+
+main().catch((e) => finish(1, e instanceof CheckFailed ? `check failed: ${e.message}` : `failed: ${e.stack ?? e}`));
