@@ -53,7 +53,7 @@ export class RedlockError extends Error {
 
   /** Fewer than a quorum of nodes answered at all (CLI exit 3), as opposed to a refusal (exit 1). */
   get unreachable(): boolean {
-    const answered = this.nodes.filter((n) => n.outcome === 'granted' || n.outcome === 'held-by-other' || n.outcome === 'not-held' || n.answered === true).length;
+    const answered = this.nodes.filter((n) => n.outcome === 'granted' || n.outcome === 'held-by-other' || n.outcome === 'not-held' || n.outcome === 'wrong-type' || n.answered === true).length;
     return answered < this.quorum;
   }
 }

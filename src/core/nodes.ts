@@ -1,7 +1,7 @@
 // One ioredis client per configured node. Lock writes must fail fast and never come
 // back as ghosts: no offline queue, no resend of unfulfilled commands, and every call
 // gets its own deadline (ioredis' commandTimeout is per client, not per call).
-import Redis, { Cluster, RedisOptions } from 'ioredis';
+import Redis, { Cluster, RedisOptions, ReplyError } from 'ioredis';
 import { formatHostPort, NodeConfigError, NodeSpec, parseNodeUrl } from './urls';
 
 export type NodeInput = string | { name?: string; url: string } | Redis | Cluster;
@@ -31,7 +31,8 @@ export interface Failure {
 
 export function describeFailure(err: unknown, node?: RedisNode): Failure {
   const f = describe(err, node);
-  const replied = err instanceof Error && err.name === 'ReplyError' && f.outcome !== 'auth';
+  // instanceof, not err.name: a minified bundle renames classes.
+  const replied = err instanceof ReplyError && f.outcome !== 'auth';
   return { ...f, answered: replied || f.outcome === 'wrong-type' };
 }
 

@@ -309,7 +309,7 @@ export class Redlock {
         // Plain SET NX refused: one bounded GET names the holder (informational only).
         const holder = await round([node], (n) => n.client.getBuffer(keys[0]), this.deadlineFor(1000)).settled;
         const h = holder[0];
-        if (!h.ok && h.outcome === 'wrong-type') return { node: node.id, outcome: 'wrong-type', reason: h.reason };
+        if (!h.ok && h.outcome === 'wrong-type') return { node: node.id, outcome: 'wrong-type', reason: h.reason, answered: true };
         return { node: node.id, outcome: 'held-by-other', heldBy: h.ok && h.value ? displayToken(h.value) : undefined };
       }),
     );

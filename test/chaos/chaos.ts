@@ -99,8 +99,15 @@ export interface ChaosResult {
   releaseDeadlineMs: number;
   maxAcquireMs: number;
   maxReleaseMs: number;
+  /** Calls over their deadline once the event-loop stalls during the call are taken out. */
   acquireOverruns: number;
   releaseOverruns: number;
+  /** The same latencies less the stalls of this process's event loop during each call. */
+  maxAcquireAdjustedMs: number;
+  maxReleaseAdjustedMs: number;
+  /** Calls over their deadline in raw wall time (reported, not a violation by itself). */
+  acquireRawOverruns: number;
+  releaseRawOverruns: number;
   eventLoopMaxDelayMs: number;
   /** Every broken invariant, in words; empty on a clean run. */
   violations: string[];
@@ -202,7 +209,42 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     attempts: 0, acquisitions: 0, refusals: 0, extensions: 0, extensionFailures: 0, aborted: 0, releases: 0,
     unexpectedErrors: [], faults: { pause: 0, kill: 0, sleep: 0, clientKill: 0 }, maxFaultyAtOnce: 0, earlyRestarts: 0,
     intervals: 0, overlaps: [], leftovers: [], acquireDeadlineMs, releaseDeadlineMs, maxAcquireMs: 0, maxReleaseMs: 0,
-    acquireOverruns: 0, releaseOverruns: 0, eventLoopMaxDelayMs: 0, violations: [],
+    acquireOverruns: 0, releaseOverruns: 0, maxAcquireAdjustedMs: 0, maxReleaseAdjustedMs: 0, acquireRawOverruns: 0, releaseRawOverruns: 0,
+    eventLoopMaxDelayMs: 0, violations: [],
+  };
+  // The core's deadlines are timers: while this process's event loop is blocked (GC, the
+  // harness's synchronous spawn at a restart, CPU starvation) no timer fires, for the
+  // core or anyone. Stalls are recorded so a call's latency can be judged without them.
+  const stalls: Array<[number, number]> = [];
+  let lastBeat = now();
+  const beat = setInterval(() => {
+    const t = now();
+    if (t - lastBeat > 15) stalls.push([lastBeat + 10, t]);
+    lastBeat = t;
+  }, 10);
+  const stalledWithin = (from: number, to: number): number => {
+    let sum = 0;
+    for (let k = stalls.length - 1; k >= 0 && stalls[k][1] > from; k--) {
+      sum += Math.max(0, Math.min(to, stalls[k][1]) - Math.max(from, stalls[k][0]));
+    }
+    return sum;
+  };
+  const judge = (kind: 'acquire' | 'release', t0: number): void => {
+    const t1 = now();
+    const ms = t1 - t0;
+    const limit = kind === 'acquire' ? acquireDeadlineMs : releaseDeadlineMs;
+    const adjusted = ms > limit ? ms - stalledWithin(t0, t1) : ms;
+    if (kind === 'acquire') {
+      result.maxAcquireMs = Math.max(result.maxAcquireMs, ms);
+      result.maxAcquireAdjustedMs = Math.max(result.maxAcquireAdjustedMs, adjusted);
+      if (ms > limit) result.acquireRawOverruns++;
+      if (adjusted > limit) result.acquireOverruns++;
+    } else {
+      result.maxReleaseMs = Math.max(result.maxReleaseMs, ms);
+      result.maxReleaseAdjustedMs = Math.max(result.maxReleaseAdjustedMs, adjusted);
+      if (ms > limit) result.releaseRawOverruns++;
+      if (adjusted > limit) result.releaseOverruns++;
+    }
   };
   log(`chaos: seed ${seed}, ${n} nodes, ${clientCount} clients, ${resourceCount} resources, ${options.durationMs} ms, TTL ${ttlMin}-${ttlMax} ms, per-node deadline ${cmdTimeout} ms, faults ${kinds.join('/')}, ${delayed ? 'delayed' : 'IMMEDIATE'} restarts`);
 
@@ -240,9 +282,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
           result.acquisitions++;
           return lock;
         } finally {
-          const ms = now() - t0;
-          result.maxAcquireMs = Math.max(result.maxAcquireMs, ms);
-          if (ms > acquireDeadlineMs) result.acquireOverruns++;
+          judge('acquire', t0);
         }
       };
       rl.extend = async (lock: Lock, ttl: number): Promise<Lock> => {
@@ -263,10 +303,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         try {
           return await release(lock);
         } finally {
-          const ms = now() - t0;
           result.releases++;
-          result.maxReleaseMs = Math.max(result.maxReleaseMs, ms);
-          if (ms > releaseDeadlineMs) result.releaseOverruns++;
+          judge('release', t0);
         }
       };
 
@@ -431,14 +469,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       result.violations.push(`overlap on ${o.resource}: hold ${o.a.hold} (client ${o.a.client}) and hold ${o.b.hold} (client ${o.b.client}) for ${o.ms.toFixed(1)} ms`);
     }
     for (const l of result.leftovers) result.violations.push(`leftover key after the longest TTL: ${l}`);
-    if (result.acquireOverruns) result.violations.push(`${result.acquireOverruns} acquire calls took longer than ${acquireDeadlineMs} ms (max ${result.maxAcquireMs.toFixed(1)} ms)`);
-    if (result.releaseOverruns) result.violations.push(`${result.releaseOverruns} release calls took longer than ${releaseDeadlineMs} ms (max ${result.maxReleaseMs.toFixed(1)} ms)`);
+    if (result.acquireOverruns) result.violations.push(`${result.acquireOverruns} acquire calls took longer than ${acquireDeadlineMs} ms, event-loop stalls excluded (max ${result.maxAcquireAdjustedMs.toFixed(1)} ms)`);
+    if (result.releaseOverruns) result.violations.push(`${result.releaseOverruns} release calls took longer than ${releaseDeadlineMs} ms, event-loop stalls excluded (max ${result.maxReleaseAdjustedMs.toFixed(1)} ms)`);
     for (const e of result.unexpectedErrors) result.violations.push(`unexpected error: ${e}`);
     if (result.earlyRestarts) result.violations.push(`${result.earlyRestarts} delayed restarts came back early`);
     return result;
   } finally {
     stop.abort();
     loop.disable();
+    clearInterval(beat);
     await Promise.all([...pendingRecoveries.values()].map((r) => r().catch(() => undefined)));
     await Promise.all(clients.map((c) => c.quit().catch(() => undefined)));
     for (const s of servers) s.resume();
@@ -454,7 +493,7 @@ export function summary(r: ChaosResult): string {
     `attempts ${r.attempts}, acquisitions ${r.acquisitions}, refusals ${r.refusals}, extensions ${r.extensions} (${r.extensionFailures} failed), aborted holds ${r.aborted}, releases ${r.releases}`,
     `faults injected: ${faults} (at most ${r.maxFaultyAtOnce} nodes faulty at once)`,
     `intervals ${r.intervals}, overlaps ${r.overlaps.length}, leftover keys ${r.leftovers.length}`,
-    `acquire max ${r.maxAcquireMs.toFixed(1)} ms (deadline ${r.acquireDeadlineMs}), release max ${r.maxReleaseMs.toFixed(1)} ms (deadline ${r.releaseDeadlineMs}), event loop max delay ${r.eventLoopMaxDelayMs} ms`,
+    `acquire max ${r.maxAcquireMs.toFixed(1)} ms raw / ${r.maxAcquireAdjustedMs.toFixed(1)} ms without event-loop stalls (deadline ${r.acquireDeadlineMs}, ${r.acquireRawOverruns} raw overruns), release max ${r.maxReleaseMs.toFixed(1)} / ${r.maxReleaseAdjustedMs.toFixed(1)} ms (deadline ${r.releaseDeadlineMs}, ${r.releaseRawOverruns} raw overruns), event loop max delay ${r.eventLoopMaxDelayMs} ms`,
     `violations ${r.violations.length}${r.violations.length ? ':\n  ' + r.violations.slice(0, 20).join('\n  ') : ''}`,
   ].join('\n');
 }
