@@ -482,7 +482,19 @@ async function main() {
   await detailsAction.click();
   const tab = page.locator('.editor-group-container .tabs-container .tab', { hasText: 'split:payments' }).first();
   await tab.waitFor({ state: 'visible', timeout: 15_000 }).catch(() => fail(`"Open Lock Details" opened no editor tab for ${SPLIT_KEY}`));
-  await page.locator('.editor-group-container .editor-container').filter({ hasText: 'payments' }).first().waitFor({ state: 'visible', timeout: 10_000 }).catch(() => fail(`the details editor of ${SPLIT_KEY} does not show the key`));
+  // The detail panel is a webview: its page lives in a nested iframe; locators pierce shadow roots.
+  const shown = async () => {
+    for (const f of page.frames()) {
+      if (f === page.mainFrame()) continue;
+      if (await f.locator('text=split 2+2/5').first().isVisible().catch(() => false)) return true;
+    }
+    return false;
+  };
+  const until = Date.now() + 15_000;
+  while (!(await shown())) {
+    if (Date.now() > until) fail(`the lock detail panel of ${SPLIT_KEY} does not show its verdict`);
+    await page.waitForTimeout(200);
+  }
   say(`Open Lock Details: editor tab "${((await tab.textContent()) ?? '').trim()}"`);
 
   const activation = activationFromLogs(dirs['user-data']);

@@ -6,12 +6,12 @@ import { forceRelease } from './commands/forceRelease';
 import { extend, release } from './commands/mineCommands';
 import * as nodeCommands from './commands/nodeCommands';
 import * as viewCommands from './commands/viewCommands';
-import { LockDetails } from './details';
 import { LockModel } from './lockModel';
 import { LocksTreeProvider, type LocksTreeElement } from './locksTree';
 import { Log } from './log';
 import { MineLocks } from './mineLocks';
 import { NodesTreeProvider } from './nodesTree';
+import { anyEvent, LockDetailsPanels } from './panel/lockDetailsPanel';
 import { Notifier } from './notifier';
 import { PasswordStore } from './passwords';
 import type { Services } from './services';
@@ -44,10 +44,21 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
   const locksView = vscode.window.createTreeView<LocksTreeElement>('redlock.locks', { treeDataProvider: locks, showCollapseAll: true });
   const nodesView = vscode.window.createTreeView('redlock.nodes', { treeDataProvider: nodes });
   locks.isVisible = () => locksView.visible;
-  const details = new LockDetails();
+  // Registered during activation: the serializer restores panels after a window reload.
+  const detailPanels = new LockDetailsPanels(context.extensionUri, {
+    entry: (key) => model.entry(key),
+    takenAtOf: (key) => model.takenAtOf(key),
+    nodeIds: () => model.configuredNodes.map((n) => n.id),
+    isMine: (key) => mine.has(key),
+    readOnly: () => model.settings.readOnly,
+    expiringThresholdMs: () => model.settings.expiringThresholdMs,
+    onDidChange: anyEvent(model.onDidChange, mine.onDidChange, vscode.workspace.onDidChangeConfiguration),
+    warn: (m) => log.warn(m),
+  });
+  context.subscriptions.push(detailPanels);
   const statusBar = new LockStatusBar(model);
   const notifier = new Notifier(model, log);
-  const s: Services = { model, mine, locks, locksView: locksView as vscode.TreeView<unknown>, passwords, log, details };
+  const s: Services = { model, mine, locks, locksView: locksView as vscode.TreeView<unknown>, passwords, log, detailPanels };
 
   const showState = (): void => {
     const error = model.error;
@@ -78,7 +89,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
   }
 
   context.subscriptions.push(
-    log, mine, locks, nodes, locksView, nodesView, details, statusBar, notifier,
+    log, mine, locks, nodes, locksView, nodesView, statusBar, notifier,
     model.onDidChange(showState),
     locksView.onDidChangeVisibility((e) => e.visible && locks.refreshAll()),
     model.onDidChangeState(showState),

@@ -5,7 +5,7 @@ import type { LocksTreeProvider } from './locksTree';
 import type { Log } from './log';
 import type { MineLocks } from './mineLocks';
 import type { PasswordStore } from './passwords';
-import type { LockDetails } from './details';
+import type { LockDetailsPanels } from './panel/lockDetailsPanel';
 
 export interface Services {
   model: LockModel;
@@ -14,5 +14,5 @@ export interface Services {
   locksView: vscode.TreeView<unknown>;
   passwords: PasswordStore;
   log: Log;
-  details: LockDetails;
+  detailPanels: LockDetailsPanels;
 }

@@ -55,7 +55,7 @@ export interface LockView {
   sentAt: number;
   /** Write commands are refused and hidden. */
   readOnly: boolean;
-  /** Acquired in this window: Extend and Release apply. */
+  /** Acquired in this window: Release applies (Extend and Force Release apply to any held copy). */
   mine: boolean;
   /** Validity below this is `expiring` (redlock.expiringThresholdMs). */
   expiringThresholdMs: number;

@@ -4,6 +4,7 @@
 // `validityMs`. Pure and DOM-free, shared by the webview and the tests.
 import { describeVerdict } from '../core/classify';
 import type { LockEntry, Observation } from '../core/types';
+import type { HistoryEvent } from './protocol';
 
 export { describeVerdict };
 
@@ -116,5 +117,33 @@ export function describeFormat(o: Observation): string {
     }
     default:
       return o.type ?? '—';
+  }
+}
+
+const VERDICT_WORD = (v: string | null): string => v ?? 'no copy';
+
+/** One history entry as a line of text (the panel and the chart's tooltips). */
+export function describeEvent(e: HistoryEvent): string {
+  const on = e.nodes.length > 0 ? ` on ${e.nodes.join(', ')}` : '';
+  const tok = shortToken(e.token ?? '');
+  switch (e.kind) {
+    case 'acquired':
+      return `Acquired by ${tok}${on}`;
+    case 'extended':
+      return `Extended by ${tok}${on}`;
+    case 'released':
+      return `Released by ${tok}${on}`;
+    case 'expired':
+      return `Expired: ${tok}${on}`;
+    case 'holder-changed':
+      return `Holder changed${on}: ${shortToken(e.previousToken ?? '')} → ${tok}`;
+    case 'split-detected':
+      return `Split detected (${VERDICT_WORD(e.from)} → split)`;
+    case 'verdict-changed':
+      return `Verdict ${VERDICT_WORD(e.from)} → ${VERDICT_WORD(e.to)}`;
+    case 'node-unreachable':
+      return `${e.nodes.join(', ')} unreachable`;
+    case 'node-back':
+      return `${e.nodes.join(', ')} back`;
   }
 }

@@ -5,6 +5,7 @@ import { field, isString, keyOf, nodeIdOf } from '../commandArgs';
 import { reportFailure } from '../failures';
 import { CopyElement, LockElement } from '../locksTree';
 import { printable } from '../markdown';
+import type { LockDetailsPanel } from '../panel/lockDetailsPanel';
 import type { Services } from '../services';
 
 export async function refresh(s: Services): Promise<Snapshot | undefined> {
@@ -75,16 +76,19 @@ export async function copyToken(s: Services, arg?: unknown): Promise<string | un
   return token;
 }
 
-export async function openDetails(s: Services, arg?: unknown): Promise<vscode.TextDocument | undefined> {
-  const key = keyOf(arg);
-  if (key === undefined) return undefined;
-  const entry = s.locks.shownEntry(key);
-  if (!entry) {
+/** The lock detail panel: one per key, re-focused when already open. */
+export async function openDetails(s: Services, arg?: unknown): Promise<LockDetailsPanel | undefined> {
+  let key = keyOf(arg);
+  if (key === undefined) {
+    const pick = await vscode.window.showQuickPick((s.model.snapshot?.locks ?? []).map((e) => ({ label: printable(e.key), key: e.key })), { title: 'Open Lock Details' });
+    if (!pick) return undefined;
+    key = pick.key;
+  }
+  if (!s.model.entry(key)) {
     void vscode.window.showWarningMessage(`Redlock: ${printable(key)} is not in the current snapshot.`);
     return undefined;
   }
-  const readAt = new Date(s.model.takenAtOf(key)).toISOString();
-  return s.details.open(key, { ...entry, holders: { ...entry.holders }, readAt, mine: s.mine.has(key) });
+  return s.detailPanels.show(key);
 }
 
 export function showLog(s: Services): void {

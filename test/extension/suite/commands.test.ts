@@ -1,6 +1,8 @@
 // Every lock command end to end, with arguments instead of prompts, on real nodes.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import type { LockDetailsPanel } from '../../../src/extension/panel/lockDetailsPanel';
+import { PROTOCOL_VERSION, type HostMessage } from '../../../src/shared/protocol';
 import type { ForceReleaseResult, ReleaseResult } from '../../../src/core';
 import type { LockResult } from '../../../src/extension/commands/common';
 import type { RedlockInspectorApi } from '../../../src/extension/extension';
@@ -64,13 +66,24 @@ describe('lock commands', function () {
     const [copy] = await lockRows(api, row.el);
     assert.equal(await vscode.commands.executeCommand('redlock.copyToken', copy.el), got.token);
 
-    const doc = (await vscode.commands.executeCommand('redlock.openDetails', row.el)) as vscode.TextDocument;
-    const shown = JSON.parse(doc.getText()) as { key: string; verdict: string; nodes: unknown[]; mine: boolean };
-    assert.equal(shown.key, key);
-    assert.equal(shown.verdict, 'held');
-    assert.equal(shown.nodes.length, 3);
-    assert.equal(shown.mine, true);
-    assert.notEqual(doc.uri.scheme, 'untitled', 'a read-only virtual document, not an editable one');
+    // The detail panel: one per key, fed by the model, with a ready handshake.
+    const panel = (await vscode.commands.executeCommand('redlock.openDetails', row.el)) as LockDetailsPanel;
+    const init = await new Promise<HostMessage>((resolve) => {
+      const sub = panel.onDidPost((m) => {
+        if (m.type === 'init') {
+          sub.dispose();
+          resolve(m);
+        }
+      });
+      void panel.handleMessage({ type: 'ready', version: PROTOCOL_VERSION });
+    });
+    assert.equal(init.type === 'init' && init.key, key);
+    assert.equal(init.type === 'init' && init.entry?.verdict, 'held');
+    assert.equal(init.type === 'init' && init.mine, true);
+    assert.equal(await vscode.commands.executeCommand('redlock.openDetails', row.el), panel, 're-focused, not a second panel');
+    // An action message runs the same command as the tree (extend, with its argument).
+    const extendedByPanel = (await panel.handleMessage({ type: 'action', kind: 'extend', key })) as LockResult;
+    assert.equal(extendedByPanel.token, got.token);
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
 
     const released = (await vscode.commands.executeCommand('redlock.release', { key })) as ReleaseResult;

@@ -1,0 +1,264 @@
+// The lock detail panel's extension side, driven without VS Code: a minimal stand-in for
+// the `vscode` module (only what the panel touches) is resolved while this file runs.
+// It checks one panel per key, the handshake, history from consecutive snapshots, the
+// message handler (validation, read-only, actions, copy, export) and the serializer.
+import * as assert from 'node:assert/strict';
+import Module from 'node:module';
+import type { LockEntry, Observation } from '../../src/core/types';
+import type * as PanelModule from '../../src/extension/panel/lockDetailsPanel';
+import { PROTOCOL_VERSION, type HostMessage } from '../../src/shared/protocol';
+
+type Listener = (v: unknown) => void;
+class EventEmitter<T> {
+  private listeners: Listener[] = [];
+  event = (l: (v: T) => void): { dispose(): void } => {
+    this.listeners.push(l as Listener);
+    return { dispose: () => (this.listeners = this.listeners.filter((x) => x !== l)) };
+  };
+  fire(v: T): void {
+    for (const l of [...this.listeners]) l(v);
+  }
+  dispose(): void {
+    this.listeners = [];
+  }
+}
+
+interface FakePanel {
+  title: string;
+  iconPath: unknown;
+  viewType: string;
+  webview: { html: string; options: unknown; cspSource: string; posted: HostMessage[]; asWebviewUri(u: { path: string }): { toString(): string }; postMessage(m: HostMessage): Promise<boolean>; onDidReceiveMessage: EventEmitter<unknown>['event']; receive: EventEmitter<unknown> };
+  revealed: number;
+  disposed: boolean;
+  reveal(): void;
+  dispose(): void;
+  onDidDispose: EventEmitter<void>['event'];
+}
+
+const calls = { commands: [] as unknown[][], clipboard: [] as string[], warnings: [] as string[], written: [] as Array<[string, string]>, serializers: [] as string[] };
+function fakePanel(viewType: string): FakePanel {
+  const receive = new EventEmitter<unknown>();
+  const disposeE = new EventEmitter<void>();
+  const p: FakePanel = {
+    title: '', iconPath: undefined, viewType, revealed: 0, disposed: false,
+    webview: {
+      html: '', options: undefined, cspSource: 'https://webview.test', posted: [],
+      asWebviewUri: (u) => ({ toString: () => `https://webview.test${u.path}` }),
+      postMessage(m) {
+        this.posted.push(JSON.parse(JSON.stringify(m)) as HostMessage);
+        return Promise.resolve(true);
+      },
+      onDidReceiveMessage: receive.event, receive,
+    },
+    reveal() { this.revealed++; },
+    dispose() {
+      if (this.disposed) return;
+      this.disposed = true;
+      disposeE.fire();
+    },
+    onDidDispose: disposeE.event,
+  };
+  return p;
+}
+const created: FakePanel[] = [];
+const vscodeStub = {
+  Uri: {
+    joinPath: (base: { path: string }, ...parts: string[]) => ({ path: [base.path, ...parts].join('/') }),
+    file: (p: string) => ({ path: p }),
+  },
+  EventEmitter,
+  Disposable: { from: (...ds: Array<{ dispose(): void }>) => ({ dispose: () => ds.forEach((d) => d.dispose()) }) },
+  ViewColumn: { Active: -1 },
+  window: {
+    registerWebviewPanelSerializer: (viewType: string) => {
+      calls.serializers.push(viewType);
+      return { dispose() {} };
+    },
+    createWebviewPanel: (viewType: string, title: string) => {
+      const p = fakePanel(viewType);
+      p.title = title;
+      created.push(p);
+      return p;
+    },
+    showWarningMessage: (m: string) => {
+      calls.warnings.push(m);
+      return Promise.resolve(undefined);
+    },
+    showSaveDialog: () => Promise.resolve({ path: '/tmp/export.json' }),
+  },
+  workspace: {
+    workspaceFolders: undefined,
+    fs: { writeFile: (u: { path: string }, data: Uint8Array) => { calls.written.push([u.path, new TextDecoder().decode(data)]); return Promise.resolve(); } },
+  },
+  env: { clipboard: { writeText: (t: string) => { calls.clipboard.push(t); return Promise.resolve(); } } },
+  commands: { executeCommand: (...args: unknown[]) => { calls.commands.push(args); return Promise.resolve('ran'); } },
+};
+
+const T1 = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+const T2 = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
+function o(node: string, token: string | null, pttlMs = 10_000): Observation {
+  return token === null
+    ? { node, state: 'absent', token: null, pttlMs: null, type: null, format: null, holdCount: null, reason: null }
+    : { node, state: 'present', token, pttlMs, type: 'string', format: 'string', holdCount: null, reason: null };
+}
+function entry(key: string, tokens: Array<string | null>): LockEntry {
+  const nodes = tokens.map((t, i) => o(`n${i + 1}`, t));
+  const holders: Record<string, number> = Object.create(null);
+  for (const x of nodes) if (x.token) holders[x.token] = (holders[x.token] ?? 0) + 1;
+  const distinct = Object.keys(holders).length;
+  return { key, verdict: distinct > 1 ? 'split' : (Object.values(holders)[0] ?? 0) >= 2 ? 'held' : 'partial', flags: [], validityMs: 9000, quorum: 2, holders, nodes };
+}
+
+describe('lock detail panel host (stand-in vscode)', () => {
+  type ResolveFn = (request: string, ...rest: unknown[]) => string;
+  const M = Module as unknown as { _resolveFilename: ResolveFn; _cache: Record<string, unknown> };
+  let original: ResolveFn;
+  let panelMod: typeof PanelModule;
+  const STUB = '\0vscode-stub';
+
+  before(() => {
+    original = M._resolveFilename;
+    M._resolveFilename = function (request: string, ...rest: unknown[]) {
+      return request === 'vscode' ? STUB : original.call(this, request, ...rest);
+    };
+    require.cache[STUB] = { id: STUB, filename: STUB, loaded: true, exports: vscodeStub } as unknown as NodeJS.Module;
+    panelMod = require('../../src/extension/panel/lockDetailsPanel') as typeof PanelModule;
+  });
+  after(() => {
+    M._resolveFilename = original;
+    delete require.cache[STUB];
+    delete require.cache[require.resolve('../../src/extension/panel/lockDetailsPanel')];
+  });
+
+  function setup(over: Partial<PanelModule.LockDetailsSource> = {}) {
+    const state = { entries: new Map<string, LockEntry>(), takenAt: 1_000, mine: false, readOnly: false };
+    const changes = new EventEmitter<unknown>();
+    const actions: Array<[string, string]> = [];
+    const source: PanelModule.LockDetailsSource = {
+      entry: (k) => state.entries.get(k),
+      takenAtOf: () => state.takenAt,
+      nodeIds: () => ['n1', 'n2', 'n3'],
+      isMine: () => state.mine,
+      readOnly: () => state.readOnly,
+      expiringThresholdMs: () => 2000,
+      onDidChange: changes.event,
+      runAction: (kind, key) => {
+        actions.push([kind, key]);
+        return Promise.resolve('done');
+      },
+      ...over,
+    };
+    const panels = new panelMod.LockDetailsPanels({ path: '/ext' } as never, source);
+    return { state, changes, actions, panels };
+  }
+
+  it('opens one panel per key with the safe HTML, and shows it again when open', () => {
+    const { panels } = setup();
+    const before = created.length;
+    const a = panels.show('lock:<img src=x onerror=alert(1)>');
+    const again = panels.show('lock:<img src=x onerror=alert(1)>');
+    assert.equal(a, again);
+    assert.equal(created.length, before + 1);
+    const fp = created.at(-1)!;
+    assert.equal(fp.viewType, 'redlock.lockDetails');
+    assert.equal(fp.revealed, 1);
+    assert.equal(fp.title, 'Lock: lock:<img src=x onerror=alert(1)>');
+    // The key never reaches the HTML: it arrives by postMessage.
+    assert.doesNotMatch(fp.webview.html, /img src=x/);
+    assert.match(fp.webview.html, /default-src 'none'; script-src 'nonce-[A-Za-z0-9]{32}'; style-src https:\/\/webview.test;/);
+    assert.match(fp.webview.html, /<script type="module" nonce="[A-Za-z0-9]{32}" src="https:\/\/webview.test\/ext\/dist\/webview\/main.js">/);
+    assert.deepEqual((fp.webview.options as { localResourceRoots: Array<{ path: string }> }).localResourceRoots.map((u) => u.path), ['/ext/dist/webview', '/ext/media']);
+    assert.deepEqual(calls.serializers.at(-1), 'redlock.lockDetails');
+    panels.dispose();
+    assert.equal(fp.disposed, true);
+    assert.equal(panels.get('lock:<img src=x onerror=alert(1)>'), undefined);
+  });
+
+  it('answers ready with init, then sends snapshots and history events', async () => {
+    const { state, changes, panels } = setup();
+    state.entries.set('k', entry('k', [T1, T1, null]));
+    const p = panels.show('k');
+    const fp = created.at(-1)!;
+    changes.fire({ added: [], changed: ['k'], removed: [] });
+    assert.equal(fp.webview.posted.length, 0, 'nothing is sent before the handshake');
+    fp.webview.receive.fire({ type: 'ready', version: PROTOCOL_VERSION });
+    const init = fp.webview.posted[0];
+    assert.equal(init.type, 'init');
+    assert.ok(init.type === 'init' && init.entry?.verdict === 'held' && init.key === 'k' && init.readOnly === false && init.history.length === 0);
+
+    state.entries.set('k', entry('k', [T1, T2, T2]));
+    changes.fire({ added: [], changed: ['k'], removed: [] });
+    const [events, snap] = fp.webview.posted.slice(1);
+    assert.equal(events.type, 'events');
+    assert.deepEqual(events.type === 'events' && events.events.map((e) => [e.kind, e.nodes]), [['holder-changed', ['n2']], ['acquired', ['n3']], ['split-detected', []]]);
+    assert.equal(snap.type === 'snapshot' && snap.entry?.verdict, 'split');
+    assert.equal(p.history.length, 3);
+    // A change to another key does not touch this panel.
+    changes.fire({ added: ['other'], changed: [], removed: [] });
+    assert.equal(fp.webview.posted.length, 3);
+    // The key gone: expired/released events and a null entry.
+    state.entries.delete('k');
+    changes.fire({ added: [], changed: [], removed: ['k'] });
+    const last = fp.webview.posted.at(-1)!;
+    assert.ok(last.type === 'snapshot' && last.entry === null && last.nodes.join() === 'n1,n2,n3');
+    panels.dispose();
+  });
+
+  it('validates messages, refuses actions in read-only mode, runs them otherwise', async () => {
+    const { state, actions, panels } = setup();
+    state.entries.set('k', entry('k', [T1, T1, null]));
+    const p = panels.show('k');
+    await p.handleMessage({ type: 'action', kind: 'rm -rf', key: 'k' });
+    await p.handleMessage({ type: 'action', kind: 'extend', key: 'another-key' });
+    assert.deepEqual(actions, []);
+    state.readOnly = true;
+    await p.handleMessage({ type: 'action', kind: 'forceRelease', key: 'k' });
+    assert.deepEqual(actions, []);
+    assert.match(calls.warnings.at(-1) ?? '', /read-only/);
+    state.readOnly = false;
+    assert.equal(await p.handleMessage({ type: 'action', kind: 'forceRelease', key: 'k' }), 'done');
+    assert.deepEqual(actions, [['forceRelease', 'k']]);
+    await p.handleMessage({ type: 'copyToken', key: 'k', node: 'n2' });
+    assert.equal(calls.clipboard.at(-1), T1);
+    const uri = await p.handleMessage({ type: 'exportHistory', key: 'k' });
+    assert.deepEqual(uri, { path: '/tmp/export.json' });
+    assert.equal(JSON.parse(calls.written.at(-1)![1]).key, 'k');
+    panels.dispose();
+  });
+
+  it('runs the redlock command with { key } by default', async () => {
+    const { state, panels } = setup({ runAction: undefined });
+    state.entries.set('k', entry('k', [T1, T1, null]));
+    const p = panels.show('k');
+    await p.handleMessage({ type: 'action', kind: 'extend', key: 'k' });
+    assert.deepEqual(calls.commands.at(-1), ['redlock.extend', { key: 'k' }]);
+    panels.dispose();
+  });
+
+  it('restores a panel after reload from the saved state, and drops a bad one', async () => {
+    const { state, panels } = setup();
+    state.entries.set('k', entry('k', [T1, T1, null]));
+    const restored = fakePanel('redlock.lockDetails');
+    await panels.deserializeWebviewPanel(restored as never, { key: 'k', history: [{ at: 1, kind: 'acquired', nodes: ['n1'], token: T1, previousToken: null, from: null, to: null }, { bogus: true }] });
+    const p = panels.get('k');
+    assert.ok(p);
+    assert.equal(p.history.length, 1);
+    assert.match(restored.webview.html, /vscode-codicon-stylesheet/);
+    const broken = fakePanel('redlock.lockDetails');
+    await panels.deserializeWebviewPanel(broken as never, { nope: 1 });
+    assert.equal(broken.disposed, true);
+    panels.dispose();
+  });
+
+  it('anyEvent merges events', () => {
+    const a = new EventEmitter<unknown>();
+    const b = new EventEmitter<unknown>();
+    const seen: unknown[] = [];
+    const sub = panelMod.anyEvent(a.event, b.event)((v) => seen.push(v));
+    a.fire(1);
+    b.fire('x');
+    sub.dispose();
+    a.fire(2);
+    assert.deepEqual(seen, [1, 'x']);
+  });
+});
