@@ -78,7 +78,7 @@ function countedDown(e: LockEntry, scans: NodeScan[], id: string, ownerOnly: boo
 }
 
 /** Each copy's expiry instant (local epoch ms; -1 no expiry, null no copy). */
-function expiriesOf(e: LockEntry, counted: LockEntry, nowMs: number): Array<number | null> {
+function expiriesOf(counted: LockEntry, nowMs: number): Array<number | null> {
   return counted.nodes.map((o) => (o.pttlMs === null || o.pttlMs < 0 ? o.pttlMs : nowMs + o.pttlMs));
 }
 
@@ -203,7 +203,7 @@ export class Watcher {
     locks.forEach((e, li) => {
       const id = lockIds[li];
       const counted = countedDown(e, scans, id, ctx.ownerOnly === true, nowMs);
-      const expiries = expiriesOf(e, counted, nowMs);
+      const expiries = expiriesOf(counted, nowMs);
       const before = this.known.get(id);
       const recheckAt = e.validityMs !== null && e.validityMs >= threshold ? nowMs + (e.validityMs - threshold) : Infinity;
       if (!before || before.kind !== 'lock') added.push(counted);
