@@ -4,11 +4,11 @@
 // locks in this terminal. Ctrl-C stops everything it started.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ensureSetup, has, repoRoot } from './setup.mjs';
+import { codeServerEnv, dataDirArgs, freePort, serveArgs, spawnCodeServer } from './workbench.mjs';
 
 const say = (msg) => process.stderr.write(`[demo] ${msg}\n`);
 const children = [];
@@ -29,20 +29,10 @@ function stopAll(code) {
   setTimeout(() => {
     rmSync(tmp, { recursive: true, force: true });
     process.exit(code);
-  }, 1500).unref();
+  }, 1500);
 }
 process.on('SIGINT', () => stopAll(0));
 process.on('SIGTERM', () => stopAll(0));
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function startNodes() {
   const demo = spawn(process.execPath, [join(repoRoot, 'dist', 'demo.js')], { cwd: repoRoot, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -66,19 +56,20 @@ function workspaceFor(urls) {
 }
 
 async function openCodeServer(ws) {
-  const { ensureTools, envWithNode24 } = await import('./vscode-tools.mjs');
+  const { ensureTools } = await import('./vscode-tools.mjs');
   say('preparing code-server (the first time installs it: ~2 min)');
   const tools = ensureTools();
   const vsix = join(tmp, 'redlock-inspector.vsix');
   const vsce = spawnSync('npx', ['vsce', 'package', '--no-dependencies', '--out', vsix], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
   if (vsce.status !== 0) throw new Error('packaging the extension failed');
-  const dirs = { extensions: join(tmp, 'extensions'), userData: join(tmp, 'user-data') };
-  const env = envWithNode24({ ...process.env, XDG_CONFIG_HOME: join(tmp, 'xdg'), XDG_DATA_HOME: join(tmp, 'xdg'), XDG_CACHE_HOME: join(tmp, 'xdg'), EXTENSIONS_GALLERY: '{}' });
-  const common = ['--extensions-dir', dirs.extensions, '--user-data-dir', dirs.userData];
-  spawnSync(tools.node, [tools.codeServerEntry, ...common, '--install-extension', vsix], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const xdg = join(tmp, 'xdg'); // one folder for all three XDG dirs: nothing in the user's home
+  const dirs = { 'xdg-config': xdg, 'xdg-data': xdg, 'xdg-cache': xdg, extensions: join(tmp, 'extensions'), 'user-data': join(tmp, 'user-data') };
+  // The demo has always passed NODE_OPTIONS and VSCODE_* through to code-server.
+  const env = codeServerEnv(dirs, {}, { scrubHostVars: false });
+  spawnSync(tools.node, [tools.codeServerEntry, ...dataDirArgs(dirs), '--install-extension', vsix], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const port = await freePort();
-  const cs = spawn(tools.node, [tools.codeServerEntry, ...common, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust'], { env, detached: true, stdio: 'ignore' });
-  children.push(cs);
+  // A workbench for a person: the welcome page and the usual reconnection grace stay.
+  children.push(spawnCodeServer(tools, serveArgs(tools, dirs, `127.0.0.1:${port}`, { unattended: false }), { env }));
   say(`VS Code (code-server) with the extension: http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
 }
 

@@ -14,35 +14,19 @@
 // REDLOCK_EXT_TEST_KEEP_TMP=1 (keep the temp dir: workspace, user data, code-server.log),
 // REDLOCK_EXT_TEST_ARGS (extra code-server arguments, space-separated).
 // Recipe: /work/shared/notes/vscode-extension-host-offline.md
-import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format } from 'node:util';
-import { CHROMIUM, ensureTools, envWithNode24 } from './vscode-tools.mjs';
+import { CHROMIUM, ensureTools } from './vscode-tools.mjs';
+import { closeBrowser, codeServerEnv, envFlag, finishOnSignals, freePort, killGroupsOnExit, launchBrowser, makeWorkbenchDirs, printLogTail, QUIET_USER_SETTINGS, serveArgs, spawnCodeServer, stopGroup, waitForHealth, workbenchPage, writeUserSettings } from './workbench.mjs';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const extensionTestsPath = join(repoRoot, 'out', 'test', 'extension', 'suite', 'index.js');
 const timeoutMs = Number(process.env.REDLOCK_EXT_TEST_TIMEOUT_MS) || 300_000;
-const verbose = /^(1|true|yes)$/i.test(process.env.REDLOCK_EXT_TEST_VERBOSE ?? '');
+const verbose = envFlag('REDLOCK_EXT_TEST_VERBOSE');
 const t0 = Date.now();
-
-const USER_SETTINGS = {
-  'chat.disableAIFeatures': true,
-  'telemetry.telemetryLevel': 'off',
-  'update.mode': 'none',
-  'extensions.autoCheckUpdates': false,
-  'extensions.autoUpdate': false,
-  'extensions.ignoreRecommendations': true,
-  'workbench.enableExperiments': false,
-  'workbench.startupEditor': 'none',
-  'workbench.tips.enabled': false,
-  'git.enabled': false,
-  'github.gitAuthentication': false,
-  'security.workspace.trust.enabled': false,
-};
 
 const say = (msg) => process.stderr.write(`[test-extension] ${msg}\n`);
 const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
@@ -59,61 +43,20 @@ let tmp;
 let codeServerLogPath;
 let finishing = false;
 
-function groupAlive(pgid) {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function stopCodeServer() {
-  const pgid = codeServer?.pid;
-  if (!pgid || !groupAlive(pgid)) return;
-  try {
-    process.kill(-pgid, 'SIGTERM');
-  } catch {
-    /* gone */
-  }
-  const until = Date.now() + 5000;
-  while (groupAlive(pgid) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-  if (groupAlive(pgid)) {
-    try {
-      process.kill(-pgid, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-  }
-}
-
 async function cleanup() {
   const ctx = context;
   context = undefined;
-  if (ctx) {
-    // Playwright SIGKILLs the browser's process group itself if a graceful close hangs,
-    // and on process exit (its 'exit' handler).
-    await Promise.race([ctx.close().catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
-  }
-  await stopCodeServer();
+  await closeBrowser(ctx);
+  await stopGroup(codeServer, 5000);
   if (tmp && !process.env.REDLOCK_EXT_TEST_KEEP_TMP) rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
 }
 
 // Last resort if something exits the process synchronously: no code-server survives us.
-process.on('exit', () => {
-  if (codeServer?.pid && groupAlive(codeServer.pid)) {
-    try {
-      process.kill(-codeServer.pid, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-  }
-});
+killGroupsOnExit(() => [codeServer]);
 
-function printCodeServerLog() {
-  if (!codeServerLogPath || !existsSync(codeServerLogPath)) return;
-  const text = readFileSync(codeServerLogPath, 'utf8').trimEnd();
-  if (text) process.stderr.write(`---- code-server output ----\n${text.split('\n').slice(-60).join('\n')}\n----\n`);
+// code-server going away before finish() began is a failed run, whatever its exit code.
+function codeServerExited(how) {
+  if (!finishing) void finish(1, `code-server exited unexpectedly (${how})`);
 }
 
 async function finish(code, why) {
@@ -121,50 +64,15 @@ async function finish(code, why) {
   finishing = true;
   clearTimeout(overallTimer);
   if (why) say(why);
-  if (code !== 0 && !verbose) printCodeServerLog();
+  if (code !== 0 && !verbose) printLogTail(codeServerLogPath, 'code-server output', 60);
   await cleanup().catch((e) => say(`cleanup: ${e.message}`));
   say(`exit ${code} after ${elapsed()}`);
   process.exit(code);
 }
 
-for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
-  process.on(sig, () => void finish(code, `${sig}: stopping`));
-}
-process.on('uncaughtException', (e) => void finish(1, `uncaught: ${e.stack ?? e}`));
-process.on('unhandledRejection', (e) => void finish(1, `unhandled rejection: ${e?.stack ?? e}`));
+finishOnSignals(finish);
 // Started once the tools are there (their one-time install takes a few minutes of its own).
 let overallTimer;
-
-// ---- helpers ----
-function freePort() {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.on('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => res(port));
-    });
-  });
-}
-
-async function waitForHealth(url, child, limitMs) {
-  const until = Date.now() + limitMs;
-  let last;
-  while (Date.now() < until) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`code-server exited early (${child.exitCode ?? child.signalCode})`);
-    }
-    try {
-      const r = await fetch(url, { signal: AbortSignal.timeout(2000) });
-      if (r.ok) return;
-      last = `HTTP ${r.status}`;
-    } catch (e) {
-      last = e.cause?.code ?? e.message;
-    }
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error(`code-server not healthy at ${url} within ${limitMs} ms (${last})`);
-}
 
 // ---- main ----
 async function main() {
@@ -181,77 +89,31 @@ async function main() {
   overallTimer = setTimeout(() => void finish(124, `timed out after ${timeoutMs} ms (REDLOCK_EXT_TEST_TIMEOUT_MS)`), timeoutMs);
 
   tmp = mkdtempSync(join(tmpdir(), 'redlock-ext-test-'));
-  const dirs = Object.fromEntries(
-    ['xdg-config', 'xdg-data', 'xdg-cache', 'user-data', 'extensions', 'workspace', 'browser'].map((d) => {
-      const p = join(tmp, d);
-      mkdirSync(p, { recursive: true });
-      return [d, p];
-    }),
-  );
+  const dirs = makeWorkbenchDirs(tmp);
   codeServerLogPath = join(tmp, 'code-server.log');
   // Quiet, offline-friendly user settings (tests own the workspace's .vscode/settings.json).
-  mkdirSync(join(dirs['user-data'], 'User'), { recursive: true });
-  writeFileSync(join(dirs['user-data'], 'User', 'settings.json'), JSON.stringify(USER_SETTINGS, null, 2));
+  writeUserSettings(dirs['user-data'], QUIET_USER_SETTINGS);
 
   const port = await freePort();
   const authority = `127.0.0.1:${port}`;
   // The extension host is forked by code-server with code-server's environment (plus
   // VSCODE_* variables of its own): everything set here reaches the tests.
-  const env = envWithNode24({
-    ...process.env,
-    REDLOCK_EXT_TEST: '1',
-    XDG_CONFIG_HOME: dirs['xdg-config'],
-    XDG_DATA_HOME: dirs['xdg-data'],
-    XDG_CACHE_HOME: dirs['xdg-cache'],
-    // No marketplace (code-server defaults to open-vsx.org): no offline ENOTFOUND noise.
-    EXTENSIONS_GALLERY: '{}',
+  const env = codeServerEnv(dirs, { REDLOCK_EXT_TEST: '1' });
+  const args = serveArgs(tools, dirs, authority, {
+    extra: [
+      '--vscode-option', 'enable-smoke-test-driver',
+      // Only the extension under development (VS Code's built-in extensions stay off, as with
+      // test-electron's --disable-extensions): faster and quieter.
+      '--vscode-option', 'disable-extensions',
+      ...(process.env.REDLOCK_EXT_TEST_ARGS ? process.env.REDLOCK_EXT_TEST_ARGS.split(' ') : []),
+    ],
   });
-  // Variables that would make the server's Node misbehave or attach to something else.
-  for (const k of ['NODE_OPTIONS', 'ELECTRON_RUN_AS_NODE', 'VSCODE_IPC_HOOK_CLI', 'VSCODE_PID', 'VSCODE_CWD', 'VSCODE_NLS_CONFIG']) delete env[k];
-
-  const args = [
-    tools.codeServerEntry,
-    '--bind-addr', authority,
-    '--auth', 'none',
-    '--disable-telemetry',
-    '--disable-update-check',
-    '--disable-workspace-trust',
-    '--disable-getting-started-override',
-    '--reconnection-grace-time', '10',
-    '--extensions-dir', dirs.extensions,
-    '--user-data-dir', dirs['user-data'],
-    '--vscode-option', 'enable-smoke-test-driver',
-    '--ignore-last-opened',
-    // Only the extension under development (VS Code's built-in extensions stay off, as with
-    // test-electron's --disable-extensions): faster and quieter.
-    '--vscode-option', 'disable-extensions',
-    ...(process.env.REDLOCK_EXT_TEST_ARGS ? process.env.REDLOCK_EXT_TEST_ARGS.split(' ') : []),
-  ];
-  const log = createWriteStream(codeServerLogPath);
-  codeServer = spawn(tools.node, args, { cwd: dirs.workspace, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  for (const s of [codeServer.stdout, codeServer.stderr]) {
-    s.on('data', (b) => {
-      log.write(b);
-      if (verbose) process.stderr.write(b);
-    });
-  }
-  codeServer.on('exit', (code, sig) => {
-    if (!finishing) void finish(1, `code-server exited unexpectedly (${code ?? sig})`);
-  });
+  codeServer = spawnCodeServer(tools, args, { cwd: dirs.workspace, env, logPath: codeServerLogPath, verbose, onExit: codeServerExited });
   await waitForHealth(`http://${authority}/healthz`, codeServer, 60_000);
   say(`code-server up on ${authority} (${elapsed()})`);
 
-  const { chromium } = await import('playwright-core');
-  context = await chromium.launchPersistentContext(dirs.browser, {
-    executablePath: tools.chromium,
-    headless: true,
-    handleSIGINT: false,
-    handleSIGTERM: false,
-    handleSIGHUP: false,
-    env: { ...process.env, XDG_CONFIG_HOME: dirs['xdg-config'], XDG_CACHE_HOME: dirs['xdg-cache'], HOME: tmp },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-crash-reporter', '--disable-breakpad'],
-  });
-  const page = context.pages()[0] ?? (await context.newPage());
+  context = await launchBrowser(tools, dirs, tmp);
+  const page = await workbenchPage(context, { verbose, onCrash: () => void finish(1, 'the workbench page crashed') });
 
   // The workbench calls these when started with a smoke-test-driver payload: its log, which
   // includes the extension host's console (printf-style arguments), and, once the extension
@@ -270,11 +132,6 @@ async function main() {
     exitCode = Number(code);
     resolveExited();
   });
-  page.on('crash', () => void finish(1, 'the workbench page crashed'));
-  if (verbose) {
-    page.on('console', (m) => process.stderr.write(`[browser ${m.type()}] ${m.text()}\n`));
-    page.on('pageerror', (e) => process.stderr.write(`[browser pageerror] ${e.message}\n`));
-  }
 
   const remote = (p) => `vscode-remote://${authority}${p.split('/').map(encodeURIComponent).join('/')}`;
   const payload = [

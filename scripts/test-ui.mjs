@@ -17,20 +17,20 @@
 // REDLOCK_TOOLS_DIR (see vscode-tools.mjs).
 // Recipe: /work/shared/notes/vscode-extension-host-offline.md
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { CHROMIUM, ensureTools, envWithNode24 } from './vscode-tools.mjs';
+import { CHROMIUM, ensureTools } from './vscode-tools.mjs';
+import { closeBrowser, codeServerEnv, dataDirArgs, envFlag, finishOnSignals, freePort, killGroupsOnExit, launchBrowser, makeWorkbenchDirs, printLogTail, QUIET_USER_SETTINGS, serveArgs, sleep, spawnCodeServer, stopGroup, waitForHealth, workbenchPage, writeUserSettings } from './workbench.mjs';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const screenshotDir = join(repoRoot, 'media', 'screenshots');
 const timeoutMs = Number(process.env.REDLOCK_UI_TEST_TIMEOUT_MS) || 240_000;
-const verbose = /^(1|true|yes)$/i.test(process.env.REDLOCK_UI_TEST_VERBOSE ?? '');
-const keepTmp = /^(1|true|yes)$/i.test(process.env.REDLOCK_UI_TEST_KEEP_TMP ?? '');
-const noScreenshots = /^(1|true|yes)$/i.test(process.env.REDLOCK_UI_TEST_NO_SCREENSHOTS ?? '');
+const verbose = envFlag('REDLOCK_UI_TEST_VERBOSE');
+const keepTmp = envFlag('REDLOCK_UI_TEST_KEEP_TMP');
+const noScreenshots = envFlag('REDLOCK_UI_TEST_NO_SCREENSHOTS');
 const t0 = Date.now();
 
 const CONTAINER_TITLE = 'Redlock';
@@ -46,31 +46,21 @@ const EXPECTED_ROWS = [
   ['lock:redisson:inventory', /held 3\/5/],
 ];
 
+// The quiet base plus the look of the README screenshots: dark theme, an uncluttered title
+// bar and side bars, header actions always visible.
 const USER_SETTINGS = {
-  'chat.disableAIFeatures': true,
-  'telemetry.telemetryLevel': 'off',
-  'update.mode': 'none',
-  'extensions.autoCheckUpdates': false,
-  'extensions.autoUpdate': false,
-  'extensions.ignoreRecommendations': true,
-  'workbench.enableExperiments': false,
-  'workbench.startupEditor': 'none',
-  'workbench.tips.enabled': false,
+  ...QUIET_USER_SETTINGS,
   'workbench.colorTheme': 'Default Dark Modern',
   'window.commandCenter': false,
   'workbench.secondarySideBar.defaultVisibility': 'hidden',
   'workbench.layoutControl.enabled': false,
   'workbench.view.alwaysShowHeaderActions': true,
   'editor.minimap.enabled': false,
-  'git.enabled': false,
-  'github.gitAuthentication': false,
-  'security.workspace.trust.enabled': false,
 };
 
 const say = (msg) => process.stderr.write(`[test-ui] ${msg}\n`);
 const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const elapsed = () => secs(Date.now() - t0);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 class CheckFailed extends Error {}
 const fail = (msg) => {
@@ -87,38 +77,10 @@ let codeServerLogPath;
 let finishing = false;
 let overallTimer;
 
-function groupAlive(pgid) {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function stopGroup(child, graceMs) {
-  const pgid = child?.pid;
-  if (!pgid || !groupAlive(pgid)) return;
-  try {
-    process.kill(-pgid, 'SIGTERM');
-  } catch {
-    /* gone */
-  }
-  const until = Date.now() + graceMs;
-  while (groupAlive(pgid) && Date.now() < until) await sleep(100);
-  if (groupAlive(pgid)) {
-    try {
-      process.kill(-pgid, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-  }
-}
-
 async function cleanup() {
   const ctx = context;
   context = undefined;
-  if (ctx) await Promise.race([ctx.close().catch(() => {}), sleep(5000)]);
+  await closeBrowser(ctx);
   // The demo releases its workers' locks and stops its nodes on SIGTERM (< 3 s).
   await Promise.all([stopGroup(codeServer, 5000), stopGroup(demo, 6000)]);
   if (tmp && !keepTmp) rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
@@ -126,22 +88,11 @@ async function cleanup() {
 }
 
 // Last resort when something exits synchronously: nothing of ours survives us.
-process.on('exit', () => {
-  for (const c of [codeServer, demo]) {
-    if (c?.pid && groupAlive(c.pid)) {
-      try {
-        process.kill(-c.pid, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-    }
-  }
-});
+killGroupsOnExit(() => [codeServer, demo]);
 
-function printCodeServerLog() {
-  if (!codeServerLogPath || !existsSync(codeServerLogPath)) return;
-  const text = readFileSync(codeServerLogPath, 'utf8').trimEnd();
-  if (text) process.stderr.write(`---- code-server output (last lines) ----\n${text.split('\n').slice(-40).join('\n')}\n----\n`);
+// code-server going away before finish() began is a failed run, whatever its exit code.
+function codeServerExited(how) {
+  if (!finishing) void finish(1, `code-server exited unexpectedly (${how})`);
 }
 
 async function finish(code, why) {
@@ -154,48 +105,16 @@ async function finish(code, why) {
       const shot = join(tmp, 'failure.png');
       await Promise.race([page.screenshot({ path: shot }).then(() => say(`screen at failure: ${shot}${keepTmp ? '' : ' (REDLOCK_UI_TEST_KEEP_TMP=1 keeps it)'}`)).catch(() => {}), sleep(3000)]);
     }
-    if (!verbose) printCodeServerLog();
+    if (!verbose) printLogTail(codeServerLogPath, 'code-server output (last lines)', 40);
   }
   await cleanup().catch((e) => say(`cleanup: ${e.message}`));
   say(`${code === 0 ? 'PASS' : 'FAIL'}: exit ${code} after ${elapsed()}`);
   process.exit(code);
 }
 
-for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
-  process.on(sig, () => void finish(code, `${sig}: stopping`));
-}
-process.on('uncaughtException', (e) => void finish(1, `uncaught: ${e.stack ?? e}`));
-process.on('unhandledRejection', (e) => void finish(1, `unhandled rejection: ${e?.stack ?? e}`));
+finishOnSignals(finish);
 
 // ---- helpers ----
-function freePort() {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.on('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => res(port));
-    });
-  });
-}
-
-async function waitForHealth(url, child, limitMs) {
-  const until = Date.now() + limitMs;
-  let last;
-  while (Date.now() < until) {
-    if (child.exitCode !== null || child.signalCode !== null) fail(`code-server exited early (${child.exitCode ?? child.signalCode})`);
-    try {
-      const r = await fetch(url, { signal: AbortSignal.timeout(2000) });
-      if (r.ok) return;
-      last = `HTTP ${r.status}`;
-    } catch (e) {
-      last = e.cause?.code ?? e.message;
-    }
-    await sleep(150);
-  }
-  fail(`code-server not healthy at ${url} within ${limitMs} ms (${last})`);
-}
-
 /** Starts 5 seeded redis-server nodes (dist/demo.js); resolves with their URLs. */
 function startDemoNodes() {
   demo = spawn(process.execPath, [join(repoRoot, 'dist', 'demo.js')], { cwd: repoRoot, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -295,13 +214,7 @@ async function main() {
   overallTimer = setTimeout(() => void finish(124, `timed out after ${timeoutMs} ms (REDLOCK_UI_TEST_TIMEOUT_MS)`), timeoutMs);
 
   tmp = mkdtempSync(join(tmpdir(), 'redlock-ui-test-'));
-  const dirs = Object.fromEntries(
-    ['xdg-config', 'xdg-data', 'xdg-cache', 'user-data', 'extensions', 'workspace', 'browser'].map((d) => {
-      const p = join(tmp, d);
-      mkdirSync(p, { recursive: true });
-      return [d, p];
-    }),
-  );
+  const dirs = makeWorkbenchDirs(tmp);
   codeServerLogPath = join(tmp, 'code-server.log');
 
   // 1. Nodes and the packaged extension, side by side.
@@ -312,17 +225,9 @@ async function main() {
   run('npx', ['vsce', 'package', '--no-dependencies', '--out', vsix], { cwd: repoRoot });
   say(`packaged ${(statSync(vsix).size / 1024).toFixed(0)} KB .vsix in ${secs(Date.now() - t)}`);
 
-  const env = envWithNode24({
-    ...process.env,
-    XDG_CONFIG_HOME: dirs['xdg-config'],
-    XDG_DATA_HOME: dirs['xdg-data'],
-    XDG_CACHE_HOME: dirs['xdg-cache'],
-    EXTENSIONS_GALLERY: '{}', // no marketplace: no offline ENOTFOUND noise
-  });
-  for (const k of ['NODE_OPTIONS', 'ELECTRON_RUN_AS_NODE', 'VSCODE_IPC_HOOK_CLI', 'VSCODE_PID', 'VSCODE_CWD', 'VSCODE_NLS_CONFIG']) delete env[k];
-  const common = ['--extensions-dir', dirs.extensions, '--user-data-dir', dirs['user-data']];
+  const env = codeServerEnv(dirs);
   t = Date.now();
-  const inst = run(tools.node, [tools.codeServerEntry, ...common, '--install-extension', vsix], { env });
+  const inst = run(tools.node, [tools.codeServerEntry, ...dataDirArgs(dirs), '--install-extension', vsix], { env });
   if (!/successfully installed/i.test(inst.stdout + inst.stderr)) fail(`--install-extension did not confirm:\n${inst.stdout}${inst.stderr}`);
   say(`installed into code-server in ${secs(Date.now() - t)}`);
 
@@ -330,62 +235,20 @@ async function main() {
   say(`5 seeded nodes: ${urls.join(' ')} (${elapsed()})`);
   if (urls.length !== 5) fail(`expected 5 node URLs from dist/demo.js, got ${urls.length}`);
 
-  mkdirSync(join(dirs['user-data'], 'User'), { recursive: true });
-  writeFileSync(join(dirs['user-data'], 'User', 'settings.json'), JSON.stringify(USER_SETTINGS, null, 2));
+  writeUserSettings(dirs['user-data'], USER_SETTINGS);
   mkdirSync(join(dirs.workspace, '.vscode'), { recursive: true });
   writeFileSync(join(dirs.workspace, '.vscode', 'settings.json'), JSON.stringify({ 'redlock.nodes': urls }, null, 2));
 
   // 2. code-server.
   const port = await freePort();
   const authority = `127.0.0.1:${port}`;
-  const log = createWriteStream(codeServerLogPath);
-  codeServer = spawn(
-    tools.node,
-    [
-      tools.codeServerEntry, ...common,
-      '--bind-addr', authority,
-      '--auth', 'none',
-      '--disable-telemetry',
-      '--disable-update-check',
-      '--disable-workspace-trust',
-      '--disable-getting-started-override',
-      '--reconnection-grace-time', '10',
-      '--ignore-last-opened',
-    ],
-    { cwd: dirs.workspace, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  for (const s of [codeServer.stdout, codeServer.stderr]) {
-    s.on('data', (b) => {
-      log.write(b);
-      if (verbose) process.stderr.write(b);
-    });
-  }
-  codeServer.on('exit', (code, sig) => {
-    if (!finishing) void finish(1, `code-server exited unexpectedly (${code ?? sig})`);
-  });
-  await waitForHealth(`http://${authority}/healthz`, codeServer, 60_000);
+  codeServer = spawnCodeServer(tools, serveArgs(tools, dirs, authority), { cwd: dirs.workspace, env, logPath: codeServerLogPath, verbose, onExit: codeServerExited });
+  await waitForHealth(`http://${authority}/healthz`, codeServer, 60_000, CheckFailed);
   say(`code-server up on ${authority} (${elapsed()})`);
 
   // 3. The browser.
-  const { chromium } = await import('playwright-core');
-  context = await chromium.launchPersistentContext(dirs.browser, {
-    executablePath: tools.chromium,
-    headless: true,
-    viewport: { width: 1400, height: 860 },
-    deviceScaleFactor: 1,
-    colorScheme: 'dark',
-    handleSIGINT: false,
-    handleSIGTERM: false,
-    handleSIGHUP: false,
-    env: { ...process.env, XDG_CONFIG_HOME: dirs['xdg-config'], XDG_CACHE_HOME: dirs['xdg-cache'], HOME: tmp },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-crash-reporter', '--disable-breakpad'],
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('crash', () => void finish(1, 'the workbench page crashed'));
-  if (verbose) {
-    page.on('console', (m) => process.stderr.write(`[browser ${m.type()}] ${m.text()}\n`));
-    page.on('pageerror', (e) => process.stderr.write(`[browser pageerror] ${e.message}\n`));
-  }
+  context = await launchBrowser(tools, dirs, tmp, { viewport: { width: 1400, height: 860 }, deviceScaleFactor: 1, colorScheme: 'dark' });
+  page = await workbenchPage(context, { verbose, onCrash: () => void finish(1, 'the workbench page crashed') });
 
   const tNav = Date.now();
   await page.goto(`http://${authority}/?folder=${encodeURIComponent(dirs.workspace)}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });

@@ -32,7 +32,8 @@ export interface Failure {
 export function describeFailure(err: unknown, node?: RedisNode): Failure {
   const f = describe(err, node);
   // instanceof, not err.name: a minified bundle renames classes.
-  const replied = err instanceof ReplyError && f.outcome !== 'auth';
+  // A LOADING node answers but cannot serve yet: as good as out of reach.
+  const replied = err instanceof ReplyError && f.outcome !== 'auth' && !/^LOADING/.test(f.reason);
   return { ...f, answered: replied || f.outcome === 'wrong-type' };
 }
 
@@ -55,6 +56,7 @@ function describe(err: unknown, node?: RedisNode): { outcome: FailureOutcome; re
     return { outcome: 'refused', reason: `${firstLine(message)} (this node is part of a Redis Cluster: use redis+cluster://)` };
   }
   if (/^READONLY/.test(message)) return { outcome: 'refused', reason: `${firstLine(message)} (a replica: point at the master)` };
+  if (/^LOADING/.test(message)) return { outcome: 'refused', reason: `${firstLine(message)} (the node is starting: try again when it has loaded)` };
   return { outcome: 'refused', reason: firstLine(message) };
 }
 
@@ -79,6 +81,9 @@ function clientOptions(spec: NodeSpec, connectTimeoutMs: number): RedisOptions {
     retryStrategy,
     // quit() on a node that refused the connection must not keep the process alive.
     disconnectTimeout: 200,
+    // Without ioredis' ready check a node still LOADING says so (a LOADING reply with the
+    // node named) instead of leaving the client silently "not connected".
+    enableReadyCheck: false,
     lazyConnect: false,
     // No auto-pipelining: with the offline queue off, ioredis 5 throws an uncaught
     // TypeError from its auto-pipeline when the connection is down.

@@ -105,8 +105,8 @@ export class RedisServer {
       try {
         await probe.connect();
         await probe.ping().catch((e: Error) => {
-          // A password-protected node still proves it is up.
-          if (!/NOAUTH|WRONGPASS/.test(e.message)) throw e;
+          // A password-protected or still loading node still proves it is up.
+          if (!/NOAUTH|WRONGPASS|LOADING/.test(e.message)) throw e;
         });
         return;
       } catch {
