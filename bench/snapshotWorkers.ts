@@ -1,7 +1,11 @@
 // Whole-process contenders for the snapshot bench: each reads every `lock:*` key of one
 // node and prints how many it saw. Run as `node out/bench/snapshotWorkers.js <mode> <url>`.
 import Redis from 'ioredis';
-import { Redlock } from '../src/core';
+import type { Redlock as RedlockType } from '../src/core';
+
+// The core as it ships (one bundle in dist/, `npm run build`), not the test build.
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const { Redlock } = require('../../dist/core/index.js') as { Redlock: typeof RedlockType };
 
 async function ours(url: string): Promise<number> {
   const rl = new Redlock([url], { readTimeoutMs: 30_000 });

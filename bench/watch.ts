@@ -11,7 +11,7 @@ import { table } from './stats';
 const SNAPSHOT_KEYS = Number(process.env.BENCH_SCALE_KEYS ?? 100_000);
 const WATCH_KEYS = Number(process.env.BENCH_WATCH_KEYS ?? 10_000);
 const WATCH_SECONDS = Number(process.env.BENCH_WATCH_SECONDS ?? 60);
-const RSS_SECONDS = Number(process.env.BENCH_RSS_SECONDS ?? 20);
+const RSS_SECONDS = Number(process.env.BENCH_RSS_SECONDS ?? 300);
 
 async function seed(servers: RedisServer[], count: number): Promise<void> {
   await Promise.all(servers.map(async (s) => {

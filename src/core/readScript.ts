@@ -56,7 +56,7 @@ end
 // Both scripts start with the node's TIME: a script sees one frozen clock for expiries,
 // so that instant (less the node's clock offset) is when every PTTL in it was read.
 
-/** The given keys: [sec, usec, then type, pttl, payload per key]. */
+/** The given keys: [sec, usec, then type (1 for string), pttl, payload per key]. */
 const INSPECT = `#!lua flags=no-writes
 ${READ_KEY}
 local now = redis.call('TIME')
@@ -64,7 +64,7 @@ local out = { now[1], now[2] }
 local maxBytes, maxItems = tonumber(ARGV[1]), tonumber(ARGV[2])
 for i = 1, #KEYS do
   local t, p, v = readKey(KEYS[i], maxBytes, maxItems)
-  out[3 * i] = t
+  out[3 * i] = t == 'string' and 1 or t
   out[3 * i + 1] = p
   out[3 * i + 2] = v
 end
@@ -72,7 +72,7 @@ return out`;
 
 /**
  * One SCAN page run on the server, then each key read there: [sec, usec, cursor, then
- * key, type, pttl, payload per key]. Saves sending every key name back. Standalone nodes only: a
+ * key, type (1 for string), pttl, payload per key]. Saves sending every key name back. Standalone nodes only: a
  * cluster refuses scripts touching undeclared keys.
  */
 const SCAN_PAGE = `#!lua flags=no-writes
@@ -85,7 +85,7 @@ local maxBytes, maxItems = tonumber(ARGV[4]), tonumber(ARGV[5])
 for i = 1, #keys do
   local t, p, v = readKey(keys[i], maxBytes, maxItems)
   out[4 * i] = keys[i]
-  out[4 * i + 1] = t
+  out[4 * i + 1] = t == 'string' and 1 or t
   out[4 * i + 2] = p
   out[4 * i + 3] = v
 end
@@ -196,6 +196,11 @@ export interface ReadBatch {
   observations: Observation[];
 }
 
+/** The scripts send the common type, string, as the integer 1: no reply buffer per key. */
+function typeName(t: unknown): string {
+  return t === 1 ? 'string' : String(t);
+}
+
 function timeOf(sec: unknown, usec: unknown): number {
   return Number(sec) * 1000 + Number(usec) / 1000;
 }
@@ -205,7 +210,7 @@ export async function readObservations(client: Redis | Cluster, keys: Buffer[], 
   const flat = await inspectCommand(client).rliInspectBuffer(keys.length, ...keys, String(MAX_VALUE_BYTES), String(MAX_ITEMS));
   const observations: Observation[] = new Array(keys.length);
   for (let i = 0, j = 2; i < keys.length; i++, j += 3) {
-    observations[i] = toObservation(node, String(flat[j]), Number(flat[j + 1]), flat[j + 2], absent);
+    observations[i] = toObservation(node, typeName(flat[j]), Number(flat[j + 1]), flat[j + 2], absent);
   }
   return { nodeTimeMs: timeOf(flat[0], flat[1]), observations };
 }
@@ -231,7 +236,7 @@ export function decodeScanPage(flat: unknown[], node: string, absent: Observatio
   const observations: Observation[] = new Array(n);
   for (let i = 0, j = 3; i < n; i++, j += 4) {
     keys[i] = flat[j] as Buffer;
-    observations[i] = toObservation(node, String(flat[j + 1]), Number(flat[j + 2]), flat[j + 3], absent);
+    observations[i] = toObservation(node, typeName(flat[j + 1]), Number(flat[j + 2]), flat[j + 3], absent);
   }
   return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: pageCursor(flat), keys, observations };
 }
