@@ -38,7 +38,7 @@ import { performance } from 'node:perf_hooks';
 import type Redis from 'ioredis';
 import { Redlock, RedlockError } from '../../src/core';
 import { CliResult, runCli, startCli } from '../cli/runCli';
-import { RedisServer, startNodes } from '../support/redisServer';
+import { RedisServer, startNodes, withClient } from '../support/redisServer';
 import { waitFor } from '../support/wait';
 
 /** Exactly one line on stderr, no stack trace. */
@@ -50,14 +50,6 @@ function oneLine(r: CliResult): string {
   return lines[0];
 }
 
-async function withClient<T>(s: RedisServer, fn: (c: Redis) => Promise<T>): Promise<T> {
-  const c = s.client();
-  try {
-    return await fn(c);
-  } finally {
-    c.disconnect();
-  }
-}
 
 const digest = (s: RedisServer): Promise<string> => withClient(s, async (c) => String(await c.call('DEBUG', 'DIGEST')));
 

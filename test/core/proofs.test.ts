@@ -10,17 +10,9 @@ import { createHash } from 'node:crypto';
 import { Redlock } from '../../src/core';
 import { SCRIPTS } from '../../src/core/scripts';
 import { CliResult, runCli, startCli } from '../cli/runCli';
-import { RedisServer, startNodes } from '../support/redisServer';
+import { RedisServer, startNodes, withClient } from '../support/redisServer';
 import { waitFor } from '../support/wait';
 
-async function withClient<T>(s: RedisServer, fn: (c: Redis) => Promise<T>): Promise<T> {
-  const c = s.client();
-  try {
-    return await fn(c);
-  } finally {
-    c.disconnect();
-  }
-}
 
 const digests = (servers: RedisServer[]): Promise<string[]> => Promise.all(servers.map((s) => withClient(s, async (c) => String(await c.call('DEBUG', 'DIGEST')))));
 

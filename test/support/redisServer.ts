@@ -207,3 +207,13 @@ export async function startCluster(masters = 3): Promise<RedisServer[]> {
   }
   return servers;
 }
+
+/** Runs `fn` with a fresh setup client of `s` and always disconnects it. */
+export async function withClient<T>(s: RedisServer, fn: (c: Redis) => Promise<T>): Promise<T> {
+  const c = s.client();
+  try {
+    return await fn(c);
+  } finally {
+    c.disconnect();
+  }
+}
