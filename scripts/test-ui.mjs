@@ -339,12 +339,17 @@ async function main() {
   await page.keyboard.press('Escape');
 
   // 8. The row's inline "Open Lock Details" action opens the lock in the editor area.
-  await split.hover();
+  // The live countdown re-renders rows every second, which can swallow a click on a hover
+  // action: try a few times before calling it a failure.
   const detailsAction = split.locator('.actions .action-label[aria-label^="Open Lock Details"]').first();
-  await detailsAction.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => fail(`no inline "Open Lock Details" action on the ${SPLIT_KEY} row`));
-  await detailsAction.click();
   const tab = page.locator('.editor-group-container .tabs-container .tab', { hasText: 'split:payments' }).first();
-  await tab.waitFor({ state: 'visible', timeout: 15_000 }).catch(() => fail(`"Open Lock Details" opened no editor tab for ${SPLIT_KEY}`));
+  for (let attempt = 1; ; attempt++) {
+    await split.hover();
+    await detailsAction.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => fail(`no inline "Open Lock Details" action on the ${SPLIT_KEY} row`));
+    await detailsAction.click().catch(() => {});
+    if (await tab.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false)) break;
+    if (attempt === 4) fail(`"Open Lock Details" opened no editor tab for ${SPLIT_KEY}`);
+  }
   // The detail panel is a webview: its page lives in a nested iframe; locators pierce shadow roots.
   const shown = async () => {
     for (const f of page.frames()) {
