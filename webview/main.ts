@@ -372,9 +372,11 @@ function applyView(v: LockView): void {
   updateRows(v.entry, v.nodes);
   actions.hidden = v.readOnly;
   readOnlyNote.hidden = !v.readOnly;
-  // Extend applies to any held copy (a foreign one by compare-and-set on the shown token,
-  // after the command's confirmation); Release only to a lock taken in this window.
-  extendBtn.hidden = v.entry === null;
+  // Extend applies to a lock taken here, or to a foreign token with a quorum (by
+  // compare-and-set on the shown token, after the command's confirmation): a split or
+  // partial lock has nothing to extend. Release only to a lock taken in this window.
+  const quorumHolder = v.entry !== null && Object.values(v.entry.holders).some((n) => n >= v.entry!.quorum);
+  extendBtn.hidden = v.entry === null || !(v.mine || quorumHolder);
   releaseBtn.hidden = !v.mine || v.entry === null;
   forceBtn.hidden = v.entry === null;
   const verdict = v.entry ? v.entry.verdict : null;

@@ -260,6 +260,9 @@ describe('lock detail panel (webview in headless Chromium)', function () {
     await p.waitForFunction(() => document.querySelector('#verdict')?.textContent?.startsWith('Split'));
     assert.equal(await text(p, '#verdict'), 'Split: 7f3a…c2 on 2 nodes, 91bc…0d on 2 nodes; no holder has a quorum');
     assert.equal(await text(p, '#badge'), 'split 2+2/5');
+    // No holder has a quorum: nothing to extend; force-release stays.
+    assert.equal(await p.locator('#extend').isVisible(), false);
+    assert.equal(await p.locator('#force-release').isVisible(), true);
     // Each token its own colour, in the table and the legend.
     const colours = await p.$$eval('.node-row .token[data-colour]', (ts) => ts.map((t) => t.getAttribute('data-colour')));
     assert.deepEqual(colours, ['0', '0', '1', '1']);
