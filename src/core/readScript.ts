@@ -105,23 +105,22 @@ end
 return out`;
 
 /**
- * A watch tick's cheapest question: has anything on this SCAN page changed? One digest
- * over every key's name and absolute expiry (PEXPIRETIME, stable while nothing changes;
- * Redis >= 7.0), plus the bounded value of keys without expiry, whose value may change
- * without touching their TTL: [next cursor, sha1].
+ * A watch tick's cheapest question: has anything on this SCAN page changed? Answered by
+ * a checksum over the page's keys: their count and their absolute expiries (PEXPIRETIME,
+ * stable while nothing changes; Redis >= 7.0), plain and position-weighted sums, plus a
+ * SHA1 over name and bounded value of keys without expiry, whose value may change without
+ * touching any TTL. Arithmetic instead of hashing every name keeps a quiet tick at about a
+ * microsecond and a half per key on the node. [next cursor, checksum].
  */
 const DIGEST_PAGE = `#!lua flags=no-writes
 ${READ_KEY}
 local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
 local keys = page[2]
-local parts = {}
-local n = 0
+local sum, weighted = 0, 0
+local extra, n = {}, 0
 for i = 1, #keys do
   local k = keys[i]
   local e = redis.call('PEXPIRETIME', k)
-  parts[n + 1] = k
-  parts[n + 2] = e
-  n = n + 2
   if e == -1 then
     local t, _, v = readKey(k, tonumber(ARGV[4]), tonumber(ARGV[5]))
     if type(v) == 'table' then
@@ -130,10 +129,15 @@ for i = 1, #keys do
       v = table.concat(items, ',')
     end
     n = n + 1
-    parts[n] = t .. '/' .. tostring(v)
+    extra[n] = #k .. ':' .. k .. '=' .. t .. '/' .. tostring(v)
+  else
+    sum = sum + e
+    weighted = weighted + e * i
   end
 end
-return { page[1], redis.sha1hex(table.concat(parts, '\\n')) }`;
+local digest = #keys .. ':' .. string.format('%.0f', sum) .. ':' .. string.format('%.0f', weighted)
+if n > 0 then digest = digest .. ':' .. redis.sha1hex(table.concat(extra, '\\n')) end
+return { page[1], digest }`;
 
 interface InspectCommand {
   rliInspectBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;

@@ -1,6 +1,6 @@
 // Live watch: a full snapshot first, then ticks that emit only what changed.
-// A quiet tick costs almost nothing: each SCAN page is answered by one digest of its keys'
-// names and absolute expiries (see DIGEST_PAGE); only a page whose digest moved is listed
+// A quiet tick costs almost nothing: each SCAN page is answered by one checksum of its
+// keys' absolute expiries (see DIGEST_PAGE); only a page whose checksum moved is listed
 // with PTTLs, and only a key that appeared, vanished, lost its TTL or whose expiry jumped
 // (a new SET, an extend) has its value read again. Only those keys, and keys whose
 // `expiring` flag may have flipped, are classified again. Ticks are single-flight.

@@ -173,4 +173,28 @@ describe('watch on real nodes', function () {
       await w.stop();
     }
   });
+
+  it('sees a lock without TTL change hands, though no expiry moved', async () => {
+    await Promise.all(servers.map(async (s) => {
+      const c = s.client();
+      await c.set('lock:stuck', 'first-holder');
+      c.disconnect();
+    }));
+    const changes: WatchChange[] = [];
+    let first: Snapshot | undefined;
+    const w = rl.watch({ intervalMs: 50 }, { snapshot: (s) => (first = s), change: (c) => changes.push(c) });
+    try {
+      await waitFor(() => first, 5000, 'first snapshot');
+      assert.equal(first!.locks[0].nodes[0].token, 'first-holder');
+      await Promise.all(servers.map(async (s) => {
+        const c = s.client();
+        await c.set('lock:stuck', 'second-holder');
+        c.disconnect();
+      }));
+      const c = await waitFor(() => changes.find((x) => x.changed.some((l) => l.key === 'lock:stuck')), 5000, 'changed');
+      assert.ok(c.changed[0].nodes.every((n) => n.token === 'second-holder'));
+    } finally {
+      await w.stop();
+    }
+  });
 });
