@@ -184,7 +184,10 @@ export function ensureTools({ quiet = false } = {}) {
     }
     const t0 = Date.now();
     if (!quiet) log(`installing Node ${NODE_MAJOR} and code-server@${CODE_SERVER_VERSION} into ${toolsDir()} (once, ~2 min, ~800 MB)`);
-    const npmEnv = { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+    // Run from `npm test`, we inherit the outer npm's npm_* variables: its user agent names
+    // Node 20, and code-server's postinstall reads the Node version from it. Drop them all.
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
+    const npmEnv = { ...clean, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
 
     // 1. Node 24.
     if (!existsSync(node24Bin())) {
