@@ -17,7 +17,7 @@ import {
   PROTOCOL_VERSION, isHistoryEvent, isHostMessage,
   type ActionKind, type HistoryEvent, type HostMessage, type LockView, type PanelState, type WebviewMessage,
 } from '../src/shared/protocol';
-import { agedEntry, describeEvent, describeFormat, formatSeconds, holderTokens, verdictBadge, verdictSentence } from '../src/shared/verdictSentence';
+import { agedEntryWithCopies, describeEvent, describeFormat, formatSeconds, holderTokens, verdictBadge, verdictSentence } from '../src/shared/verdictSentence';
 import { clear, el, setText, svg } from './dom';
 import { SampleRing, TOKEN_COLOURS, renderTimeline, type SavedSamples } from './timeline';
 
@@ -261,7 +261,7 @@ function tickHeader(aged: LockEntry | null): void {
 function tick(): void {
   if (!view) return;
   const now = Date.now();
-  const aged = view.entry ? agedEntry(view.entry, now - (view.readAt + offset), view.expiringThresholdMs) : null;
+  const aged = view.entry ? agedEntryWithCopies(view.entry, now - (view.readAt + offset), view.expiringThresholdMs) : null;
   tickHeader(aged);
   tickRows(aged, view.nodes, now);
 }

@@ -2,22 +2,17 @@
 import type { LockEntry, Observation } from '../core';
 import { printable, truncate } from './markdown';
 import { anomalyRank } from './lockOrder';
+import { formatSeconds } from '../shared/countdown';
 
 export function shortToken(token: string, max = 14): string {
   return truncate(printable(token), max);
-}
-
-/** Tenths of a second, rounded down like the core's descriptions. */
-export function formatMs(ms: number): string {
-  if (ms >= 3_600_000) return `${Math.floor(ms / 60_000)} min`;
-  return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
 }
 
 /** One node row: `a1b2c3d4e5f6… · 4.2 s`, `absent`, `unreachable: <reason>`. */
 export function copyDescription(o: Observation, pttlMs: number | null): string {
   switch (o.state) {
     case 'present': {
-      const ttl = pttlMs === null ? 'TTL ?' : pttlMs < 0 ? 'no TTL' : formatMs(pttlMs);
+      const ttl = pttlMs === null ? 'TTL ?' : pttlMs < 0 ? 'no TTL' : formatSeconds(pttlMs);
       const hold = o.holdCount !== null && o.holdCount > 1 ? ` · ×${o.holdCount}` : '';
       return `${shortToken(o.token ?? '')} · ${ttl}${hold}`;
     }

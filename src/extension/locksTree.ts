@@ -3,7 +3,7 @@
 // an added or a removed key refreshes the root.
 import * as vscode from 'vscode';
 import { describeVerdict, type LockEntry, type Observation } from '../core';
-import { agedEntry, agedPttl } from './countdown';
+import { agedEntry, agedPttl } from '../shared/countdown';
 import { keyMatcher } from './glob';
 import type { LockModel, ModelChange } from './lockModel';
 import { compareLocks } from './lockOrder';

@@ -1,7 +1,6 @@
 // The lock tooltip as Markdown text; every untrusted value goes through cell().
 import { describeVerdict, type LockEntry } from '../core';
-import { agedPttl } from './countdown';
-import { formatMs } from './lockText';
+import { agedPttl, formatSeconds } from '../shared/countdown';
 import { cell, escapeMarkdown } from './markdown';
 
 export function lockTooltipMarkdown(entry: LockEntry, elapsedMs: number, mine: boolean): string {
@@ -13,7 +12,7 @@ export function lockTooltipMarkdown(entry: LockEntry, elapsedMs: number, mine: b
   lines.push('| node | state | token | TTL | format |', '| --- | --- | --- | --- | --- |');
   for (const o of entry.nodes) {
     const pttl = agedPttl(o, elapsedMs);
-    const ttl = o.state !== 'present' ? '' : pttl === null ? '?' : pttl < 0 ? 'no TTL' : formatMs(pttl);
+    const ttl = o.state !== 'present' ? '' : pttl === null ? '?' : pttl < 0 ? 'no TTL' : formatSeconds(pttl);
     const state = o.state === 'present' || o.state === 'absent' ? o.state : `${o.state}${o.reason ? `: ${o.reason}` : ''}`;
     lines.push(`| ${cell(o.node, 40)} | ${cell(state, 60)} | ${cell(o.token, 48)} | ${cell(ttl)} | ${cell(o.format ?? o.type)} |`);
   }

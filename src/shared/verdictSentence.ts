@@ -4,21 +4,16 @@
 // `validityMs`. Pure and DOM-free, shared by the webview and the tests.
 import { describeVerdict } from '../core/classify';
 import type { LockEntry, Observation } from '../core/types';
+import { agedEntryWithCopies, formatSeconds } from './countdown';
 import type { HistoryEvent } from './protocol';
 
-export { describeVerdict };
+export { agedEntryWithCopies, describeVerdict, formatSeconds };
 
 /** A long token as `7f3a…c2` (first 4, last 2); short ones stay whole. */
 export function shortToken(token: string): string {
   const chars = Array.from(token);
   if (chars.length <= 10) return token;
   return `${chars.slice(0, 4).join('')}…${chars.slice(-2).join('')}`;
-}
-
-/** Tenths of a second rounded down, like describeVerdict: never promise more time than is left. */
-export function formatSeconds(ms: number): string {
-  if (ms >= 3_600_000) return `${Math.floor(ms / 60_000)} min`;
-  return `${(Math.floor(Math.max(0, ms) / 100) / 10).toFixed(1)} s`;
 }
 
 /** The tree's short form (`held 3/5 · 4.2 s`, `split 2+2/5`), from the core. */
@@ -86,20 +81,6 @@ export function verdictSentence(entry: LockEntry | null): string {
     parts.push(`re-entered (hold count ${most})`);
   }
   return parts.join('; ');
-}
-
-/**
- * The entry as it reads `elapsedMs` after it was read: validity and each PTTL count down,
- * `expiring` is added once validity drops below the threshold (the core's rule, the same
- * as the tree's countdown). Everything else stays as the core classified it.
- */
-export function agedEntry(entry: LockEntry, elapsedMs: number, expiringThresholdMs: number): LockEntry {
-  if (elapsedMs <= 0) return entry;
-  const nodes = entry.nodes.map((o) => (o.pttlMs === null || o.pttlMs < 0 ? o : { ...o, pttlMs: Math.max(0, o.pttlMs - elapsedMs) }));
-  if (entry.validityMs === null) return { ...entry, nodes };
-  const validityMs = Math.max(0, entry.validityMs - elapsedMs);
-  const flags = validityMs < expiringThresholdMs && !entry.flags.includes('expiring') ? [...entry.flags, 'expiring' as const] : entry.flags;
-  return { ...entry, nodes, validityMs, flags };
 }
 
 /** The format column: `string`, `Redisson lock · hold 2`, `Redisson read/write lock`, `semaphore · 3 holders`. */

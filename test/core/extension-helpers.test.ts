@@ -5,10 +5,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import type { LockEntry, Observation } from '../../src/core';
-import { agedEntry, agedPttl } from '../../src/extension/countdown';
+import { agedEntry, agedPttl, formatSeconds } from '../../src/shared/countdown';
 import { globToRegExp, keyMatcher } from '../../src/extension/glob';
 import { compareLocks, isAnomaly, sortLocks } from '../../src/extension/lockOrder';
-import { copyDescription, formatMs, lockContextValue, lockIcon, shortToken } from '../../src/extension/lockText';
+import { copyDescription, lockContextValue, lockIcon, shortToken } from '../../src/extension/lockText';
 import { cell, escapeMarkdown, printable } from '../../src/extension/markdown';
 import { isAuthError, parseNodeSettings, splitPassword, withPassword } from '../../src/extension/nodeSettings';
 import { nodeDescription } from '../../src/extension/nodeText';
@@ -32,7 +32,7 @@ const pipes = (line: string): number => line.match(/(?<!\\)\|/g)?.length ?? 0;
 describe('extension helpers (pure)', () => {
   it('never import vscode', () => {
     const dir = path.resolve(__dirname, '../../../src/extension');
-    for (const f of ['markdown', 'treeIds', 'glob', 'lockOrder', 'countdown', 'lockText', 'tooltip', 'snapshotDiff', 'nodeSettings', 'nodeText']) {
+    for (const f of ['markdown', 'treeIds', 'glob', 'lockOrder', '../shared/countdown', 'lockText', 'tooltip', 'snapshotDiff', 'nodeSettings', 'nodeText']) {
       const text = fs.readFileSync(path.join(dir, `${f}.ts`), 'utf8');
       assert.doesNotMatch(text, /from 'vscode'/, f);
     }
@@ -106,7 +106,7 @@ describe('extension helpers (pure)', () => {
   });
 
   it('describes rows and context values for menus', () => {
-    assert.equal(formatMs(4290), '4.2 s');
+    assert.equal(formatSeconds(4290), '4.2 s');
     assert.equal(shortToken('0123456789abcdef0123'), '0123456789abc…');
     assert.equal(copyDescription(obs('a', 'tok', -1), -1), 'tok · no TTL');
     assert.equal(copyDescription({ ...obs('a', null), state: 'unreachable', reason: 'ECONNREFUSED' }, null), 'unreachable: ECONNREFUSED');

@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import type { LockEntry, Observation } from '../../src/core/types';
 import { makeNonce, panelCsp, panelHtml } from '../../src/extension/panel/html';
 import { PROTOCOL_VERSION, isHostMessage, isPanelState, isWebviewMessage, type HistoryEvent, type LockView } from '../../src/shared/protocol';
-import { agedEntry, describeEvent, describeFormat, formatSeconds, shortToken, verdictBadge, verdictSentence } from '../../src/shared/verdictSentence';
+import { agedEntryWithCopies, describeEvent, describeFormat, formatSeconds, shortToken, verdictBadge, verdictSentence } from '../../src/shared/verdictSentence';
 
 const T1 = '7f3a9b0c1d2e3f4a5b6c7d8e9f0a1bc2';
 const T2 = '91bc4e5f6a7b8c9d0e1f2a3b4c5d6e0d';
@@ -94,13 +94,13 @@ describe('panel verdict sentence', () => {
     assert.equal(verdictSentence(noTtl), 'Held by 7f3a…c2 on 3 of 3 nodes; never expires (no TTL on a quorum of copies)');
     const reentrant = entry('held', [obs('a', 'present', 'r:1', 30000, { format: 'redisson-lock', holdCount: 2 })], 29000, ['reentrant']);
     assert.equal(verdictSentence(reentrant), 'Held by r:1 on 1 of 1 node; valid for 29.0 s; re-entered (hold count 2)');
-    const aged = agedEntry(held(), 2500, 2000);
+    const aged = agedEntryWithCopies(held(), 2500, 2000);
     assert.equal(aged.validityMs, 1600);
     assert.deepEqual(aged.flags, ['degraded', 'expiring']);
     assert.equal(aged.nodes[0].pttlMs, 2500);
     assert.equal(verdictSentence(aged), 'Held by 7f3a…c2 on 3 of 5 nodes; node-e unreachable; valid for 1.6 s (expiring)');
     assert.equal(verdictBadge(aged), 'held 3/5 · 1.6 s');
-    assert.equal(agedEntry(held(), 99_000, 2000).validityMs, 0);
+    assert.equal(agedEntryWithCopies(held(), 99_000, 2000).validityMs, 0);
   });
 
   it('shortens tokens, formats time, formats and events', () => {

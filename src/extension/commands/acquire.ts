@@ -4,7 +4,7 @@ import { displayKey, parseKeyArg, validateTtl } from '../../core';
 import { globToRegExp } from '../glob';
 import { field, isBoolean, isNumber, isString } from '../commandArgs';
 import { describeError, reportFailure } from '../failures';
-import { formatMs } from '../lockText';
+import { formatSeconds } from '../../shared/countdown';
 import { printable } from '../markdown';
 import type { Services } from '../services';
 import { noRedlock, validateTtlText, withProgress, type Failed, type LockResult } from './common';
@@ -32,7 +32,7 @@ export async function acquire(s: Services, arg?: unknown): Promise<LockResult | 
   if (autoExtend === undefined && prompted) {
     const pick = await vscode.window.showQuickPick(
       [
-        { label: 'Hold once', description: `expires after ${formatMs(ttlMs)} unless extended`, auto: false },
+        { label: 'Hold once', description: `expires after ${formatSeconds(ttlMs)} unless extended`, auto: false },
         { label: 'Keep extending', description: 'auto-extend until released (redlock.using)', auto: true },
       ],
       { title: 'Acquire Lock (3/3)' },
@@ -58,7 +58,7 @@ export async function acquire(s: Services, arg?: unknown): Promise<LockResult | 
     });
     s.log.info(`acquired ${printable(resource)} for ${ttl} ms${autoExtend ? ', auto-extending' : ''} (validity ${result.validityMs ?? '?'} ms)`);
     const shown = s.model.settings.keyPatterns.some((p) => globToRegExp(p).test(resource)) ? '' : ' It is not shown: no pattern in redlock.keyPatterns matches it.';
-    void vscode.window.showInformationMessage(`Redlock: acquired ${printable(resource)}${autoExtend ? ' (auto-extending)' : ` for ${formatMs(ttl)}`}.${shown}`);
+    void vscode.window.showInformationMessage(`Redlock: acquired ${printable(resource)}${autoExtend ? ' (auto-extending)' : ` for ${formatSeconds(ttl)}`}.${shown}`);
     await s.model.refresh();
     return result;
   } catch (e) {

@@ -1,0 +1,35 @@
+// The live countdown (the tree and the detail panel) ages the last snapshot by the time
+// since it was taken, without a Redis round trip. Everything but time stays as the core
+// classified it. Pure: no `vscode`, no DOM.
+import type { LockEntry, Observation } from '../core/types';
+
+/** The entry as it reads `elapsedMs` after its snapshot. */
+export function agedEntry(entry: LockEntry, elapsedMs: number, expiringThresholdMs: number): LockEntry {
+  if (entry.validityMs === null || elapsedMs <= 0) return entry;
+  const validityMs = Math.max(0, entry.validityMs - elapsedMs);
+  // The core's rule (validity below the threshold), applied to the aged validity.
+  const flags = validityMs < expiringThresholdMs && !entry.flags.includes('expiring') ? [...entry.flags, 'expiring' as const] : entry.flags;
+  return { ...entry, validityMs, flags };
+}
+
+/** A copy's PTTL aged the same way; -1 (no expiry) and unknowns stay. */
+export function agedPttl(o: Observation, elapsedMs: number): number | null {
+  if (o.pttlMs === null || o.pttlMs < 0) return o.pttlMs;
+  return Math.max(0, o.pttlMs - Math.max(0, elapsedMs));
+}
+
+/** The entry as it reads `elapsedMs` after its snapshot, every copy's PTTL aged too. */
+export function agedEntryWithCopies(entry: LockEntry, elapsedMs: number, expiringThresholdMs: number): LockEntry {
+  if (elapsedMs <= 0) return entry;
+  const nodes = entry.nodes.map((o) => {
+    const pttlMs = agedPttl(o, elapsedMs);
+    return pttlMs === o.pttlMs ? o : { ...o, pttlMs };
+  });
+  return { ...agedEntry(entry, elapsedMs, expiringThresholdMs), nodes };
+}
+
+/** Tenths of a second rounded down, like describeVerdict: never promise more time than is left. */
+export function formatSeconds(ms: number): string {
+  if (ms >= 3_600_000) return `${Math.floor(ms / 60_000)} min`;
+  return `${(Math.floor(Math.max(0, ms) / 100) / 10).toFixed(1)} s`;
+}
