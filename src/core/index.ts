@@ -17,3 +17,5 @@ export { DEFAULT_PATTERNS } from './inspect';
 export type { InspectOptions, InspectPage, ScanCursor, NodeFacts, Persistence } from './inspectTypes';
 export { Watcher } from './watch';
 export type { WatchOptions, WatchChange, WatchListener, WatchStatus } from './watch';
+export { INTERNAL_PREFIX, internalKey, isInternalKey, parseInternalKey, hashTagOf } from './internalKeys';
+export type { InternalKind } from './internalKeys';

@@ -2,6 +2,7 @@
 // key once per node with one read-only script per batch, then classify. Read paths never
 // write: only TYPE/PTTL/STRLEN/GET/HLEN/HKEYS/HSTRLEN/HGET/ZCARD/ZRANGE run, in a
 // `no-writes` script.
+import { isInternalKey } from './internalKeys';
 import { performance } from 'node:perf_hooks';
 import { classify, quorumOf, skipReason } from './classify';
 import type { InspectOptions, InspectPage, ScanCursor } from './inspectTypes';
@@ -189,6 +190,8 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
   const readAtMs: number[] = new Array(n);
   // latin1 strings compare code unit by code unit: the same order as the bytes.
   for (const id of [...ids].sort()) {
+    // Fence counters, waiter sets and event logs are the core's own bookkeeping, never locks.
+    if (isInternalKey(id)) continue;
     const key = keyOf(id);
     let observations: Observation[];
     if (ctx.ownerOnly) {
