@@ -4,7 +4,7 @@
 import { parseKeyArg, parseTokenArg } from '../core/tokens';
 import { escapeText } from './escape';
 
-export const COMMANDS = ['status', 'watch', 'acquire', 'extend', 'release', 'force-release'] as const;
+export const COMMANDS = ['status', 'watch', 'acquire', 'extend', 'release', 'force-release', 'history'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 /** Commands that write to a node: refused in read-only mode before any connection. */
@@ -45,7 +45,8 @@ export type Command =
   | ({ name: 'acquire'; resources: Buffer[]; ttlMs: number; retry: number } & Common)
   | ({ name: 'extend'; resources: Buffer[]; token: Buffer; ttlMs: number } & Common)
   | ({ name: 'release'; resources: Buffer[]; token: Buffer } & Common)
-  | ({ name: 'force-release'; resource: Buffer; yes: boolean } & Common);
+  | ({ name: 'force-release'; resource: Buffer; yes: boolean } & Common)
+  | ({ name: 'history'; resource: Buffer } & Common);
 
 interface OptionSpec {
   takesValue: boolean;
@@ -231,6 +232,10 @@ export function parseArgs(argv: readonly string[], env: Env = {}): Command {
       if (args.length !== 1) throw new UsageError(`force-release takes exactly one RESOURCE (got ${args.length})`);
       return { name, resource: resourceArg(args[0]), yes: options.has('--yes'), ...common };
     }
+    case 'history': {
+      if (args.length !== 1) throw new UsageError(`history takes exactly one RESOURCE (got ${args.length})`);
+      return { name, resource: resourceArg(args[0]), ...common };
+    }
   }
 }
 
@@ -241,6 +246,7 @@ export const USAGE = `Usage:
   redlock-inspector extend  RESOURCE... --token TOKEN --ttl MS [--json]
   redlock-inspector release RESOURCE... --token TOKEN [--json]
   redlock-inspector force-release RESOURCE [--yes] [--json]
+  redlock-inspector history RESOURCE [--json]
 
 Nodes: --node URL (repeatable) replaces REDLOCK_NODES (comma-separated). URLs:
   redis://[user:pass@]host:port[/db], rediss:// (TLS),

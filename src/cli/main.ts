@@ -8,6 +8,7 @@ import { Redlock } from '../core/redlock';
 import { NodeConfigError } from '../core/urls';
 import { Command, parseArgs, USAGE, UsageError, WRITE_COMMANDS } from './args';
 import { runForceRelease } from './commands/forceRelease';
+import { runHistory } from './commands/history';
 import { runAcquire, runExtend, runRelease } from './commands/locks';
 import { runStatus } from './commands/status';
 import { runWatch } from './commands/watch';
@@ -64,6 +65,8 @@ async function run(cmd: Exclude<Command, { name: 'help' | 'version' }>, redlock:
       return runRelease(redlock, cmd, io);
     case 'force-release':
       return runForceRelease(redlock, cmd, io);
+    case 'history':
+      return runHistory(redlock, cmd, io);
   }
 }
 

@@ -6,6 +6,7 @@ import type { NodeFacts } from '../core/inspectTypes';
 import type { LockEntry, Observation, Snapshot, Verdict } from '../core/types';
 import { escapeText } from './escape';
 import { PLAIN, Style } from './style';
+import { cycleText, whoSuffix } from '../shared/holderText';
 
 /** Durations as people read them; tenths round down so no output promises extra time. */
 export function formatMs(ms: number): string {
@@ -72,6 +73,8 @@ function copyCell(o: Observation, labels: Map<string, string>): string {
 export interface StatusOptions {
   style?: Style;
   patterns: string[];
+  /** The clock holder ages are measured against; default now. */
+  nowMs?: number;
 }
 
 export function renderNodes(snap: Snapshot, facts: NodeFacts[] | null, style: Style = PLAIN): string[] {
@@ -118,7 +121,7 @@ export function renderLocks(snap: Snapshot, options: StatusOptions): string[] {
         entry: l,
         labels,
         key: escapeText(l.key),
-        verdict: describeVerdict(l, l.nodes.length),
+        verdict: describeVerdict(l, l.nodes.length) + escapeText(whoSuffix(l, options.nowMs ?? Date.now())),
         flags: l.flags.length ? l.flags.join(',') : '-',
         copies: l.nodes.map((o) => copyCell(o, labels)).join('  '),
       };
@@ -137,6 +140,8 @@ export function renderLocks(snap: Snapshot, options: StatusOptions): string[] {
       for (const [token, label] of r.labels) {
         lines.push(style.dim(`    ${label} = `) + escapeText(token));
       }
+      const cycle = cycleText(r.entry);
+      if (cycle) lines.push(style.red(`    ${escapeText(cycle)}`));
     }
   }
   if (snap.skipped.length) {

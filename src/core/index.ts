@@ -19,3 +19,8 @@ export { Watcher } from './watch';
 export type { WatchOptions, WatchChange, WatchListener, WatchStatus } from './watch';
 export { INTERNAL_PREFIX, internalKey, isInternalKey, parseInternalKey, hashTagOf } from './internalKeys';
 export type { InternalKind } from './internalKeys';
+export { decodeIdentity, holderOf, PROCESS_ID } from './holders';
+export type { IdentityMode, IdentityOptions, Identity } from './holders';
+export type { LockEvent, EventType, EventOptions } from './events';
+export type { History } from './history';
+export { findCycles, cycleSentence } from './deadlocks';

@@ -3,6 +3,7 @@
 // write: only TYPE/PTTL/STRLEN/GET/HLEN/HKEYS/HSTRLEN/HGET/ZCARD/ZRANGE run, in a
 // `no-writes` script.
 import { isInternalKey } from './internalKeys';
+import { attachHolders, attachWaiters, flagDeadlocks } from './holdersRead';
 import { performance } from 'node:perf_hooks';
 import { classify, quorumOf, skipReason } from './classify';
 import type { InspectOptions, InspectPage, ScanCursor } from './inspectTypes';
@@ -172,7 +173,7 @@ export async function fillGaps(ctx: InspectContext, scans: NodeScan[], union: Se
 }
 
 function unreachableOn(scan: NodeScan): Observation {
-  return Object.freeze({ node: scan.status.node, state: 'unreachable', token: null, pttlMs: null, type: null, format: null, holdCount: null, reason: scan.status.error ?? 'unreachable' });
+  return Object.freeze({ node: scan.status.node, state: 'unreachable', token: null, pttlMs: null, type: null, format: null, holdCount: null, reason: scan.status.error ?? 'unreachable', holder: null });
 }
 
 /**
@@ -220,7 +221,9 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
       skippedIds.push(id);
       continue;
     }
-    locks.push({ key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, nodes: observations });
+    const entry: LockEntry = { key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, nodes: observations };
+    attachHolders(entry);
+    locks.push(entry);
     lockIds.push(id);
   }
   return { locks, lockIds, skipped, skippedIds };
@@ -248,7 +251,9 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
   if (!ctx.ownerOnly) await fillGaps(ctx, scans, union);
 
   const nowMs = clockNow();
-  const { locks, skipped } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);
+  const { locks, lockIds, skipped } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);
+  await attachWaiters(ctx, scans, locks, lockIds);
+  flagDeadlocks(locks);
   const truncated = scans.some((s) => s.truncated);
   const snapshot: Snapshot = { quorum: ctx.ownerOnly ? 1 : quorumOf(ctx.nodes.length), nodes: scans.map((s) => s.status), locks, skipped, truncated };
   const next: ScanCursor | null = truncated

@@ -10,8 +10,14 @@ import { nodeFacts } from './facts';
 import type { InspectOptions, InspectPage, NodeFacts } from './inspectTypes';
 import type { Snapshot } from './types';
 import { displayKey, displayToken, parseTokenArg } from './tokens';
+import { encodeIdentity, IdentityOptions, tokenWithIdentity } from './holders';
+import { releaseWaitOn, waitAcquireOn, WaitState, waitState } from './waiters';
+import { EventOptions, EventRecorder, EventType } from './events';
+import { History, readHistory } from './history';
 
-export interface RedlockOptions extends NodeSetOptions {
+export interface RedlockOptions extends NodeSetOptions, IdentityOptions {
+  /** Record acquired / extended / released / lost / failed in a capped log per resource. */
+  events?: boolean | EventOptions;
   /** Clock drift allowance as a fraction of the TTL (drift = ttl * driftFactor + 2 ms). */
   driftFactor?: number;
   retryCount?: number;
@@ -215,12 +221,17 @@ export class Redlock {
   readonly driftFactor: number;
   private readonly options: RedlockOptions;
   private connecting: Promise<void> | undefined;
+  /** The identity part of every token this instance writes (holders.ts). */
+  private readonly identity: string;
+  private readonly events: EventRecorder | undefined;
 
   constructor(nodes: readonly NodeInput[], options: RedlockOptions = {}) {
     this.options = options;
     this.driftFactor = options.driftFactor ?? 0.01;
     this.nodes = createNodes(nodes, options);
     this.quorum = Math.floor(this.nodes.length / 2) + 1;
+    this.identity = encodeIdentity(options);
+    this.events = options.events ? new EventRecorder(() => this.nodes.map((n) => n.client), options.events === true ? {} : options.events, options.commandTimeoutMs ?? 1000) : undefined;
     const wait = options.connectTimeoutMs ?? 2000;
     this.connecting = Promise.all(this.nodes.map((n) => n.waitReady(wait))).then(() => {
       this.connecting = undefined;
@@ -248,22 +259,35 @@ export class Redlock {
     const signal = options.signal;
     if (this.connecting) await this.connecting;
     let last: RedlockError | undefined;
-    for (let attempt = 0; attempt <= retries; attempt++) {
-      if (signal?.aborted) throw new LockAbortedError('acquire aborted');
-      if (attempt > 0) {
-        const jitter = Math.random() * (this.options.retryJitterMs ?? 100);
-        await sleep((this.options.retryDelayMs ?? 200) + jitter, signal);
+    const delay = this.options.retryDelayMs ?? 200;
+    const jitterMax = this.options.retryJitterMs ?? 100;
+    // Only a call that will retry is a waiter; its entry exists from its first refusal.
+    const wait = retries > 0 ? waitState(tokenWithIdentity(newToken(), Date.now(), this.identity), keys, delay, jitterMax, this.deadlineFor(ttlMs)) : undefined;
+    try {
+      for (let attempt = 0; attempt <= retries; attempt++) {
+        if (signal?.aborted) throw new LockAbortedError('acquire aborted');
+        if (attempt > 0) {
+          const jitter = Math.random() * jitterMax;
+          await sleep(delay + jitter, signal);
+        }
+        const result = await this.attemptAcquire(keys, ttlMs, attempt + 1, attempt === retries, wait);
+        if (result instanceof Lock) {
+          this.events?.record('acquired', keys, result.token);
+          return result;
+        }
+        if (result) last = result;
       }
-      const result = await this.attemptAcquire(keys, ttlMs, attempt + 1, attempt === retries);
-      if (result instanceof Lock) return result;
-      if (result) last = result;
+    } catch (e) {
+      // Aborted while listed: take the entry off now rather than at its deadline.
+      if (wait?.listed) void round(this.nodes, (node) => releaseWaitOn(node.client, [], '', wait, false), this.deadlineFor(ttlMs)).settled;
+      throw e;
     }
     throw last!;
   }
 
   /** Resolves undefined for a failed attempt that is not the last: a retry follows. */
-  private async attemptAcquire(keys: Resource[], ttlMs: number, attempt: number, final: boolean): Promise<Lock | RedlockError | undefined> {
-    const token = newToken();
+  private async attemptAcquire(keys: Resource[], ttlMs: number, attempt: number, final: boolean, wait?: WaitState): Promise<Lock | RedlockError | undefined> {
+    const token = tokenWithIdentity(newToken(), Date.now(), this.identity);
     const q = this.quorum;
     const px = String(ttlMs);
     const drift = this.drift(ttlMs);
@@ -271,6 +295,7 @@ export class Redlock {
     const r = round(
       this.nodes,
       (node) => {
+        if (wait?.listed && wait.keys.length > 0) return waitAcquireOn(node.client, keys, token, px, wait);
         if (keys.length === 1) return node.client.set(keys[0], token, 'PX', px, 'NX') as Promise<unknown>;
         return lockCommands(node.client).rliAcquire(keys.length, ...keys, token, px);
       },
@@ -290,12 +315,17 @@ export class Redlock {
     }
     // Some nodes may have granted without the reply arriving: undo on all of them. The
     // release goes out after the SET on each connection, so it also undoes a late one.
-    const [all] = await Promise.all([r.settled, this.releaseKeys(keys, token, ttlMs).settled]);
+    // A retrying call is listed as a waiter by this same release (and unlisted when it gives up).
+    const undo = wait && wait.keys.length > 0 && (!final || wait.listed) ? this.releaseAndWait(keys, token, ttlMs, wait, !final) : this.releaseKeys(keys, token, ttlMs);
+    const [all] = await Promise.all([r.settled, undo.settled]);
+    if (wait) wait.listed = !final;
     // Nobody reads the error of an attempt that is retried: skip asking who holds the key.
     if (!final) return undefined;
     const attempts = await this.describeAcquire(keys, all);
     const detail = countGranted(results) >= q ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
-    return new RedlockError('acquire', shown, q, attempts, detail, attempt);
+    const error = new RedlockError('acquire', shown, q, attempts, detail, attempt);
+    this.events?.record('failed', keys, token, error.message);
+    return error;
   }
 
   /** Turns round results into per-node answers; a refused SET NX asks who holds the key. */
@@ -317,6 +347,10 @@ export class Redlock {
 
   private releaseKeys(keys: Resource[], rawToken: Buffer | string, ttlMs: number): Round<number> {
     return round(this.nodes, (node) => releaseKeysOn(node.client, keys, rawToken), this.deadlineFor(ttlMs));
+  }
+
+  private releaseAndWait(keys: Resource[], token: string, ttlMs: number, wait: WaitState, add: boolean): Round<number> {
+    return round(this.nodes, (node) => releaseWaitOn(node.client, keys, token, wait, add), this.deadlineFor(ttlMs));
   }
 
   async extend(lock: Lock, ttlMs: number): Promise<Lock> {
@@ -350,6 +384,7 @@ export class Redlock {
       });
     const granted = describe(decided).filter((a) => a.outcome === 'granted').length;
     if (granted >= q && validity > 0) {
+      this.events?.record('extended', lock.keys, lock.token);
       return new Lock(lock.token, lock.resources, Math.floor(validity), ttlMs, () => r.settled.then(describe), start + ttlMs - drift, lock.keys, lock.rawToken);
     }
     const detail = granted >= q ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
@@ -359,6 +394,7 @@ export class Redlock {
   async release(lock: Lock): Promise<ReleaseResult> {
     if (this.connecting) await this.connecting;
     const results = await this.releaseKeys(lock.keys, lock.rawToken, lock.ttlMs).settled;
+    if (results.some((r) => r.ok && r.value > 0)) this.events?.record('released', lock.keys, lock.token);
     return {
       nodes: this.nodes.map((node, i) => {
         const r = results[i];
@@ -413,10 +449,16 @@ export class Redlock {
     let expiryTimer: NodeJS.Timeout | undefined;
     let extendTimer: NodeJS.Timeout | undefined;
     let stopped = false;
+    // Recorded when the lease goes, not when fn returns: fn may throw or never notice.
+    const lose = (why: unknown): void => {
+      if (controller.signal.aborted) return;
+      this.events?.record('lost', lock.keys, lock.token, why instanceof Error ? why.message : String(why));
+      controller.abort(why);
+    };
     const armExpiry = (): void => {
       clearTimeout(expiryTimer);
       expiryTimer = setTimeout(() => {
-        controller.abort(new LockAbortedError(`lease on ${lock.resources.join(', ')} expired before it could be extended`));
+        lose(new LockAbortedError(`lease on ${lock.resources.join(', ')} expired before it could be extended`));
       }, lock.remainingMs);
     };
     const scheduleExtend = (): void => {
@@ -428,7 +470,7 @@ export class Redlock {
           armExpiry();
           scheduleExtend();
         } catch (e) {
-          controller.abort(e);
+          if (!stopped) lose(e);
         }
       }, lock.remainingMs / 2);
     };
@@ -493,7 +535,17 @@ export class Redlock {
     return Promise.all(this.readContext().nodes.map((n) => nodeFacts(n, longestTtlMs, this.options.readTimeoutMs ?? 2000)));
   }
 
+  /** The resource's event log from every node, merged, newest first. Reads only. */
+  async history(resource: Resource): Promise<History> {
+    validateResources([resource]);
+    await this.ready();
+    // A cluster client routes the key to its master itself: one vote, as for inspect.
+    const nodes = this.nodes[0].isCluster ? [this.nodes[0]] : this.nodes;
+    return readHistory(nodes, this.nodes[0].isCluster ? 1 : this.quorum, this.options.readTimeoutMs ?? 2000, resource);
+  }
+
   async quit(): Promise<void> {
+    await this.events?.flush();
     await Promise.all(this.nodes.map((n) => n.close()));
   }
 }

@@ -11,6 +11,23 @@ import type { InspectOptions } from './inspectTypes';
 import { describeFailure } from './nodes';
 import { digestPage, scanTtlPage } from './readScript';
 import type { LockEntry, NodeStatus, SkippedKey, Snapshot } from './types';
+import { attachWaiters, flagDeadlocks } from './holdersRead';
+import { INTERNAL_PREFIX, parseInternalKey } from './internalKeys';
+
+/**
+ * Waiter sets and event logs are scanned beside the user's patterns: their expiry moves at
+ * every write, so a changed page points at the lock whose waiters or history changed.
+ */
+const INTERNAL_PATTERN = `${INTERNAL_PREFIX}*`;
+
+/** The lock id (latin1 bytes) an internal key id belongs to, or null. */
+function lockIdOfInternal(id: string): string | null {
+  if (!id.startsWith(INTERNAL_PREFIX)) return null;
+  const parsed = parseInternalKey(Buffer.from(id, 'latin1').toString('utf8'));
+  return parsed === null ? null : Buffer.from(parsed.resource, 'utf8').toString('latin1');
+}
+
+const waitersText = (e: LockEntry | undefined): string => JSON.stringify([e?.waiters ?? [], e?.cycle ?? null]);
 
 export interface WatchOptions extends Omit<InspectOptions, 'continueFrom'> {
   /** Time between the start of two ticks; default 1,000 ms. */
@@ -86,6 +103,7 @@ function expiriesOf(counted: LockEntry, nowMs: number): Array<number | null> {
 function sameEntry(a: Known, e: LockEntry, expiries: Array<number | null>): boolean {
   const b = a.entry!;
   if (b.verdict !== e.verdict || b.flags.join() !== e.flags.join() || b.nodes.length !== e.nodes.length) return false;
+  if (waitersText(b) !== waitersText(e)) return false;
   for (let i = 0; i < e.nodes.length; i++) {
     const x = b.nodes[i];
     const y = e.nodes[i];
@@ -106,6 +124,7 @@ export class Watcher {
   private started = false;
   private ctx!: InspectContext;
   private readonly patterns: string[];
+  private readonly scanPatterns: string[];
 
   constructor(
     /** Read at every tick: a cluster's masters may change under a running watch. */
@@ -115,6 +134,7 @@ export class Watcher {
   ) {
     this.patterns = options.patterns?.length ? options.patterns : DEFAULT_PATTERNS;
     validatePatterns(this.patterns);
+    this.scanPatterns = [...this.patterns, INTERNAL_PATTERN];
   }
 
   start(): void {
@@ -157,7 +177,7 @@ export class Watcher {
         // A node seen for the first time, or back from an outage, is read in full.
         if (!known || !known.scan.status.reachable || node.clusterMember) {
           everything = true;
-          const scan = await scanNode(ctx, node, this.patterns, this.patterns.map(() => '0'), maxKeys, deadline);
+          const scan = await scanNode(ctx, node, this.scanPatterns, this.scanPatterns.map(() => '0'), maxKeys, deadline);
           return { scan, pages: new Map(), digests: known?.digests ?? true };
         }
         const before = known.scan.status.reachable;
@@ -198,6 +218,7 @@ export class Watcher {
     }
     const threshold = this.options.expiringThresholdMs ?? 2_000;
     const { locks, lockIds, skipped, skippedIds } = classifyKeys(ctx, scans, toClassify, nowMs, threshold);
+    const waitChanged = await this.refreshWaiters(ctx, scans, locks, lockIds, dirty);
     const added: LockEntry[] = [];
     const changed: LockEntry[] = [];
     locks.forEach((e, li) => {
@@ -210,6 +231,10 @@ export class Watcher {
       else if (!sameEntry(before, e, expiries)) changed.push(counted);
       this.known.set(id, { key: e.key, expiries, recheckAt, kind: 'lock', entry: e });
     });
+    for (const id of waitChanged) {
+      const k = this.known.get(id);
+      if (k?.kind === 'lock' && !lockIds.includes(id)) changed.push(countedDown(k.entry!, scans, id, ctx.ownerOnly === true, nowMs));
+    }
     skipped.forEach((sk, i) => {
       const id = skippedIds[i];
       const before = this.known.get(id);
@@ -228,6 +253,42 @@ export class Watcher {
     } else if (added.length || changed.length || removed.length) {
       this.listener.change?.({ at: new Date(nowMs).toISOString(), added, changed, removed }, status);
     }
+  }
+
+  /**
+   * Reads the waiters of reclassified locks, of locks whose waiter set or log changed, and
+   * of locks that had waiters (an entry expires by its score, with no write to notice);
+   * then re-flags deadlocks over every lock. Returns ids of known, not reclassified locks
+   * whose waiters or deadlock changed.
+   */
+  private async refreshWaiters(ctx: InspectContext, scans: NodeScan[], locks: LockEntry[], lockIds: string[], dirty: Set<string>): Promise<Set<string>> {
+    const fresh = new Set(lockIds);
+    const ids = [...lockIds];
+    const entries = [...locks];
+    const before = new Map<string, string>();
+    const consider = (id: string): void => {
+      const k = this.known.get(id);
+      if (fresh.has(id) || before.has(id) || k?.kind !== 'lock') return;
+      before.set(id, waitersText(k.entry));
+      ids.push(id);
+      entries.push(k.entry!);
+    };
+    for (const id of dirty) {
+      const lockId = lockIdOfInternal(id);
+      if (lockId !== null) consider(lockId);
+    }
+    for (const [id, k] of this.known) if (k.kind === 'lock' && (k.entry!.waiters?.length ?? 0) > 0) consider(id);
+    await attachWaiters(ctx, scans, entries, ids);
+    const all: LockEntry[] = [...locks];
+    for (const [id, k] of this.known) if (k.kind === 'lock' && !fresh.has(id)) all.push(k.entry!);
+    const touched = new Set(flagDeadlocks(all));
+    const out = new Set<string>();
+    for (const [id, k] of this.known) {
+      if (k.kind !== 'lock' || fresh.has(id)) continue;
+      const was = before.get(id);
+      if ((was !== undefined && was !== waitersText(k.entry)) || touched.has(k.entry!)) out.add(id);
+    }
+    return out;
   }
 
   private fullSnapshot(status: WatchStatus, scans: NodeScan[], nowMs: number): Snapshot {
@@ -252,8 +313,8 @@ export class Watcher {
     let scanned = 0;
     let complete = true;
     try {
-      for (let p = 0; p < this.patterns.length && complete; p++) {
-        const pattern = this.patterns[p];
+      for (let p = 0; p < this.scanPatterns.length && complete; p++) {
+        const pattern = this.scanPatterns[p];
         let cursor = '0';
         do {
           if (scanned >= maxKeys || performance.now() > deadline) {
