@@ -80,7 +80,7 @@ function countGranted(rs: ReadonlyArray<{ ok: boolean; value?: unknown } | undef
 
 export class Lock {
   constructor(
-    /** Display form of the token (32 hex characters for our own locks). */
+    /** Display form of the token (ours: 32 hex characters, then the holder identity, see holders.ts). */
     readonly token: string,
     readonly resources: string[],
     /** Validity at the moment of success, in ms. */

@@ -43,7 +43,7 @@ describe('lock commands', function () {
   it('acquire -> mine -> extend -> copy -> release', async () => {
     const key = 'lock:ext:mine';
     const got = (await vscode.commands.executeCommand('redlock.acquire', { resource: key, ttlMs: 20_000 })) as LockResult;
-    assert.match(got.token ?? '', /^[0-9a-f]{32}$/);
+    assert.match(got.token ?? '', /^[0-9a-f]{32}\.[0-9a-z]+\.[A-Za-z0-9_-]+$/);
     assert.deepEqual(await onEvery(servers, (c) => c.get(key)), [got.token, got.token, got.token]);
 
     let row = await rowOf(api, key);
