@@ -31,7 +31,7 @@ export const PROCESS_ID = randomBytes(8).toString('hex');
 
 // Characters that would break the token's promises: ',' splits multi-holder ids, quotes
 // and backslashes would grow the JSON, control and format characters make it unprintable.
-const UNSAFE = /[,"\\\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}]/gu;
+const UNSAFE = /[,"\\\p{Cc}\p{Zl}\p{Zp}\p{Cf}\p{Cs}\p{Co}\p{Cn}]/gu;
 
 /** Sanitised and cut at a character boundary to at most `maxBytes` UTF-8 bytes. */
 export function boundedText(text: string, maxBytes: number): string {

@@ -164,6 +164,28 @@ describe('holders, waiters and deadlocks (real processes)', function () {
     assert.match(human.stdout, /Deadlock: the holders of lock:dl:x and lock:dl:y each wait for a lock another of them holds\./);
   });
 
+  it('a watch sees a waiter arrive and a killed one leave', async () => {
+    const holder = worker({ name: 'holder', hold: 'lock:watched' });
+    await holder.said('held');
+    const seen: Array<LockEntry['waiters']> = [];
+    const watcher = redlock.watch({ patterns: ['lock:watched'], intervalMs: 100 }, {
+      snapshot: (s) => seen.push(lockOf(s, 'lock:watched')?.waiters),
+      change: (c) => {
+        for (const l of [...c.added, ...c.changed]) if (l.key === 'lock:watched') seen.push(l.waiters);
+      },
+    });
+    try {
+      await waitFor(() => seen.length > 0, 10_000, 'the first snapshot');
+      const waiter = worker({ name: 'watched-waiter', waitFor: 'lock:watched', retryCount: 100_000 });
+      await waitFor(() => seen.some((w) => w?.[0]?.pid === waiter.pid), 10_000, 'the waiter in a change');
+      waiter.proc.kill('SIGKILL');
+      await waiter.exited;
+      await waitFor(() => seen[seen.length - 1]?.length === 0, 10_000, 'the dead waiter gone from a change');
+    } finally {
+      await watcher.stop();
+    }
+  });
+
   it('anonymous identity hides host and pid', async () => {
     const w = worker({ name: 'quiet', hold: 'lock:anon', identity: 'anonymous' });
     await w.said('held');
