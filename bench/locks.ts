@@ -263,6 +263,8 @@ function redisVersion(): string {
 async function openLibs(libs: LockLib[], settings: LibSettings, cfg: LockBenchConfig): Promise<void> {
   const wanted = (name: string): boolean => cfg.only.length === 0 || cfg.only.includes(name);
   if (wanted('ours')) libs.push(await openOurs(settings));
+  // The cost of lasting history: every acquire and release also queues an event write.
+  if (wanted('ours+events')) libs.push(await openOurs(settings, 'ours+events', undefined, { events: true }));
   for (const v of cfg.coreVariants) {
     // Compiled JS of another copy of src/core, loaded at run time: it has no types here.
     if (wanted(v.name)) libs.push(await openOurs(settings, v.name, require(v.path)));

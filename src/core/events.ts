@@ -39,12 +39,19 @@ export const READ_EVENTS = 200;
 export const MAX_EVENT_BYTES = 2048;
 const MAX_REASON = 300;
 
-/** LPUSH, cap, expire. KEYS: log; ARGV: entry, max, ttl. A key of another type is left alone. */
+/**
+ * LPUSH, cap, expire, for every queued entry at once. KEYS: one log per entry (a log may
+ * repeat); ARGV: max, ttl, then the entries. A key of another type is left alone.
+ */
 const PUSH = `
-local r = redis.pcall('LPUSH', KEYS[1], ARGV[1])
-if type(r) ~= 'number' then return 0 end
-redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
+local max, ttl = tonumber(ARGV[1]) - 1, ARGV[2]
+for i = 1, #KEYS do
+  local r = redis.pcall('LPUSH', KEYS[i], ARGV[i + 2])
+  if type(r) == 'number' then
+    if r > max + 1 then redis.call('LTRIM', KEYS[i], 0, max) end
+    redis.call('PEXPIRE', KEYS[i], ttl)
+  end
+end
 return 1`;
 
 /** Newest ARGV[1] entries; longer than ARGV[2] bytes come back as their size; -1 another type. */
@@ -105,14 +112,21 @@ export function decodeEvent(raw: Buffer | number): LockEvent {
   return event;
 }
 
-/** The nodes' writes, queued without blocking the lock calls; flush() waits for them. */
+/**
+ * The nodes' writes, queued without blocking the lock calls and sent once per event-loop
+ * turn as one script call per node (per log on a cluster, whose scripts see one slot);
+ * flush() waits for them.
+ */
 export class EventRecorder {
   private readonly pending = new Set<Promise<unknown>>();
   private readonly max: string;
   private readonly ttl: string;
+  private keys: string[] = [];
+  private entries: string[] = [];
+  private scheduled = false;
 
   constructor(
-    private readonly clients: () => ReadonlyArray<Redis | Cluster>,
+    private readonly clients: () => ReadonlyArray<{ client: Redis | Cluster; isCluster: boolean }>,
     options: EventOptions,
     private readonly timeoutMs: number,
   ) {
@@ -125,24 +139,39 @@ export class EventRecorder {
     for (const r of resources) {
       const key = internalKeyOf('events', r);
       if (key === null) continue;
-      for (const client of this.clients()) {
-        let timer: NodeJS.Timeout | undefined;
-        // A history entry is best effort: a node that does not answer loses it.
-        const p = Promise.race([
-          commands(client).rliEventPush(1, key, entry, this.max, this.ttl),
-          new Promise((resolve) => (timer = setTimeout(resolve, this.timeoutMs))),
-        ])
-          .catch(() => undefined)
-          .finally(() => {
-            clearTimeout(timer);
-            this.pending.delete(p);
-          });
-        this.pending.add(p);
-      }
+      this.keys.push(key);
+      this.entries.push(entry);
+    }
+    if (!this.scheduled && this.keys.length > 0) {
+      this.scheduled = true;
+      setImmediate(() => this.send());
     }
   }
 
+  private send(): void {
+    this.scheduled = false;
+    const keys = this.keys;
+    const entries = this.entries;
+    this.keys = [];
+    this.entries = [];
+    if (keys.length === 0) return;
+    const calls: Array<Promise<unknown>> = [];
+    for (const { client, isCluster } of this.clients()) {
+      const c = commands(client);
+      if (isCluster) keys.forEach((k, i) => calls.push(c.rliEventPush(1, k, this.max, this.ttl, entries[i])));
+      else calls.push(c.rliEventPush(keys.length, ...keys, this.max, this.ttl, ...entries));
+    }
+    let timer: NodeJS.Timeout | undefined;
+    // A history entry is best effort: a node that does not answer in time loses it.
+    const p = Promise.race([Promise.allSettled(calls), new Promise((resolve) => (timer = setTimeout(resolve, this.timeoutMs)))]).finally(() => {
+      clearTimeout(timer);
+      this.pending.delete(p);
+    });
+    this.pending.add(p);
+  }
+
   async flush(): Promise<void> {
+    if (this.scheduled) this.send();
     while (this.pending.size > 0) await Promise.all([...this.pending]);
   }
 }

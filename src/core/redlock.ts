@@ -231,7 +231,7 @@ export class Redlock {
     this.nodes = createNodes(nodes, options);
     this.quorum = Math.floor(this.nodes.length / 2) + 1;
     this.identity = encodeIdentity(options);
-    this.events = options.events ? new EventRecorder(() => this.nodes.map((n) => n.client), options.events === true ? {} : options.events, options.commandTimeoutMs ?? 1000) : undefined;
+    this.events = options.events ? new EventRecorder(() => this.nodes.map((n) => ({ client: n.client, isCluster: n.isCluster })), options.events === true ? {} : options.events, options.commandTimeoutMs ?? 1000) : undefined;
     const wait = options.connectTimeoutMs ?? 2000;
     this.connecting = Promise.all(this.nodes.map((n) => n.waitReady(wait))).then(() => {
       this.connecting = undefined;

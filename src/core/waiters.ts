@@ -3,6 +3,7 @@
 // "Waiter sets"). The writes ride on scripts the acquire path sends anyway: the failed
 // attempt's release adds the entry, the next attempt's grant removes it. Nothing is
 // written while a lock is uncontended.
+import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { Cluster } from 'ioredis';
 import { decodeIdentity } from './holders';
@@ -12,6 +13,7 @@ import type { Waiter } from './types';
 
 /** Entries kept per waiter set: the oldest deadlines go first beyond it. */
 export const MAX_WAITERS = 256;
+const MAX_WAITERS_TEXT = String(MAX_WAITERS);
 /** Entries the inspector reads per set and node. */
 export const READ_WAITERS = 64;
 const MAX_MEMBER_BYTES = 512;
@@ -96,20 +98,31 @@ return out`;
 
 type Arg = string | Buffer | number;
 interface WaiterCommands {
-  rliWaitAcquire(numKeys: number, ...args: Arg[]): Promise<number | [number, Buffer]>;
-  rliReleaseWait(numKeys: number, ...args: Arg[]): Promise<number>;
   rliReadWaitingBuffer(numKeys: number, ...args: Arg[]): Promise<unknown[]>;
 }
 
 const defined = new WeakSet<object>();
 function commands(client: Redis | Cluster): WaiterCommands {
   if (!defined.has(client)) {
-    client.defineCommand('rliWaitAcquire', { lua: WAIT_ACQUIRE });
-    client.defineCommand('rliReleaseWait', { lua: RELEASE_WAIT });
     client.defineCommand('rliReadWaiting', { lua: READ_WAITING, readOnly: true });
     defined.add(client);
   }
   return client as unknown as WaiterCommands;
+}
+
+const sha1 = (lua: string): string => createHash('sha1').update(lua).digest('hex');
+const WAIT_ACQUIRE_SHA = sha1(WAIT_ACQUIRE);
+const RELEASE_WAIT_SHA = sha1(RELEASE_WAIT);
+
+/**
+ * The contended path's scripts go out as plain EVALSHA (EVAL once on NOSCRIPT), like the
+ * hot release in scripts.ts: ioredis' Script wrapper costs measurably per call.
+ */
+function evalCached<T>(client: Redis | Cluster, sha: string, lua: string, numKeys: number, args: Arg[]): Promise<T> {
+  return (client.evalsha(sha, numKeys, ...args) as Promise<T>).catch((e: unknown) => {
+    if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) throw e;
+    return client.eval(lua, numKeys, ...args) as Promise<T>;
+  });
 }
 
 /**
@@ -128,8 +141,8 @@ export interface WaitState {
   member: string;
   /** Waiter sets of the resources that have one. */
   keys: string[];
-  lifeMs: number;
-  keyTtlMs: number;
+  lifeText: string;
+  keyTtlText: string;
   /** The entry was written by a failed attempt: the next attempt takes it off. */
   listed: boolean;
 }
@@ -145,26 +158,25 @@ export function waitState(member: string, resources: Resource[], delayMs: number
     const k = internalKeyOf('waiters', r);
     if (k !== null) keys.push(k);
   }
-  return { member, keys, lifeMs: 2 * period, keyTtlMs: 3 * period, listed: false };
+  return { member, keys, lifeText: String(Math.ceil(2 * period)), keyTtlText: String(Math.ceil(3 * period)), listed: false };
 }
 
 export function waitAcquireOn(client: Redis | Cluster, locks: Resource[], token: string, px: string, w: WaitState): Promise<number | [number, Buffer]> {
-  return commands(client).rliWaitAcquire(locks.length + w.keys.length, ...locks, ...w.keys, token, px, String(locks.length), w.member);
+  return evalCached(client, WAIT_ACQUIRE_SHA, WAIT_ACQUIRE, locks.length + w.keys.length, [...locks, ...w.keys, token, px, String(locks.length), w.member]);
 }
 
 export function releaseWaitOn(client: Redis | Cluster, locks: Resource[], token: string | Buffer, w: WaitState, add: boolean): Promise<number> {
-  return commands(client).rliReleaseWait(
-    locks.length + w.keys.length,
+  return evalCached(client, RELEASE_WAIT_SHA, RELEASE_WAIT, locks.length + w.keys.length, [
     ...locks,
     ...w.keys,
     token,
     String(locks.length),
     w.member,
-    String(w.lifeMs),
-    String(w.keyTtlMs),
+    w.lifeText,
+    w.keyTtlText,
     add ? '1' : '0',
-    String(MAX_WAITERS),
-  );
+    MAX_WAITERS_TEXT,
+  ]);
 }
 
 /** What one node lists for one waiter set: raw members, or why it could not be read. */
