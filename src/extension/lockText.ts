@@ -3,6 +3,13 @@ import type { LockEntry, Observation } from '../core';
 import { printable, truncate } from './markdown';
 import { anomalyRank } from './lockOrder';
 import { formatSeconds } from '../shared/countdown';
+import { describeVerdict } from '../core';
+import { whoSuffix } from '../shared/holderText';
+
+/** A lock row: `held 5/5 · 4.2 s · billing-worker (pid 4121) for 3 min · 2 waiting` (no host: the sidebar is narrow). */
+export function lockDescription(entry: LockEntry, nowMs = Date.now()): string {
+  return printable(describeVerdict(entry, entry.nodes.length) + whoSuffix(entry, nowMs));
+}
 
 export function shortToken(token: string, max = 14): string {
   return truncate(printable(token), max);

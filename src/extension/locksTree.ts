@@ -7,7 +7,7 @@ import { agedEntry, agedPttl } from '../shared/countdown';
 import { keyMatcher } from './glob';
 import type { LockModel, ModelChange } from './lockModel';
 import { compareLocks } from './lockOrder';
-import { copyContextValue, copyDescription, copyIcon, lockContextValue, lockIcon, type IconSpec } from './lockText';
+import { copyContextValue, copyDescription, copyIcon, lockContextValue, lockDescription, lockIcon, type IconSpec } from './lockText';
 import { escapeMarkdown, printable } from './markdown';
 import type { MineLocks } from './mineLocks';
 import { lockTooltipMarkdown } from './tooltip';
@@ -106,7 +106,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
 
   private render(el: LockElement, entry: LockEntry): string {
     const copies = entry.nodes.map((o) => copyDescription(o, agedPttl(o, Date.now() - this.model.takenAtOf(el.key))));
-    return `${describeVerdict(entry, entry.nodes.length)}|${entry.flags.join()}|${copies.join('|')}`;
+    return `${lockDescription(entry)}|${entry.flags.join()}|${copies.join('|')}`;
   }
 
   /** Set by the view: a hidden tree needs no countdown (it re-renders when shown). */
@@ -175,7 +175,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     }
     const mine = this.mine.has(el.key);
     el.rendered = this.render(el, entry);
-    item.description = describeVerdict(entry, entry.nodes.length);
+    item.description = lockDescription(entry);
     item.iconPath = themeIcon(lockIcon(entry, mine));
     item.contextValue = lockContextValue(entry, mine);
     item.tooltip = safeMarkdown(lockTooltipMarkdown(entry, Date.now() - this.model.takenAtOf(el.key), mine));

@@ -2,6 +2,7 @@
 import { describeVerdict, type LockEntry } from '../core';
 import { agedPttl, formatSeconds } from '../shared/countdown';
 import { cell, escapeMarkdown } from './markdown';
+import { cycleText, holderText } from '../shared/holderText';
 
 export function lockTooltipMarkdown(entry: LockEntry, elapsedMs: number, mine: boolean): string {
   const n = entry.nodes.length;
@@ -9,6 +10,16 @@ export function lockTooltipMarkdown(entry: LockEntry, elapsedMs: number, mine: b
   lines.push(`**${cell(entry.key, 200)}**`, '');
   lines.push(`${escapeMarkdown(describeVerdict(entry, n))} · quorum ${entry.quorum} of ${n}${mine ? ' · taken in this window' : ''}`, '');
   if (entry.flags.length > 0) lines.push(`Flags: ${entry.flags.map(escapeMarkdown).join(', ')}`, '');
+  const now = Date.now();
+  const who = holderText(entry.holder, now);
+  if (who) lines.push(`Holder: ${cell(who, 200)}`, '');
+  const waiters = entry.waiters ?? [];
+  if (waiters.length > 0) {
+    const shown = waiters.slice(0, 10).map((w) => (w.reason ? 'unreadable entry' : `${holderText({ ...w }, now)?.replace(/ for /, ', waiting for ') ?? 'unnamed'}`));
+    lines.push(`Waiting (${waiters.length}): ${shown.map((t) => cell(t, 120)).join('; ')}${waiters.length > 10 ? ' …' : ''}`, '');
+  }
+  const cycle = cycleText(entry);
+  if (cycle) lines.push(`**${cell(cycle, 400)}**`, '');
   lines.push('| node | state | token | TTL | format |', '| --- | --- | --- | --- | --- |');
   for (const o of entry.nodes) {
     const pttl = agedPttl(o, elapsedMs);

@@ -2,6 +2,8 @@
 // (acquired, extended, released, expired, holder changed, split detected, verdict changed,
 // node unreachable / back). Pure: no `vscode`, so it is tested without an editor.
 import type { LockEntry, Observation } from '../../core/types';
+import type { LockEvent } from '../../core/events';
+import { holderText } from '../../shared/holderText';
 import type { HistoryEvent, HistoryKind } from '../../shared/protocol';
 
 /** Expiry instants may differ by the read-instant error without being an extension. */
@@ -106,4 +108,31 @@ export function appendHistory(history: HistoryEvent[], events: readonly HistoryE
 /** The exported JSON document: the key, when, and the events newest first (as the panel shows them). */
 export function historyDocument(key: string, history: readonly HistoryEvent[], exportedAt: number): string {
   return JSON.stringify({ key, exportedAt: new Date(exportedAt).toISOString(), events: [...history].reverse().map((e) => ({ ...e, at: new Date(e.at).toISOString() })) }, null, 2) + '\n';
+}
+
+/**
+ * Events the locking clients recorded on the nodes (`events: true`) as panel history,
+ * oldest first; unreadable entries are left out (the CLI's `history` shows them).
+ */
+export function recordedHistory(events: readonly LockEvent[]): HistoryEvent[] {
+  const out: HistoryEvent[] = [];
+  for (const e of events) {
+    if (e.type === 'unreadable' || e.at === null) continue;
+    const who = e.holder ? holderText({ ...e.holder, since: null }, e.at) : null;
+    const ev: HistoryEvent = { at: e.at, kind: e.type, nodes: [], token: e.token, previousToken: null, from: null, to: null, recordedBy: who };
+    if (e.reason !== undefined) ev.reason = e.reason;
+    out.push(ev);
+  }
+  return out.sort((a, b) => a.at - b.at);
+}
+
+/** Merges recorded events into a history (oldest first), once each, keeping the newest `max`. */
+export function mergeRecorded(history: HistoryEvent[], recorded: readonly HistoryEvent[], max = 1000): HistoryEvent[] {
+  const id = (e: HistoryEvent): string => `${e.at} ${e.kind} ${e.token}`;
+  const have = new Set(history.filter((e) => e.recordedBy !== undefined).map(id));
+  const fresh = recorded.filter((e) => !have.has(id(e)));
+  if (fresh.length === 0) return history;
+  const merged = [...history, ...fresh].sort((a, b) => a.at - b.at);
+  history.splice(0, history.length, ...merged.slice(-max));
+  return history;
 }
