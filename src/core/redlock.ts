@@ -261,8 +261,10 @@ export class Redlock {
     let last: RedlockError | undefined;
     const delay = this.options.retryDelayMs ?? 200;
     const jitterMax = this.options.retryJitterMs ?? 100;
-    // Only a call that will retry is a waiter; its entry exists from its first refusal.
-    const wait = retries > 0 ? waitState(tokenWithIdentity(newToken(), Date.now(), this.identity), keys, delay, jitterMax, this.deadlineFor(ttlMs)) : undefined;
+    // Only a call that will retry is a waiter; its entry exists from its first refusal
+    // (made then, so an uncontended acquire builds nothing).
+    let wait: WaitState | undefined;
+    const waiting = retries > 0 ? (): WaitState => (wait ??= waitState(tokenWithIdentity(newToken(), Date.now(), this.identity), keys, delay, jitterMax, this.deadlineFor(ttlMs))) : undefined;
     try {
       for (let attempt = 0; attempt <= retries; attempt++) {
         if (signal?.aborted) throw new LockAbortedError('acquire aborted');
@@ -270,7 +272,7 @@ export class Redlock {
           const jitter = Math.random() * jitterMax;
           await sleep(delay + jitter, signal);
         }
-        const result = await this.attemptAcquire(keys, ttlMs, attempt + 1, attempt === retries, wait);
+        const result = await this.attemptAcquire(keys, ttlMs, attempt + 1, attempt === retries, wait ?? (attempt < retries ? waiting : undefined));
         if (result instanceof Lock) {
           this.events?.record('acquired', keys, result.token);
           return result;
@@ -279,14 +281,16 @@ export class Redlock {
       }
     } catch (e) {
       // Aborted while listed: take the entry off now rather than at its deadline.
-      if (wait?.listed) void round(this.nodes, (node) => releaseWaitOn(node.client, [], '', wait, false), this.deadlineFor(ttlMs)).settled;
+      const w = wait as WaitState | undefined;
+      if (w?.listed) void round(this.nodes, (node) => releaseWaitOn(node.client, [], '', w, false), this.deadlineFor(ttlMs)).settled;
       throw e;
     }
     throw last!;
   }
 
   /** Resolves undefined for a failed attempt that is not the last: a retry follows. */
-  private async attemptAcquire(keys: Resource[], ttlMs: number, attempt: number, final: boolean, wait?: WaitState): Promise<Lock | RedlockError | undefined> {
+  private async attemptAcquire(keys: Resource[], ttlMs: number, attempt: number, final: boolean, waiting?: WaitState | (() => WaitState)): Promise<Lock | RedlockError | undefined> {
+    const listed = typeof waiting === 'object' ? waiting : undefined;
     const token = tokenWithIdentity(newToken(), Date.now(), this.identity);
     const q = this.quorum;
     const px = String(ttlMs);
@@ -295,7 +299,7 @@ export class Redlock {
     const r = round(
       this.nodes,
       (node) => {
-        if (wait?.listed && wait.keys.length > 0) return waitAcquireOn(node.client, keys, token, px, wait);
+        if (listed?.listed && listed.keys.length > 0) return waitAcquireOn(node.client, keys, token, px, listed);
         if (keys.length === 1) return node.client.set(keys[0], token, 'PX', px, 'NX') as Promise<unknown>;
         return lockCommands(node.client).rliAcquire(keys.length, ...keys, token, px);
       },
@@ -316,6 +320,7 @@ export class Redlock {
     // Some nodes may have granted without the reply arriving: undo on all of them. The
     // release goes out after the SET on each connection, so it also undoes a late one.
     // A retrying call is listed as a waiter by this same release (and unlisted when it gives up).
+    const wait = typeof waiting === 'function' ? waiting() : waiting;
     const undo = wait && wait.keys.length > 0 && (!final || wait.listed) ? this.releaseAndWait(keys, token, ttlMs, wait, !final) : this.releaseKeys(keys, token, ttlMs);
     const [all] = await Promise.all([r.settled, undo.settled]);
     if (wait) wait.listed = !final;
