@@ -21,8 +21,11 @@ export function attachHolders(entry: LockEntry): void {
   let holder: LockEntry['holder'] = null;
   let format: string | null = null;
   for (const o of entry.nodes) {
-    if (o.state !== 'present') continue;
-    // Absent and unreachable copies are shared, frozen, and already say null.
+    if (o.state !== 'present') {
+      // Absent and unreachable copies are shared, frozen, and already say null.
+      if (o.holder === undefined && !Object.isFrozen(o)) o.holder = null;
+      continue;
+    }
     o.holder = holderOf(o.token, o.format);
     if (o.token === quorumToken && holder === null) {
       holder = o.holder;
