@@ -7,6 +7,7 @@ import Redis from 'ioredis';
 import { Redlock } from '../../src/core';
 import type { LockEntry, Snapshot } from '../../src/core';
 import { runCli } from '../cli/runCli';
+import { READ_WAITERS } from '../../src/core/waiters';
 import { RedisServer, startNodes } from '../support/redisServer';
 import { waitFor } from '../support/wait';
 
@@ -207,6 +208,11 @@ describe('holders, waiters and deadlocks (real processes)', function () {
       assert.equal(w.length, 2);
       assert.ok(w.every((x) => x.reason === 'unreadable' && x.name === null));
       assert.equal(lockOf(snap, 'lock:junkwait2')!.waiters![0].reason, 'unreadable');
+      // An oversized set is read within its bound (64 live entries per node).
+      const far = String(Date.now() + 3600_000);
+      await c.zadd('__rli:waiters:{lock:junkwait}', ...Array.from({ length: 5000 }, (_, i) => [far, `junk-${i}`]).flat());
+      const big = await redlock.inspect({ patterns: ['lock:junkwait'] });
+      assert.equal(lockOf(big, 'lock:junkwait')!.waiters!.length, READ_WAITERS);
       await redlock.release(lock2);
     } finally {
       await c.del('__rli:waiters:{lock:junkwait}', '__rli:waiters:{lock:junkwait2}');
