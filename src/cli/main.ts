@@ -45,7 +45,7 @@ export function report(e: unknown, io: Io): ExitCode {
   return EXIT.refused;
 }
 
-const SUGGESTION = /\n\(Did you mean (.*)\?\)$/s;
+const SUGGESTION = /\n\(Did you mean ([^\n]*)\?\)$/;
 
 /**
  * commander's error text, as one line of ours: it quotes the user's words raw (an unknown
