@@ -69,7 +69,7 @@ export async function runStatus(redlock: Redlock, cmd: ReadArgs & { failOn?: Rea
   if (matched.length === 0) return code;
   const shown = matched.slice(0, 5).map((l) => `${escapeText(l.key)} (${[l.verdict, ...l.flags].join(', ')})`);
   const more = matched.length > shown.length ? `, and ${matched.length - shown.length} more` : '';
-  io.err(`redlock-inspector: ${matched.length} lock${matched.length === 1 ? '' : 's'} match --fail-on ${[...cmd.failOn].join(',')}: ${shown.join('; ')}${more}`);
+  io.err(`redlock-inspector: ${matched.length === 1 ? '1 lock matches' : `${matched.length} locks match`} --fail-on ${[...cmd.failOn].join(',')}: ${shown.join('; ')}${more}`);
   return EXIT.matched;
 }
 
