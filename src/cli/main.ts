@@ -84,10 +84,38 @@ export function buildProgram(ctx: CliContext): Command {
   return program;
 }
 
+/**
+ * `redlock-inspector --node URL status` reads as well as `status --node URL`: options
+ * written before the command move after it, since commander only knows a command's own
+ * options once it has seen the command's name. A value of a value-taking option (a
+ * resource called `status`, say) is never taken for the command.
+ */
+export function commandFirst(program: Command, argv: readonly string[]): string[] {
+  if (argv.length === 0 || !argv[0].startsWith('-')) return [...argv];
+  const names = new Set(program.commands.flatMap((c) => [c.name(), ...c.aliases()]));
+  const takesValue = new Set<string>();
+  for (const c of [program, ...program.commands]) {
+    for (const o of c.options) {
+      if (!o.required && !o.optional) continue;
+      if (o.long) takesValue.add(o.long);
+      if (o.short) takesValue.add(o.short);
+    }
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') break;
+    if (names.has(a)) return [a, ...argv.slice(0, i), ...argv.slice(i + 1)];
+    if (!a.startsWith('-')) break;
+    if (takesValue.has(a)) i++;
+  }
+  return [...argv];
+}
+
 export async function main(argv: readonly string[], io: Io): Promise<ExitCode> {
   const ctx = new CliContext(io);
   try {
-    await buildProgram(ctx).parseAsync([...argv], { from: 'user' });
+    const program = buildProgram(ctx);
+    await program.parseAsync(commandFirst(program, argv), { from: 'user' });
     return ctx.exitCode;
   } catch (e) {
     // Help and --version end as a CommanderError with exit code 0; every parse error

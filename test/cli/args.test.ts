@@ -27,6 +27,18 @@ async function usage(argv: string[], env = {}): Promise<string> {
 }
 
 describe('cli: parsing on commander', () => {
+  describe('options before the command', () => {
+    it('are parsed as the command\'s own, and a value named like a command stays a value', async () => {
+      // --ttl 0 is only known to acquire: reaching its range check proves the command was found.
+      assert.match(await usage(['--node', 'redis://127.0.0.1:1', 'acquire', 'x', '--ttl', '0']), /invalid --ttl "0"/);
+      assert.match(await usage(['--json', '--ttl', '0', 'acquire', 'x']), /invalid --ttl "0"/);
+      const { code, io } = await run(['--read-only', 'release', 'status', '--token', 't']);
+      assert.equal(code, 2);
+      assert.match(io.stderr.join('\n'), /read-only/);
+      assert.match(await usage(['--node', 'status']), /--node/);
+    });
+  });
+
   describe('help and version', () => {
     it('acquire --help prints the help of acquire, not the global help, and exits 0', async () => {
       for (const argv of [['acquire', '--help'], ['acquire', '-h'], ['help', 'acquire']]) {
