@@ -24,14 +24,14 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
 /**
- * SET NX on every lock key (all or nothing, as rliAcquire) after taking this waiter off
- * the waiter sets: on a grant it is no longer waiting; on a refusal the release that
- * follows puts it back. KEYS: locks then waiter sets; ARGV: token, px, lock count, member.
- * 0 when granted, else {index, holder}.
+ * SET NX on every lock key (all or nothing, as rliAcquire); a grant also takes this waiter
+ * off the waiter sets, so the new holder is never its own waiter. A refusal leaves the
+ * entry alone (readers never see it blink out); the release that follows refreshes it.
+ * KEYS: locks then waiter sets; ARGV: token, px, lock count, member. 0 when granted, else
+ * {index, holder}.
  */
 const WAIT_ACQUIRE = `
 local nl = tonumber(ARGV[3])
-for i = nl + 1, #KEYS do redis.pcall('ZREM', KEYS[i], ARGV[4]) end
 for i = 1, nl do
   local v = redis.call('GET', KEYS[i])
   if v then return {i, v} end
@@ -39,6 +39,7 @@ end
 for i = 1, nl do
   redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2])
 end
+for i = nl + 1, #KEYS do redis.pcall('ZREM', KEYS[i], ARGV[4]) end
 return 0`;
 
 /**
