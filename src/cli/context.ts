@@ -63,6 +63,8 @@ export class CliContext {
       connectTimeoutMs: CONNECT_TIMEOUT_MS,
       readTimeoutMs: READ_TIMEOUT_MS,
       defaultPassword: this.io.env.REDLOCK_PASSWORD || undefined,
+      // A lock taken from a terminal says so to whoever inspects it (docs/holders.md).
+      holderName: 'redlock-inspector-cli',
     });
     try {
       return await run(redlock);

@@ -148,7 +148,7 @@ export class LockModel implements vscode.Disposable {
       const inputs = await Promise.all(
         nodes.map(async (n) => ({ name: n.id, url: withPassword(n.url, await this.passwords.get(n.id)) })),
       );
-      const redlock = inputs.length > 0 ? new Redlock(inputs, { driftFactor: s.driftFactor, connectTimeoutMs: 1500 }) : undefined;
+      const redlock = inputs.length > 0 ? new Redlock(inputs, { driftFactor: s.driftFactor, connectTimeoutMs: 1500, holderName: 'vscode-redlock-inspector' }) : undefined;
       built = { signature, redlock, nodes, error: undefined };
       this.log.info(nodes.length ? `nodes: ${nodes.map((n) => n.id).join(', ')} (quorum ${Math.floor(nodes.length / 2) + 1})` : 'no node configured');
     } catch (e) {

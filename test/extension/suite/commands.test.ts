@@ -47,7 +47,7 @@ describe('lock commands', function () {
     assert.deepEqual(await onEvery(servers, (c) => c.get(key)), [got.token, got.token, got.token]);
 
     let row = await rowOf(api, key);
-    assert.match(row.description, /^held 3\/3 · 1\d\.\d s · .+ \(pid \d+\) for \d+ s$/);
+    assert.match(row.description, /^held 3\/3 · 1\d\.\d s · vscode-redlock-inspector \(pid \d+\) for \d+ s$/);
     assert.match(String(row.item.contextValue), /;mine;/);
     assert.equal(row.item.contextValue, 'lock;held;token;mine;');
 
