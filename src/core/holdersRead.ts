@@ -8,6 +8,7 @@ import { withDeadline } from './inspect';
 import type { RedisNode } from './nodes';
 import type { LockEntry } from './types';
 import { internalKeyOf, mergeWaiters, readWaiting, WaitingRead } from './waiters';
+import { internalKey } from './internalKeys';
 
 const WAIT_BATCH = 1000;
 
@@ -38,9 +39,12 @@ export function attachHolders(entry: LockEntry): void {
   processIds.set(entry, { holder: processIdOf(quorumToken, format), waiters: prev?.waiters ?? [] });
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** The waiter set name of a lock id (latin1 bytes of its key); null for non-UTF-8 keys. */
 function waiterKeyOf(id: string): string | null {
-  return internalKeyOf('waiters', Buffer.from(id, 'latin1'));
+  // Most keys are ASCII: their latin1 form is their UTF-8 form, no conversion needed.
+  return ASCII.test(id) ? internalKey('waiters', id) : internalKeyOf('waiters', Buffer.from(id, 'latin1'));
 }
 
 /**
@@ -76,15 +80,16 @@ export async function attachWaiters(ctx: InspectContext, scans: NodeScan[], entr
 }
 
 async function readInto(ctx: InspectContext, node: RedisNode, wanted: number[], keys: Array<string | null>, out: Array<WaitingRead | undefined>): Promise<void> {
+  const batches: Array<Promise<void>> = [];
+  // Every batch goes out at once (pipelined): the node works while replies are decoded.
   for (let b = 0; b < wanted.length; b += WAIT_BATCH) {
     const batch = wanted.slice(b, b + WAIT_BATCH);
     const names = batch.map((i) => keys[i]!);
     // A cluster refuses one script over keys of several slots: one call per key, pipelined.
-    const reads = node.clusterMember
-      ? (await withDeadline(Promise.all(names.map((k) => readWaiting(node.client, [k]))), ctx.commandTimeoutMs)).map((r) => r[0])
-      : await withDeadline(readWaiting(node.client, names), ctx.commandTimeoutMs);
-    batch.forEach((i, j) => (out[i] = reads[j]));
+    const read = node.clusterMember ? Promise.all(names.map((k) => readWaiting(node.client, [k]))).then((rs) => rs.map((r) => r[0])) : readWaiting(node.client, names);
+    batches.push(withDeadline(read, ctx.commandTimeoutMs).then((reads) => batch.forEach((i, j) => (out[i] = reads[j]))));
   }
+  await Promise.all(batches);
 }
 
 /**
