@@ -27,6 +27,15 @@ function lockIdOfInternal(id: string): string | null {
   return parsed === null ? null : Buffer.from(parsed.resource, 'utf8').toString('latin1');
 }
 
+/**
+ * A pattern that starts and ends with `*` matches the internal keys of every resource it
+ * matches (they contain the resource's name): the default `*lock*` needs no extra pass over
+ * the keyspace.
+ */
+function coversInternalKeys(patterns: readonly string[]): boolean {
+  return patterns.every((p) => p === '*' || (p.length >= 2 && p.startsWith('*') && p.endsWith('*') && !p.endsWith('\\*')));
+}
+
 const waitersText = (e: LockEntry | undefined): string => JSON.stringify([e?.waiters ?? [], e?.cycle ?? null]);
 
 export interface WatchOptions extends Omit<InspectOptions, 'continueFrom'> {
@@ -134,7 +143,7 @@ export class Watcher {
   ) {
     this.patterns = options.patterns?.length ? options.patterns : DEFAULT_PATTERNS;
     validatePatterns(this.patterns);
-    this.scanPatterns = [...this.patterns, INTERNAL_PATTERN];
+    this.scanPatterns = coversInternalKeys(this.patterns) ? this.patterns : [...this.patterns, INTERNAL_PATTERN];
   }
 
   start(): void {

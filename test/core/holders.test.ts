@@ -187,6 +187,25 @@ describe('holders, waiters and deadlocks (real processes)', function () {
     }
   });
 
+  it('a watch on a *...* pattern sees waiters through that pattern alone', async () => {
+    const holder = worker({ name: 'holder', hold: 'lock:starwatch' });
+    await holder.said('held');
+    let latest: LockEntry['waiters'];
+    const watcher = redlock.watch({ patterns: ['*starwatch*'], intervalMs: 100 }, {
+      snapshot: (s) => (latest = lockOf(s, 'lock:starwatch')?.waiters),
+      change: (c) => {
+        for (const l of [...c.added, ...c.changed]) if (l.key === 'lock:starwatch') latest = l.waiters;
+      },
+    });
+    try {
+      await waitFor(() => latest !== undefined, 10_000, 'the first snapshot');
+      const waiter = worker({ name: 'star-waiter', waitFor: 'lock:starwatch', retryCount: 100_000 });
+      await waitFor(() => latest?.[0]?.pid === waiter.pid, 10_000, 'the waiter in a change');
+    } finally {
+      await watcher.stop();
+    }
+  });
+
   it('anonymous identity hides host and pid', async () => {
     const w = worker({ name: 'quiet', hold: 'lock:anon', identity: 'anonymous' });
     await w.said('held');
