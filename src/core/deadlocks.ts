@@ -103,9 +103,3 @@ function stronglyConnected(edges: Map<string, Array<{ to: string }>>): Map<strin
   }
   return component;
 }
-
-/** One sentence naming the cycle, for the human status and the panel. */
-export function cycleSentence(cycle: readonly string[]): string {
-  if (cycle.length === 1) return `deadlock: the holder of ${cycle[0]} waits for a process that waits for it`;
-  return `deadlock: the holders of ${cycle.slice(0, -1).join(', ')} and ${cycle[cycle.length - 1]} each wait for a lock another of them holds`;
-}

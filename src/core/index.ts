@@ -23,4 +23,4 @@ export { decodeIdentity, holderOf, PROCESS_ID } from './holders';
 export type { IdentityMode, IdentityOptions, Identity } from './holders';
 export type { LockEvent, EventType, EventOptions } from './events';
 export type { History } from './history';
-export { findCycles, cycleSentence } from './deadlocks';
+export { findCycles } from './deadlocks';

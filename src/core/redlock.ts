@@ -13,7 +13,7 @@ import type { Snapshot } from './types';
 import { displayKey, displayToken, parseTokenArg } from './tokens';
 import { encodeIdentity, IdentityOptions, tokenWithIdentity } from './holders';
 import { releaseWaitOn, waitAcquireOn, WaitState, waitState } from './waiters';
-import { EventOptions, EventRecorder, EventType } from './events';
+import { EventOptions, EventRecorder } from './events';
 import { History, readHistory } from './history';
 
 export interface RedlockOptions extends NodeSetOptions, IdentityOptions {
