@@ -126,13 +126,16 @@ export function recordedHistory(events: readonly LockEvent[]): HistoryEvent[] {
   return out.sort((a, b) => a.at - b.at);
 }
 
-/** Merges recorded events into a history (oldest first), once each, keeping the newest `max`. */
-export function mergeRecorded(history: HistoryEvent[], recorded: readonly HistoryEvent[], max = 1000): HistoryEvent[] {
+/**
+ * Merges recorded events into a history (oldest first), once each, keeping the newest
+ * `max`. Returns how many were new.
+ */
+export function mergeRecorded(history: HistoryEvent[], recorded: readonly HistoryEvent[], max = 1000): number {
   const id = (e: HistoryEvent): string => `${e.at} ${e.kind} ${e.token}`;
   const have = new Set(history.filter((e) => e.recordedBy !== undefined).map(id));
   const fresh = recorded.filter((e) => !have.has(id(e)));
-  if (fresh.length === 0) return history;
+  if (fresh.length === 0) return 0;
   const merged = [...history, ...fresh].sort((a, b) => a.at - b.at);
   history.splice(0, history.length, ...merged.slice(-max));
-  return history;
+  return fresh.length;
 }

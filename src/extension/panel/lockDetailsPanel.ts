@@ -155,9 +155,8 @@ export class LockDetailsPanel implements vscode.Disposable {
       this.source.warn?.(`lock details: could not read the recorded history: ${e instanceof Error ? e.message : String(e)}`);
       return;
     }
-    const before = this.history.length;
-    mergeRecorded(this.history, recordedHistory(events), MAX_HISTORY);
-    if (this.history.length !== before || events.length > 0) this.post({ type: 'init', version: PROTOCOL_VERSION, history: this.history, ...this.view() });
+    // Recorded events may predate what the webview shows: it gets the whole history again.
+    if (mergeRecorded(this.history, recordedHistory(events), MAX_HISTORY) > 0) this.post({ type: 'init', version: PROTOCOL_VERSION, history: this.history, ...this.view() });
   }
 
   /** Records what changed since the last state as history, then sends the new state. */
@@ -177,6 +176,8 @@ export class LockDetailsPanel implements vscode.Disposable {
         appendHistory(this.history, events, MAX_HISTORY);
         this.post({ type: 'events', key: this.key, events });
       }
+      // The lock changed hands or state: its holders may have recorded why.
+      void this.loadRecorded();
     }
     this.post({ type: 'snapshot', ...this.view() });
   }
