@@ -1,7 +1,8 @@
 // One ioredis client per configured node. Lock writes must fail fast and never come
 // back as ghosts: no offline queue, no resend of unfulfilled commands, and every call
 // gets its own deadline (ioredis' commandTimeout is per client, not per call).
-import Redis, { Cluster, RedisOptions, ReplyError } from 'ioredis';
+import Redis, { Cluster, RedisOptions } from 'ioredis';
+import { classifyFailure, Failure, firstLine } from './replies';
 import { formatHostPort, NodeConfigError, NodeSpec, parseNodeUrl } from './urls';
 
 export type NodeInput = string | { name?: string; url: string } | Redis | Cluster;
@@ -12,57 +13,12 @@ export interface NodeSetOptions {
   defaultPassword?: string;
 }
 
-export type FailureOutcome = 'timeout' | 'refused' | 'auth' | 'wrong-type';
-
-export class DeadlineError extends Error {
-  override name = 'DeadlineError';
-  constructor(readonly ms: number) {
-    super(`no answer within ${ms} ms`);
-  }
-}
+export { DeadlineError, firstLine } from './replies';
+export type { Failure, FailureOutcome } from './replies';
 
 /** Maps any failure of a node call to the contract's outcome words and a safe reason. */
-export interface Failure {
-  outcome: FailureOutcome;
-  reason: string;
-  /** The node replied (e.g. NOPERM, READONLY): it answered, it refused. */
-  answered: boolean;
-}
-
 export function describeFailure(err: unknown, node?: RedisNode): Failure {
-  const f = describe(err, node);
-  // instanceof, not err.name: a minified bundle renames classes.
-  // A LOADING node answers but cannot serve yet: as good as out of reach.
-  const replied = err instanceof ReplyError && f.outcome !== 'auth' && !/^LOADING/.test(f.reason);
-  return { ...f, answered: replied || f.outcome === 'wrong-type' };
-}
-
-function describe(err: unknown, node?: RedisNode): { outcome: FailureOutcome; reason: string } {
-  if (err instanceof DeadlineError) return { outcome: 'timeout', reason: err.message };
-  let message = err instanceof Error ? err.message : String(err);
-  // A command on a dead connection only says "not writeable"; the connection's own
-  // last error (ECONNREFUSED, WRONGPASS, ...) is what the user needs.
-  if (/Stream isn't writeable|Connection is closed|enableOfflineQueue/i.test(message) && node?.lastError) {
-    message = node.lastError;
-  }
-  if (/NOAUTH|WRONGPASS|invalid username-password|AUTH failed|invalid password/i.test(message)) {
-    return { outcome: 'auth', reason: firstLine(message) };
-  }
-  if (/WRONGTYPE/.test(message)) return { outcome: 'wrong-type', reason: firstLine(message) };
-  if (/Stream isn't writeable|Connection is closed|enableOfflineQueue/i.test(message)) {
-    return { outcome: 'refused', reason: 'not connected' };
-  }
-  if (/^MOVED|^ASK/.test(message)) {
-    return { outcome: 'refused', reason: `${firstLine(message)} (this node is part of a Redis Cluster: use redis+cluster://)` };
-  }
-  if (/^READONLY/.test(message)) return { outcome: 'refused', reason: `${firstLine(message)} (a replica: point at the master)` };
-  if (/^LOADING/.test(message)) return { outcome: 'refused', reason: `${firstLine(message)} (the node is starting: try again when it has loaded)` };
-  return { outcome: 'refused', reason: firstLine(message) };
-}
-
-function firstLine(s: string): string {
-  const line = s.split('\n')[0];
-  return line.length > 300 ? line.slice(0, 300) + '…' : line;
+  return classifyFailure(err, node);
 }
 
 function retryStrategy(times: number): number {

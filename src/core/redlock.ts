@@ -29,8 +29,8 @@ export interface AcquireOptions {
 }
 
 export type Resource = string | Buffer;
-export type ReleaseOutcome = 'released' | 'not-held' | 'unreachable';
-export type ForceOutcome = 'deleted' | 'changed' | 'absent' | 'unreachable';
+export type ReleaseOutcome = 'released' | 'not-held' | 'refused' | 'unreachable';
+export type ForceOutcome = 'deleted' | 'changed' | 'absent' | 'refused' | 'unreachable';
 
 export interface ReleaseResult {
   nodes: Array<{ node: string; outcome: ReleaseOutcome; reason?: string }>;
@@ -362,7 +362,8 @@ export class Redlock {
     return {
       nodes: this.nodes.map((node, i) => {
         const r = results[i];
-        if (!r.ok) return { node: node.id, outcome: 'unreachable', reason: r.reason };
+        // A node that answered with a refusal (NOPERM, READONLY...) is not an outage.
+        if (!r.ok) return { node: node.id, outcome: r.answered ? 'refused' : 'unreachable', reason: r.reason };
         return { node: node.id, outcome: r.value > 0 ? 'released' : 'not-held' };
       }),
     };
@@ -397,7 +398,7 @@ export class Redlock {
         const i = targets.indexOf(node);
         if (i < 0) return { node: node.id, outcome: 'absent' as const };
         const r = results[i];
-        if (!r.ok) return { node: node.id, outcome: 'unreachable' as const, reason: r.reason };
+        if (!r.ok) return { node: node.id, outcome: r.answered ? ('refused' as const) : ('unreachable' as const), reason: r.reason };
         return { node: node.id, outcome: r.value === 1 ? ('deleted' as const) : r.value === 0 ? ('absent' as const) : ('changed' as const) };
       }),
     };
