@@ -104,7 +104,9 @@ export async function main(argv: readonly string[], io: Io): Promise<ExitCode> {
     return report(e, io);
   }
   try {
-    return await run(cmd, redlock, io);
+    const code = await run(cmd, redlock, io);
+    for (const w of redlock.warnings) io.err(`${PREFIX}warning: ${escapeText(w)}`);
+    return code;
   } catch (e) {
     return report(e, io);
   } finally {

@@ -92,6 +92,8 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     truncated: false,
   };
   try {
+    // A node that just (re)connected is read once the server it reaches is known and distinct.
+    if (!node.identified) await withDeadline(node.gate(ctx.commandTimeoutMs), ctx.commandTimeoutMs);
     // TIME doubles as the health probe: its round trip is the latency, its answer the offset.
     const t0 = performance.now();
     const sent = clockNow();

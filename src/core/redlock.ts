@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { LockAbortedError, NodeAttempt, RedlockError } from './errors';
-import { createNodes, DeadlineError, describeFailure, FailureOutcome, NodeInput, NodeSetOptions, RedisNode } from './nodes';
+import { checkDistinct, createNodes, DeadlineError, describeFailure, FailureOutcome, NodeInput, NodeSetOptions, RedisNode, waitForQuorum } from './nodes';
 import { lockCommands, releaseKeysOn } from './scripts';
 import { InspectContext, inspectNodes } from './inspect';
 import { Watcher, WatchListener, WatchOptions } from './watch';
@@ -158,8 +158,11 @@ function round<T>(
   nodes.forEach((node, i) => {
     let p: Promise<T>;
     try {
-      node.cork();
-      p = call(node);
+      // A node just (re)connected counts once the server it reaches is known and distinct.
+      if (node.identified) {
+        node.cork();
+        p = call(node);
+      } else p = node.gate(deadlineMs).then(() => call(node));
     } catch (e) {
       p = Promise.reject(e);
     }
@@ -222,14 +225,25 @@ export class Redlock {
     this.nodes = createNodes(nodes, options);
     this.quorum = Math.floor(this.nodes.length / 2) + 1;
     const wait = options.connectTimeoutMs ?? 2000;
-    this.connecting = Promise.all(this.nodes.map((n) => n.waitReady(wait))).then(() => {
+    // A quorum of identified connections is enough to start: one frozen node must not
+    // delay every call by the connect timeout; calls wait for the rest within their deadline.
+    this.connecting = waitForQuorum(this.nodes, this.quorum, wait).then(() => {
       this.connecting = undefined;
     });
   }
 
-  /** The first calls after construction wait (bounded) for connections. */
-  private ready(): Promise<void> | undefined {
-    return this.connecting;
+  /**
+   * The first calls after construction wait (bounded) for connections; every call rejects
+   * (NodeConfigError) while two entries are known to reach one server. No round trip.
+   */
+  private async ready(): Promise<void> {
+    if (this.connecting) await this.connecting;
+    checkDistinct(this.nodes);
+  }
+
+  /** Why a node's identity rests on host:port only (the user may not run INFO), per node. */
+  get warnings(): string[] {
+    return this.nodes.flatMap((n) => (n.identityWarning ? [n.identityWarning] : []));
   }
 
   private deadlineFor(ttlMs: number): number {
@@ -247,6 +261,7 @@ export class Redlock {
     const retries = options.retryCount ?? this.options.retryCount ?? 0;
     const signal = options.signal;
     if (this.connecting) await this.connecting;
+    checkDistinct(this.nodes);
     let last: RedlockError | undefined;
     for (let attempt = 0; attempt <= retries; attempt++) {
       if (signal?.aborted) throw new LockAbortedError('acquire aborted');
@@ -358,6 +373,7 @@ export class Redlock {
 
   async release(lock: Lock): Promise<ReleaseResult> {
     if (this.connecting) await this.connecting;
+    checkDistinct(this.nodes);
     const results = await this.releaseKeys(lock.keys, lock.rawToken, lock.ttlMs).settled;
     return {
       nodes: this.nodes.map((node, i) => {
@@ -472,8 +488,12 @@ export class Redlock {
 
   /** Live watch: `snapshot` once, then `change` for what changed; stop() ends it. Reads only. */
   watch(options: WatchOptions, listener: WatchListener): Watcher {
-    const watcher = new Watcher(() => this.readContext(), options, listener);
-    void Promise.resolve(this.ready()).then(() => watcher.start());
+    const watcher = new Watcher(() => {
+      checkDistinct(this.nodes);
+      return this.readContext();
+    }, options, listener);
+    // A refused node set surfaces through the first tick (listener.error), like any failure.
+    void this.ready().catch(() => undefined).then(() => watcher.start());
     return watcher;
   }
 
