@@ -135,7 +135,9 @@ export function splitNodeList(text: string): string[] {
   for (const piece of text.split(',')) {
     const p = piece.trim();
     if (!p) continue;
-    if (p.includes('://') || urls.length === 0) urls.push(p);
+    // Only a sentinel or cluster URL continues; anything else starts a new entry, so a
+    // malformed piece never becomes part of another URL's password.
+    if (p.includes('://') || urls.length === 0 || !/^redis\+(sentinel|cluster):\/\//i.test(urls[urls.length - 1])) urls.push(p);
     else urls[urls.length - 1] += ',' + p;
   }
   return urls;

@@ -97,6 +97,7 @@ export class RedisNode {
   /** How long the INFO probe may take. */
   probeTimeoutMs = 2000;
   private identifying: Promise<void> | undefined;
+  private probeError: Error | undefined;
 
   constructor(
     readonly id: string,
@@ -136,14 +137,16 @@ export class RedisNode {
     let timer: NodeJS.Timeout | undefined;
     const probe = (this.client as Redis).info('server');
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('no answer to INFO server')), this.probeTimeoutMs);
+      timer = setTimeout(() => reject(new DeadlineError(this.probeTimeoutMs)), this.probeTimeoutMs);
     });
     this.identifying = Promise.race([probe, timeout]).then(
       (info) => {
+        this.probeError = undefined;
         this.runId = runIdOf(info);
         if (this.runId === null) this.identityWarning = `${this.id}: INFO server gave no run_id; nodes are told apart by host and port only`;
       },
       (e: unknown) => {
+        this.probeError = e instanceof Error ? e : new Error(String(e));
         // Denied INFO (an ACL): fall back to the host:port check, with a warning, never a refusal.
         if (e instanceof ReplyError && /NOPERM|no permissions|can't run/i.test((e as Error).message)) {
           this.identityWarning = `${this.id}: the user may not run INFO, so a second entry reaching the same server cannot be ruled out (only host and port were compared)`;
@@ -168,16 +171,16 @@ export class RedisNode {
    * to reach a server another entry already counts, or stays unknown: not a vote.
    */
   async gate(ms: number): Promise<void> {
-    if (!this.identified) {
-      // A first connection still under way is waited for; a failed one fails the call fast.
-      if (!this.ready && this.lastError === null && this.client.status !== 'end') {
-        await this.waitReady(ms);
-        // Connected but silent (a frozen process): report it at the call's own deadline.
-        if (!this.ready && this.lastError === null) throw new DeadlineError(ms);
-      }
-      if (!this.ready) return;
+    // A first connection still under way is waited for; a failed one fails the call fast.
+    if (!this.ready && this.lastError === null && this.client.status !== 'end') {
+      await this.waitReady(ms);
+      // Connected but silent (a frozen process): report it at the call's own deadline.
+      if (!this.ready && this.lastError === null) throw new DeadlineError(ms);
+    }
+    if (!this.identified && this.ready) {
       await this.identify();
-      if (!this.identified) throw new Error(`the server's identity is unknown (no answer to INFO server within ${this.probeTimeoutMs} ms): not counted`);
+      // The probe's own failure (NOAUTH, LOADING, BUSY, no answer) is this call's answer too.
+      if (!this.identified) throw this.probeError ?? new DeadlineError(this.probeTimeoutMs);
     }
     const twin = this.sameServerAs();
     if (twin) throw aliasError(twin.id, this.id, `the same run_id ${this.runId}`);
