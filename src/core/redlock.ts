@@ -65,6 +65,8 @@ function newToken(): string {
 }
 
 const isGrant = (v: unknown): boolean => v === 'OK' || v === 0;
+/** The extend script's success: {1, expiry before, expiry after, ...}. */
+const extended = (v: unknown): boolean => Array.isArray(v) && v[0] === 1;
 
 function countGranted(rs: ReadonlyArray<{ ok: boolean; value?: unknown } | undefined>): number {
   let n = 0;
@@ -346,20 +348,20 @@ export class Redlock {
       this.deadlineFor(ttlMs),
       (rs, pending) => {
         let ok = 0;
-        for (const x of rs) if (x?.ok && x.value === 1) ok++;
+        for (const x of rs) if (x?.ok && extended(x.value)) ok++;
         return ok >= q || ok + pending < q;
       },
     );
     const decided = await r.decided;
     const elapsed = now() - start;
     const validity = ttlMs - elapsed - drift;
-    const describe = (all: ReadonlyArray<Settled<number | [number, Buffer]> | undefined>): NodeAttempt[] =>
+    const describe = (all: ReadonlyArray<Settled<number | [number, Buffer] | number[]> | undefined>): NodeAttempt[] =>
       this.nodes.map((node, i): NodeAttempt => {
         const x = all[i];
         if (!x) return { node: node.id, outcome: 'timeout', reason: 'no answer yet' };
         if (!x.ok) return { node: node.id, outcome: x.outcome, reason: x.reason, ...(x.answered ? { answered: true } : {}) };
-        if (x.value === 1) return { node: node.id, outcome: 'granted' };
-        if (Array.isArray(x.value)) return { node: node.id, outcome: 'held-by-other', heldBy: displayToken(x.value[1]) };
+        if (extended(x.value)) return { node: node.id, outcome: 'granted' };
+        if (Array.isArray(x.value)) return { node: node.id, outcome: 'held-by-other', heldBy: displayToken(x.value[1] as Buffer) };
         if (x.value === -1) return { node: node.id, outcome: 'wrong-type' };
         return { node: node.id, outcome: 'not-held' };
       });
@@ -368,7 +370,27 @@ export class Redlock {
       return new Lock(lock.token, lock.resources, Math.floor(validity), ttlMs, () => r.settled.then(describe), start + ttlMs - drift, lock.keys, lock.rawToken);
     }
     const detail = granted >= q ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
-    throw new RedlockError('extend', lock.resources, q, describe(await r.settled), detail);
+    const all = await r.settled;
+    await this.restoreExpiries(lock, all);
+    throw new RedlockError('extend', lock.resources, q, describe(all), detail);
+  }
+
+  /**
+   * A failed extend must not leave longer copies behind (a leftover copy extended by a
+   * huge TTL would outlive everything): put back the expiry it replaced on each node that
+   * extended, where nothing changed since (see RESTORE_EXPIRY in scripts.ts).
+   */
+  private async restoreExpiries(lock: Lock, results: ReadonlyArray<Settled<unknown>>): Promise<void> {
+    const targets: RedisNode[] = [];
+    const args: Array<Array<string | Buffer>> = [];
+    this.nodes.forEach((node, i) => {
+      const r = results[i];
+      if (!r?.ok || !extended(r.value)) return;
+      targets.push(node);
+      args.push([...lock.keys, lock.rawToken, ...(r.value as number[]).slice(1).map(String)]);
+    });
+    if (targets.length === 0) return;
+    await round(targets, (node) => lockCommands(node.client).rliRestoreExpiry(lock.keys.length, ...args[targets.indexOf(node)]), this.deadlineFor(lock.ttlMs)).settled;
   }
 
   async release(lock: Lock): Promise<ReleaseResult> {

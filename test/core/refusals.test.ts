@@ -113,6 +113,40 @@ describe('refusals are answers', function () {
     }
   });
 
+  it('a refused extend puts back the expiries it changed (PEXPIREAT, or PERSIST for none), nowhere else', async () => {
+    // A leftover copy with a 3 s TTL on node 0 (another token on node 2), and a leftover
+    // without TTL of another key on node 1: each extend fails its quorum.
+    await withClient(servers[0], (c) => c.set('lock:left', 'tok-3', 'PX', 3000));
+    await withClient(servers[2], (c) => c.set('lock:left', 'other', 'PX', 60_000));
+    await withClient(servers[1], (c) => c.set('lock:left2', 'tok-3'));
+    const before0 = Number(await withClient(servers[0], (c) => c.call('PEXPIRETIME', 'lock:left')));
+    for (const key of ['lock:left', 'lock:left2']) {
+      const e = await runCli(['extend', key, '--token', 'tok-3', '--ttl', '2000000000', ...nodeArgs(admin)]);
+      assert.equal(e.code, 1, e.stderr);
+    }
+    assert.equal(Number(await withClient(servers[0], (c) => c.call('PEXPIRETIME', 'lock:left'))), before0, 'the old absolute expiry');
+    assert.equal(await withClient(servers[1], (c) => c.pttl('lock:left2')), -1, 'no expiry, as before');
+    const p2 = await withClient(servers[2], (c) => c.pttl('lock:left'));
+    assert.ok(p2 > 0 && p2 <= 60_000, 'the other token untouched');
+
+    // The guard: a copy whose expiry moved since (a real holder extended it) or whose token
+    // changed is left alone.
+    const rl = new Redlock(admin);
+    try {
+      const { lockCommands } = await import('../../src/core/scripts');
+      const c0 = rl.nodes[0].client;
+      await withClient(servers[0], (c) => c.set('lock:guard', 'tok-4', 'PX', 50_000));
+      const at = Number(await withClient(servers[0], (c) => c.call('PEXPIRETIME', 'lock:guard')));
+      assert.equal(await lockCommands(c0).rliRestoreExpiry(1, 'lock:guard', 'tok-4', '-1', String(at - 1)), 0, 'expiry moved: kept');
+      assert.equal(await lockCommands(c0).rliRestoreExpiry(1, 'lock:guard', 'tok-x', '-1', String(at)), 0, 'token changed: kept');
+      assert.equal(await withClient(servers[0], (c) => c.call('PEXPIRETIME', 'lock:guard')), at);
+      assert.equal(await lockCommands(c0).rliRestoreExpiry(1, 'lock:guard', 'tok-4', '-1', String(at)), 1);
+      assert.equal(await withClient(servers[0], (c) => c.pttl('lock:guard')), -1);
+    } finally {
+      await rl.quit();
+    }
+  });
+
   it('one classifier: replies, deadlines and connection failures', () => {
     const { ReplyError } = require('ioredis') as typeof import('ioredis');
     const reply = (m: string): Error => new ReplyError(m);
