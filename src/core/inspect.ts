@@ -17,7 +17,7 @@ const SCAN_COUNT = 1000;
 const READ_BATCH = 1000;
 /** Cursor of a pattern whose scan finished ('0' is a scan not yet started). */
 const DONE = 'done';
-const ASCII_NAME = /^[\x00-\x7f]*$/;
+const PRINTABLE_ASCII_NAME = /^[\x20-\x7e]*$/;
 
 /** Epoch ms that never jumps backwards with the wall clock during a snapshot. */
 const wallAnchor = Date.now();
@@ -228,9 +228,9 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
   return { locks, lockIds, skipped, skippedIds };
 }
 
-/** ASCII names are their own display form; only other bytes need decoding. */
+/** Printable ASCII names are their own display form; only other bytes need decoding. */
 export function keyOf(id: string): string {
-  return ASCII_NAME.test(id) && !id.startsWith('hex:') ? id : displayKey(Buffer.from(id, 'latin1'));
+  return PRINTABLE_ASCII_NAME.test(id) && !id.startsWith('hex:') ? id : displayKey(Buffer.from(id, 'latin1'));
 }
 
 export async function inspectNodes(ctx: InspectContext, options: InspectOptions = {}): Promise<InspectPage> {
