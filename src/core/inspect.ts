@@ -8,7 +8,7 @@ import { classify, quorumOf, skipReason } from './classify';
 import type { InspectOptions, InspectPage, ScanCursor } from './inspectTypes';
 import { DeadlineError, describeFailure, RedisNode } from './nodes';
 import type Redis from 'ioredis';
-import { absentOn, decodeScanPage, pageCursor, ReadBatch, readObservations, requestScanPage } from './readScript';
+import { absentOn, decodeScanPage, pageCursor, pageKeyCount, ReadBatch, readObservations, requestScanPage } from './readScript';
 import { displayKey } from './tokens';
 import type { LockEntry, NodeStatus, Observation, SkippedKey, Snapshot } from './types';
 
@@ -134,7 +134,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         const next = pageCursor(flat);
         cursor = next === '0' ? DONE : next;
         scan.cursors[p] = cursor;
-        scanned += (flat.length - 3) / 4;
+        scanned += pageKeyCount(flat);
         inFlight = undefined;
         if (cursor !== DONE) {
           if (outOfBudget()) scan.truncated = true;
@@ -144,6 +144,8 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         const page = decodeScanPage(flat, node.id, scan.absent);
         const at = page.nodeTimeMs - scan.offsetMs;
         for (let i = 0; i < page.keys.length; i++) scan.reads.set(page.keys[i].toString('latin1'), { obs: page.observations[i], at });
+        // The call's budget ran out on a page of fat keys: the rest in calls of their own.
+        if (page.unread.length) pendingReads.push(readBatch(ctx, node, page.unread, scan));
       }
     }
     await Promise.all(pendingReads);
