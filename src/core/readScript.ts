@@ -17,8 +17,8 @@ export const MAX_SHAPE_BYTES = 64 * 1024;
  * Lua and bytes copied. Keeps every call of the inspector far below a millisecond-scale
  * stall of the node, however fat the keys of a page are (docs/decisions.md "Bounded reads").
  */
-export const CALL_ITEMS = 2048;
-export const CALL_BYTES = 256 * 1024;
+export const CALL_ITEMS = 1024;
+export const CALL_BYTES = 128 * 1024;
 
 // Reads one key: type, pttl, payload, cost. A payload that is an integer means "not read":
 // >= 0 is the size of a value over its bound (bytes, or items), -1 a type we do not read,
