@@ -98,6 +98,29 @@ export class RedisNode {
   probeTimeoutMs = 2000;
   private identifying: Promise<void> | undefined;
   private probeError: Error | undefined;
+  /** Lock commands sent and not answered yet (a round's deadline does not cancel them). */
+  inflight = 0;
+  private drainWaiters: Array<() => void> = [];
+
+  /** @internal called as each lock command answers. */
+  settleOne(): void {
+    if (--this.inflight === 0 && this.drainWaiters.length) {
+      for (const w of this.drainWaiters.splice(0)) w();
+    }
+  }
+
+  /** Resolves when no lock command is in flight on this node, or after `ms`. */
+  drained(ms: number): Promise<void> {
+    if (this.inflight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      timer.unref();
+      this.drainWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
 
   constructor(
     readonly id: string,

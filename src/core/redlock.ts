@@ -168,9 +168,16 @@ function round<T>(
     } catch (e) {
       p = Promise.reject(e);
     }
+    node.inflight++;
     p.then(
-      (value) => settle(i, { ok: true, value }),
-      (err) => settle(i, { ok: false, ...describeFailure(err, node) }),
+      (value) => {
+        node.settleOne();
+        settle(i, { ok: true, value });
+      },
+      (err) => {
+        node.settleOne();
+        settle(i, { ok: false, ...describeFailure(err, node) });
+      },
     );
   });
   if (nodes.length === 0) finish();
@@ -537,6 +544,10 @@ export class Redlock {
   }
 
   async quit(): Promise<void> {
+    // A call's deadline does not cancel its commands: a SET that answers after the round
+    // gave up, or a compare-and-delete still on its way, must land before the connection
+    // closes, or it could leave a copy behind (bounded: a dead node never answers).
+    await Promise.all(this.nodes.map((n) => n.drained(2000)));
     await Promise.all(this.nodes.map((n) => n.close()));
   }
 }
