@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { parseNodeUrl, redactUrl, Redlock } from '../../src/core';
 import { splitNodeList } from '../../src/cli/args';
+import { splitPassword, withPassword } from '../../src/extension/nodeSettings';
 import { runCli } from './runCli';
 import { RedisServer, startNodes } from '../support/redisServer';
 
@@ -48,6 +49,10 @@ describe('no password in any output, whatever the URL shape', function () {
     const spec = parseNodeUrl('redis://user:p@ss/w0rd@127.0.0.1:7000/3');
     assert.equal(spec.kind === 'standalone' && spec.password, 'p@ss/w0rd');
     assert.equal(spec.id, '127.0.0.1:7000/3');
+    // The extension moves the whole password (to the last '@') into SecretStorage.
+    const split = splitPassword('redis://user:p@ss/w0rd@127.0.0.1:7000');
+    assert.deepEqual(split, { url: 'redis://user:@127.0.0.1:7000', password: 'p@ss/w0rd' });
+    assert.deepEqual(parseNodeUrl(withPassword(split.url, split.password)), parseNodeUrl('redis://user:p@ss/w0rd@127.0.0.1:7000'));
     // REDLOCK_NODES: a malformed piece never becomes part of a neighbour's password.
     assert.deepEqual(splitNodeList('redis://127.0.0.1:1,user:pw@127.0.0.1:2'), ['redis://127.0.0.1:1', 'user:pw@127.0.0.1:2']);
   });
