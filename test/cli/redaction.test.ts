@@ -3,7 +3,7 @@
 // slash, no scheme) never print what stands before the host's '@'.
 import assert from 'node:assert/strict';
 import { parseNodeUrl, redactUrl, Redlock } from '../../src/core';
-import { splitNodeList } from '../../src/cli/args';
+import { splitNodeList } from '../../src/cli/options';
 import { splitPassword, withPassword } from '../../src/extension/nodeSettings';
 import { runCli } from './runCli';
 import { RedisServer, startNodes } from '../support/redisServer';
