@@ -4,7 +4,6 @@
 // does not hold up the others at construction.
 import assert from 'node:assert/strict';
 import { createServer, Server, Socket, connect } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { NodeConfigError, Redlock } from '../../src/core';
 import { normaliseHost } from '../../src/core/identity';
 import { runCli } from '../cli/runCli';
@@ -150,14 +149,14 @@ describe('node identity: one server, one vote', function () {
     assert.doesNotMatch(r.stdout + r.stderr, /noinfo-pw/);
   });
 
-  it('a frozen node does not hold up construction: the call runs on the others, the frozen one times out at the call deadline', async () => {
+  it('a frozen node does not hold up construction: the call runs on the others, the frozen one times out at the call deadline', async function () {
+    // Waiting for every connection would wait out the 60 s connect timeout: past this test's own.
+    this.timeout(20_000);
     servers[2].pause();
-    const rl = new Redlock(servers.map((s) => s.url), { connectTimeoutMs: 8000, commandTimeoutMs: 200 });
+    const rl = new Redlock(servers.map((s) => s.url), { connectTimeoutMs: 60_000, commandTimeoutMs: 200 });
     try {
-      const t0 = performance.now();
       const lock = await rl.acquire('lock:frozen', 10_000);
-      // Bounded well below the connect timeout: no wait for the frozen node's connection.
-      assert.ok(performance.now() - t0 < 4000, 'acquire did not wait out the connect timeout');
+      assert.equal(rl.nodes[2].ready, false, 'the frozen node never answered');
       const outcomes = (await lock.settled).map((n) => n.outcome);
       assert.deepEqual(outcomes, ['granted', 'granted', 'timeout']);
       const snap = await rl.inspect({ patterns: ['lock:frozen'] });
