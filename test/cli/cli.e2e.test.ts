@@ -351,13 +351,27 @@ describe('cli end to end on 5 real nodes', function () {
     const a = json<LockDoc>(await runCli(['acquire', 'lock:st', '--ttl', '30000', '--json', ...nodeArgs]));
     await each(servers, (c, i) => (i < 2 ? c.set('mutex:x', 'solo', 'PX', 30_000) : Promise.resolve(null)));
     await each(servers, (c) => c.rpush('lock:list', 'a'));
+    const before = Date.now();
     const r = await runCli(['status', '--json', '--pattern', '*lock*', '--pattern', 'mutex:*', ...nodeArgs]);
     assert.equal(r.code, 0, r.stderr);
-    const snap = json<{ quorum: number; nodes: Array<Record<string, unknown>>; locks: Array<Record<string, unknown> & { key: string; nodes: unknown[]; holders: Record<string, number> }>; skipped: Array<{ key: string; reason: string }>; truncated: boolean }>(r);
-    assert.deepEqual(Object.keys(snap), ['quorum', 'nodes', 'locks', 'skipped', 'truncated']);
+    const snap = json<{ quorum: number; nodes: Array<Record<string, unknown>>; locks: Array<Record<string, unknown> & { key: string; nodes: unknown[]; holders: Record<string, number> }>; skipped: Array<{ key: string; reason: string }>; truncated: boolean; at: number }>(r);
+    // The snapshot's fields first, then the additions: the snapshot's time, node facts.
+    assert.deepEqual(Object.keys(snap), ['quorum', 'nodes', 'locks', 'skipped', 'truncated', 'at']);
+    assert.ok(Number.isInteger(snap.at) && snap.at >= before && snap.at <= Date.now(), String(snap.at));
     assert.equal(snap.quorum, 3);
-    assert.deepEqual(snap.nodes.map((n) => Object.keys(n)), ids.map(() => ['node', 'reachable', 'latencyMs', 'error']));
+    const factKeys = ['version', 'role', 'clockOffsetMs', 'uptimeS', 'persistence', 'restartRisk', 'libraries'];
+    assert.deepEqual(snap.nodes.map((n) => Object.keys(n)), ids.map(() => ['node', 'reachable', 'latencyMs', 'error', ...factKeys]));
     assert.deepEqual(snap.nodes.map((n) => n.node), ids);
+    for (const n of snap.nodes) {
+      assert.match(String(n.version), /^\d+\.\d+/);
+      assert.equal(n.role, 'master');
+      assert.equal(typeof n.clockOffsetMs, 'number');
+      // Test nodes run with persistence off: the restart risk is then known either way.
+      assert.equal(n.persistence, 'off');
+      assert.equal(typeof n.uptimeS, 'number');
+      assert.equal(typeof n.restartRisk, 'boolean');
+      assert.ok(Array.isArray(n.libraries));
+    }
     const st = snap.locks.find((l) => l.key === 'lock:st')!;
     assert.equal(st.verdict, 'held');
     assert.equal(st.holders[a.token!], 5);
@@ -484,7 +498,13 @@ describe('cli end to end on 5 real nodes', function () {
       assert.doesNotMatch(h.stdout + h.stderr + j.stdout + j.stderr, /viewer-pw/);
       const w = startCli(['watch', '--json', '--interval', '100', '--node', url]);
       w.stdin!.end();
-      await new Promise((r) => setTimeout(r, 800));
+      // SIGINT once the first document is out: before that, the signal handler may not be installed yet.
+      let wOut = '';
+      w.stdout!.on('data', (d) => (wOut += String(d)));
+      await waitFor(() => wOut.includes('\n'), 10_000, 'the first watch document');
+      const first = JSON.parse(wOut.split('\n')[0]) as { nodes: Array<{ version: unknown; persistence: unknown }> };
+      // Facts this user may not read (CONFIG GET) show as unknown, never as a failure.
+      assert.equal(typeof first.nodes[0].version, 'string');
       w.kill('SIGINT');
       assert.equal(await new Promise((r) => w.once('close', r)), 0);
       const stats = String(await admin.info('commandstats'));

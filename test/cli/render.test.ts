@@ -3,6 +3,8 @@ import { displayWidth } from '../../src/cli/displayWidth';
 import { escapeText, globForKey, safeJson } from '../../src/cli/escape';
 import { renderForcePlan, renderStatus } from '../../src/cli/render';
 import { styleFor, colourWanted } from '../../src/cli/style';
+import { statusDocument } from '../../src/cli/commands/status';
+import type { NodeFacts } from '../../src/core/inspectTypes';
 import type { LockEntry, Observation, Snapshot } from '../../src/core/types';
 
 const EVIL = 'lock:\x1b[31mred\x1b]0;title\x07\n\rnext\u202eevil\u2066x\u2069\x9b2J\x7f\u2028\u200b\ud800';
@@ -188,5 +190,21 @@ describe('cli: status at a glance', () => {
     assert.equal(displayWidth('❤\ufe0f'), 2);
     assert.equal(displayWidth('ｆｕｌｌ'), 8);
     assert.equal(displayWidth('é'), 1);
+  });
+});
+
+describe('cli: status --json document', () => {
+  it('keeps every snapshot field and appends node facts and the time', () => {
+    const snap = snapshot([lock('lock:a', [obs('a:1'), obs('b:2'), obs('c:3')])]);
+    const facts: NodeFacts[] = [
+      { node: 'b:2', reachable: true, latencyMs: 9, version: '7.2.4', role: 'master', clockOffsetMs: -3, uptimeS: 12, persistence: 'off', restartRisk: true, libraries: ['node-redlock'], error: null },
+    ];
+    const doc = statusDocument(snap, facts, 1_700_000_000_123);
+    assert.deepEqual(Object.keys(doc), ['quorum', 'nodes', 'locks', 'skipped', 'truncated', 'at']);
+    assert.equal(doc.at, 1_700_000_000_123);
+    assert.deepEqual(doc.locks, snap.locks);
+    // The snapshot's reachability, latency and error stay; facts come from the node's own entry.
+    assert.deepEqual(doc.nodes[1], { ...snap.nodes[1], version: '7.2.4', role: 'master', clockOffsetMs: -3, uptimeS: 12, persistence: 'off', restartRisk: true, libraries: ['node-redlock'] });
+    assert.deepEqual(doc.nodes[2], { ...snap.nodes[2], version: null, role: 'unknown', clockOffsetMs: null, uptimeS: null, persistence: 'unknown', restartRisk: 'unknown', libraries: [] });
   });
 });

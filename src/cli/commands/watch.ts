@@ -1,5 +1,5 @@
 // `watch`: the core's Watcher in a terminal. --json prints JSON lines: the first a full
-// status document, each next one { at, added, changed, removed }.
+// status document (as `status --json`), each next one { at, added, changed, removed }.
 import { Command, Option } from 'commander';
 import type { Redlock } from '../../core/redlock';
 import type { Snapshot } from '../../core/types';
@@ -11,7 +11,7 @@ import type { Io } from '../io';
 import { DEFAULT_INTERVAL_MS, durationParser, MIN_INTERVAL_MS, readOptions, ReadOptions } from '../options';
 import { clockTime, lockLine } from '../render';
 import { styleFor } from '../style';
-import { humanStatus, noQuorumLine, ReadArgs, readArgs, reachableCount, statusExit } from './status';
+import { humanStatus, jsonStatus, noQuorumLine, ReadArgs, readArgs, reachableCount, statusExit } from './status';
 
 export function register(program: Command, ctx: CliContext): void {
   readOptions(program.command('watch').description('print a snapshot, then every change until Ctrl-C (reads only)'))
@@ -28,6 +28,8 @@ export async function runWatch(redlock: Redlock, cmd: ReadArgs & { intervalMs: n
   // Output is written in order even though the human status line awaits node facts.
   let queue: Promise<void> = Promise.resolve();
   const emit = (snapshot: Snapshot | WatchStatus, change?: WatchChange): void => {
+    // The watcher hands a snapshot over as soon as it is read: that is its time.
+    const receivedAtMs = Date.now();
     queue = queue.then(async () => {
       const nextCode = statusExit(snapshot);
       // One stderr line when the quorum of answering nodes is lost (or missing at start).
@@ -35,7 +37,8 @@ export async function runWatch(redlock: Redlock, cmd: ReadArgs & { intervalMs: n
       const wasCode = code;
       code = nextCode;
       if (!change || !prev) {
-        io.out(cmd.json ? safeJson(snapshot) : await humanStatus(redlock, snapshot as Snapshot, cmd, io));
+        // The first JSON line is the status document (node facts and `at` included).
+        io.out(cmd.json ? safeJson(await jsonStatus(redlock, snapshot as Snapshot, receivedAtMs)) : await humanStatus(redlock, snapshot as Snapshot, cmd, io));
       } else if (cmd.json) {
         io.out(safeJson(change));
       } else {
