@@ -30,7 +30,7 @@ function verdictColour(l: LockEntry, style: Style): (s: string) => string {
 }
 
 /** Short labels for the distinct tokens of one key: A, B, ... then T27, T28, ... */
-function tokenLabels(entry: LockEntry): Map<string, string> {
+export function tokenLabels(entry: LockEntry): Map<string, string> {
   const labels = new Map<string, string>();
   for (const o of entry.nodes) {
     if (o.state !== 'present' || o.token === null || labels.has(o.token)) continue;

@@ -435,19 +435,31 @@ describe('cli end to end on 5 real nodes', function () {
     assert.equal(err, '');
   });
 
-  it('watch (human): a table first, then one line per change', async () => {
+  it('watch (human): a table first, then what changed per node; a renewal is quiet', async () => {
     const child = startCli(['watch', '--interval', '150', ...nodeArgs]);
     child.stdin!.end();
     let out = '';
     child.stdout!.on('data', (d) => (out += String(d)));
     const exited = new Promise<number | null>((res) => child.once('close', (code) => res(code)));
+    const changeLines = (): string[] => out.split('\n').filter((l) => / ~ /.test(l));
     try {
       await waitFor(() => out.includes('Nodes: 5 of 5 reachable'), 10_000, 'the first table');
       await each(servers, (c) => c.set('lock:hw', 'htok', 'PX', 30_000));
       await waitFor(() => /\d\d:\d\d:\d\d\.\d{3}  \+ lock:hw  held 5\/5/.test(out), 10_000, 'an added line');
+      assert.match(out, /\n\s+A = htok\n/);
+      // A renewal (same token, TTL back up) prints nothing. The marker lock is set after it,
+      // so once the marker's line is out, the watch has read the renewal.
+      await each(servers, (c) => c.pexpire('lock:hw', 60_000));
+      await each(servers, (c) => c.set('lock:marker', 'm', 'PX', 30_000));
+      await waitFor(() => /\+ lock:marker/.test(out), 10_000, 'the marker line');
+      assert.deepEqual(changeLines(), []);
+      await each([servers[0]], (c) => c.set('lock:hw', 'htok2', 'PX', 30_000, 'XX'));
+      await waitFor(() => changeLines().length > 0, 10_000, 'a change line');
+      assert.match(changeLines()[0], /~ lock:hw split 4\+1\/5: verdict held 5\/5→split 4\+1\/5; 127\.0\.0\.1:\d+ token A→B$/);
+      assert.match(out, /\n\s+B = htok2\n/);
       servers[4].pause();
       await waitFor(() => /node 127\.0\.0\.1:\d+ unreachable/.test(out), 10_000, 'a node line');
-      assert.match(out, /~ lock:hw  held 4\/5 · [\d.]+ s  \[degraded\]/);
+      assert.match(out, /~ lock:hw split 3\+1\/5: verdict split 4\+1\/5→split 3\+1\/5; flags \+degraded; 127\.0\.0\.1:\d+ copy A→\?/);
     } finally {
       servers[4].resume();
       child.kill('SIGTERM');
