@@ -42,3 +42,14 @@ export function displayWidth(text: string): number {
 export function padEnd(text: string, columns: number): string {
   return text + ' '.repeat(Math.max(0, columns - displayWidth(text)));
 }
+
+/** `text` cut to at most `columns` columns, ending in `…` when cut. */
+export function fitWidth(text: string, columns: number): string {
+  if (displayWidth(text) <= columns) return text;
+  let out = '';
+  for (const { segment } of segmenter.segment(text)) {
+    if (displayWidth(out + segment) > columns - 1) break;
+    out += segment;
+  }
+  return out + '…';
+}
