@@ -66,7 +66,8 @@ export class WatchLines {
 
   changed(now: LockEntry, atMs: number): ChangeText {
     const memory = this.keys.get(now.key);
-    if (!memory) return { text: null, legend: this.added(now, atMs) };
+    // Not seen before (it was no lock at the last line, e.g. unreadable): shown whole.
+    if (!memory) return { text: `${escapeText(now.key)} ${verdictText(now)}`, legend: this.added(now, atMs) };
     const legend: string[] = [];
     const label = (o: Observation): string => {
       if (o.state === 'absent') return '-';

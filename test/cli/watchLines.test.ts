@@ -65,6 +65,6 @@ describe('cli: watch says what changed', () => {
   it('a key it has not seen is treated as new', () => {
     const w = new WatchLines();
     w.seed([], 0);
-    assert.deepEqual(w.changed(entry('lock:late', ['t', 't', 't', null, null]), 0), { text: null, legend: ['A = t'] });
+    assert.deepEqual(w.changed(entry('lock:late', ['t', 't', 't', null, null]), 0), { text: 'lock:late held 3/5 · 4.0 s', legend: ['A = t'] });
   });
 });
