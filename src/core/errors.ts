@@ -1,6 +1,7 @@
 // RedlockError explains itself: every node and what it said, never a bare
 // "quorum not achieved".
 import type { FailureOutcome } from './nodes';
+import { holderLabel } from './holders';
 
 export type AttemptOutcome = 'granted' | 'held-by-other' | 'not-held' | FailureOutcome;
 
@@ -25,7 +26,8 @@ export function describeAttempt(a: NodeAttempt): string {
     case 'granted':
       return `${a.node} granted`;
     case 'held-by-other':
-      return `${a.node} held by ${a.heldBy === undefined ? 'another token' : shortToken(a.heldBy)}`;
+      // Our own holders say who they are: a name beats a token prefix.
+      return `${a.node} held by ${a.heldBy === undefined ? 'another token' : (holderLabel(a.heldBy) ?? shortToken(a.heldBy))}`;
     case 'not-held':
       return `${a.node} not held (expired or released)`;
     default:

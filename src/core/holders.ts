@@ -102,6 +102,13 @@ function decodeUncached(token: string): Identity | null {
   return { id: b.i, name: boundedText(b.n, MAX_NAME_BYTES), host: host === null ? null : boundedText(host, MAX_HOST_BYTES), pid, since };
 }
 
+/** `billing-worker (pid 4121)` for a token that carries our identity, else null. */
+export function holderLabel(token: string): string | null {
+  const id = decodeIdentity(token);
+  if (id === null) return null;
+  return id.pid === null ? id.name : `${id.name} (pid ${id.pid})`;
+}
+
 // Redisson names its holder `<uuid of the client>:<thread id>` (see formats.ts).
 const REDISSON = /^([0-9a-fA-F-]{36}):([0-9]{1,19})$/;
 

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { displayToken } from '../../src/core';
 import { decodeIdentity, encodeIdentity, holderOf, PROCESS_ID, tokenWithIdentity } from '../../src/core/holders';
 import { findCycles } from '../../src/core/deadlocks';
+import { describeAttempt } from '../../src/core/errors';
 
 const RANDOM = '0123456789abcdef0123456789abcdef';
 
@@ -19,6 +20,12 @@ describe('holder identity in tokens', () => {
     assert.equal(id.id, PROCESS_ID);
     assert.deepEqual(holderOf(t, 'string'), { name: 'billing-worker', host: id.host, pid: process.pid, since: 1_700_000_000_123 });
     assert.equal(holderOf(t, 'semaphore'), null);
+  });
+
+  it('a refusal names our holder instead of a token prefix', () => {
+    const t = tokenWithIdentity(RANDOM, 5, encodeIdentity({ holderName: 'billing-worker' }));
+    assert.equal(describeAttempt({ node: 'n1', outcome: 'held-by-other', heldBy: t }), `n1 held by billing-worker (pid ${process.pid})`);
+    assert.equal(describeAttempt({ node: 'n1', outcome: 'held-by-other', heldBy: 'f'.repeat(32) }), `n1 held by ${'f'.repeat(12)}…`);
   });
 
   it('anonymous keeps only the name', () => {

@@ -6,6 +6,7 @@ import { Command, Option } from 'commander';
 import { describeAttempt, NodeAttempt, RedlockError } from '../../core/errors';
 import { AcquireOptions, Lock, Redlock } from '../../core/redlock';
 import { displayKey, displayToken } from '../../core/tokens';
+import { holderLabel } from '../../core/holders';
 import { shortToken } from '../../shared/verdictSentence';
 import { escapeText, safeJson } from '../escape';
 import type { CliContext } from '../context';
@@ -59,7 +60,7 @@ export function waitingLine(resources: readonly string[], refused: { attempt: nu
   const others = holders.size - 1;
   const granted = refused.nodes.filter((n) => n.outcome === 'granted').length;
   const why = top
-    ? `held by ${escapeText(shortToken(top[0]))}${others > 0 ? ` and ${others} other token${others === 1 ? '' : 's'}` : ''}`
+    ? `held by ${escapeText(holderLabel(top[0]) ?? shortToken(top[0]))}${others > 0 ? ` and ${others} other token${others === 1 ? '' : 's'}` : ''}`
     : `${granted} of ${refused.nodes.length} nodes granted`;
   return `waiting for ${keyList(resources)} (${why}), attempt ${refused.attempt}/${refused.attempts}`;
 }
