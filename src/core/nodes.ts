@@ -3,6 +3,8 @@
 // gets its own deadline (ioredis' commandTimeout is per client, not per call).
 import Redis, { Cluster, RedisOptions, ReplyError } from 'ioredis';
 import { formatHostPort, NodeConfigError, NodeSpec, parseNodeUrl } from './urls';
+import { seedIds, trackNodeErrors, waitClusterReady } from './clusterTopology';
+import { clusterMembers } from './clusterMembers';
 
 export type NodeInput = string | { name?: string; url: string } | Redis | Cluster;
 
@@ -91,6 +93,11 @@ function clientOptions(spec: NodeSpec, connectTimeoutMs: number): RedisOptions {
   };
 }
 
+/** Well below the overall wait, so at least a second sentinel is asked in time. */
+export function sentinelTimeout(connectTimeoutMs: number): number {
+  return Math.max(100, Math.min(500, Math.floor(connectTimeoutMs / 4)));
+}
+
 function createClient(spec: NodeSpec, connectTimeoutMs: number): Redis | Cluster {
   const base = clientOptions(spec, connectTimeoutMs);
   if (spec.kind === 'standalone') return new Redis({ ...base, host: spec.host, port: spec.port, db: spec.db });
@@ -103,28 +110,37 @@ function createClient(spec: NodeSpec, connectTimeoutMs: number): Redis | Cluster
       sentinelUsername: spec.username,
       sentinelPassword: spec.password,
       sentinelRetryStrategy: retryStrategy,
+      // A hung sentinel (paused, overloaded) accepts the connection and never answers:
+      // each one gets a short deadline so the next one is asked within the overall wait.
+      sentinelCommandTimeout: sentinelTimeout(connectTimeoutMs),
       enableTLSForSentinelMode: spec.tls,
     });
   }
-  return new Cluster(spec.seeds, {
+  const cluster = new Cluster(spec.seeds, {
     enableOfflineQueue: false,
     clusterRetryStrategy: retryStrategy,
+    // ioredis' own readiness probe goes to a random member while the others still
+    // connect, and with the offline queue off it fails and reconnects, again and again:
+    // waitClusterReady waits for the slot map and the member connections instead.
+    enableReadyCheck: false,
     redisOptions: (({ enableOfflineQueue: _q, retryStrategy: _r, ...rest }) => rest)(base),
   });
+  trackNodeErrors(cluster);
+  return cluster;
 }
 
 function idOfClient(client: Redis | Cluster): string {
-  if (client instanceof Cluster) {
-    const seeds = (client as unknown as { startupNodes?: Array<{ host?: string; port?: number }> }).startupNodes ?? [];
-    return seeds.map((s) => formatHostPort({ host: s.host ?? '127.0.0.1', port: s.port ?? 6379 })).join(',') || 'cluster';
-  }
+  if (client instanceof Cluster) return seedIds(client).join(',') || 'cluster';
   const o = client.options;
   if (o.sentinels && o.name) return o.name;
   if (o.path) return o.path;
   return formatHostPort({ host: o.host ?? '127.0.0.1', port: o.port ?? 6379 }) + (o.db ? `/${o.db}` : '');
 }
 
-const memberNodes = new WeakMap<Redis, RedisNode>();
+function trackedClient(client: Redis | Cluster): Redis | Cluster {
+  if (client instanceof Cluster) trackNodeErrors(client);
+  return client;
+}
 
 export class RedisNode {
   lastError: string | null = null;
@@ -178,6 +194,7 @@ export class RedisNode {
 
   /** Resolves when connected, or after `ms` whatever the state: callers then fail fast. */
   waitReady(ms: number): Promise<void> {
+    if (this.client instanceof Cluster) return waitClusterReady(this.client, ms);
     if (this.ready || this.client.status === 'end') return Promise.resolve();
     return new Promise((resolve) => {
       const done = (): void => {
@@ -196,19 +213,12 @@ export class RedisNode {
   }
 
   /**
-   * The masters of a cluster node, as nodes of their own (ids host:port). Cached per
-   * connection so listeners are attached once.
+   * The masters of a cluster's slot map, as nodes of their own (ids host:port); a master
+   * without a connection is still listed, and fails every read with the reason.
    */
   clusterMasters(): RedisNode[] {
     if (!(this.client instanceof Cluster)) return [this];
-    return this.client.nodes('master').map((m) => {
-      let member = memberNodes.get(m);
-      if (!member) {
-        member = new RedisNode(formatHostPort({ host: m.options.host ?? '127.0.0.1', port: m.options.port ?? 6379 }), m, false, undefined, true);
-        memberNodes.set(m, member);
-      }
-      return member;
-    });
+    return clusterMembers(this.client).map((m) => m.node);
   }
 
   /** The string for messages: never carries credentials. */
@@ -251,7 +261,7 @@ export function createNodes(inputs: readonly NodeInput[], options: NodeSetOption
   }
   return specs.map((s) =>
     'client' in s && s.client
-      ? new RedisNode(s.id, s.client, false)
+      ? new RedisNode(s.id, trackedClient(s.client), false)
       : new RedisNode(s.id, createClient(s.spec!, connectTimeoutMs), true, s.spec),
   );
 }

@@ -10,6 +10,9 @@ import { nodeFacts } from './facts';
 import type { InspectOptions, InspectPage, NodeFacts } from './inspectTypes';
 import type { Snapshot } from './types';
 import { displayKey, displayToken, parseTokenArg } from './tokens';
+import { Cluster } from 'ioredis';
+import { clusterMembers } from './clusterMembers';
+import { ownerOf } from './clusterTopology';
 
 export interface RedlockOptions extends NodeSetOptions {
   /** Clock drift allowance as a fraction of the TTL (drift = ttl * driftFactor + 2 ms). */
@@ -300,7 +303,7 @@ export class Redlock {
 
   /** Turns round results into per-node answers; a refused SET NX asks who holds the key. */
   private async describeAcquire(keys: Resource[], results: Array<Settled<unknown>>): Promise<NodeAttempt[]> {
-    return Promise.all(
+    return this.named(keys, await Promise.all(
       this.nodes.map(async (node, i): Promise<NodeAttempt> => {
         const r = results[i];
         if (!r.ok) return { node: node.id, outcome: r.outcome, reason: r.reason, ...(r.answered ? { answered: true } : {}) };
@@ -312,7 +315,18 @@ export class Redlock {
         if (!h.ok && h.outcome === 'wrong-type') return { node: node.id, outcome: 'wrong-type', reason: h.reason, answered: true };
         return { node: node.id, outcome: 'held-by-other', heldBy: h.ok && h.value ? displayToken(h.value) : undefined };
       }),
-    );
+    ));
+  }
+
+  /**
+   * A cluster's answers name the master that owns the key, as status does, not the seed
+   * list (every key of one call lives in one slot).
+   */
+  private named<T extends { node: string }>(keys: readonly Resource[], list: T[]): T[] {
+    const client = this.nodes[0].client;
+    if (!(client instanceof Cluster) || keys.length === 0) return list;
+    const owner = ownerOf(client, keys[0]);
+    return owner === undefined ? list : list.map((e) => ({ ...e, node: owner }));
   }
 
   private releaseKeys(keys: Resource[], rawToken: Buffer | string, ttlMs: number): Round<number> {
@@ -338,7 +352,7 @@ export class Redlock {
     const decided = await r.decided;
     const elapsed = now() - start;
     const validity = ttlMs - elapsed - drift;
-    const describe = (all: ReadonlyArray<Settled<number | [number, Buffer]> | undefined>): NodeAttempt[] =>
+    const describe = (all: ReadonlyArray<Settled<number | [number, Buffer]> | undefined>): NodeAttempt[] => this.named(lock.keys,
       this.nodes.map((node, i): NodeAttempt => {
         const x = all[i];
         if (!x) return { node: node.id, outcome: 'timeout', reason: 'no answer yet' };
@@ -347,7 +361,7 @@ export class Redlock {
         if (Array.isArray(x.value)) return { node: node.id, outcome: 'held-by-other', heldBy: displayToken(x.value[1]) };
         if (x.value === -1) return { node: node.id, outcome: 'wrong-type' };
         return { node: node.id, outcome: 'not-held' };
-      });
+      }));
     const granted = describe(decided).filter((a) => a.outcome === 'granted').length;
     if (granted >= q && validity > 0) {
       return new Lock(lock.token, lock.resources, Math.floor(validity), ttlMs, () => r.settled.then(describe), start + ttlMs - drift, lock.keys, lock.rawToken);
@@ -360,11 +374,11 @@ export class Redlock {
     if (this.connecting) await this.connecting;
     const results = await this.releaseKeys(lock.keys, lock.rawToken, lock.ttlMs).settled;
     return {
-      nodes: this.nodes.map((node, i) => {
+      nodes: this.named(lock.keys, this.nodes.map((node, i): ReleaseResult['nodes'][number] => {
         const r = results[i];
         if (!r.ok) return { node: node.id, outcome: 'unreachable', reason: r.reason };
         return { node: node.id, outcome: r.value > 0 ? 'released' : 'not-held' };
-      }),
+      })),
     };
   }
 
@@ -375,12 +389,15 @@ export class Redlock {
    */
   async forceRelease(resource: Resource, observed: readonly ObservedCopy[]): Promise<ForceReleaseResult> {
     validateResources([resource]);
-    const byNode = new Map<string, string | null>();
-    for (const o of observed) {
-      if (!this.nodes.some((n) => n.id === o.node)) throw new RangeError(`unknown node "${o.node}" in the observation`);
-      byNode.set(o.node, o.token);
-    }
     await this.ready();
+    const byNode = new Map<string, string | null>();
+    // A cluster snapshot names the owning master; it stands for the cluster node here.
+    const [owner] = this.named([resource], [{ node: this.nodes[0].id }]);
+    for (const o of observed) {
+      const id = o.node === owner.node ? this.nodes[0].id : o.node;
+      if (!this.nodes.some((n) => n.id === id)) throw new RangeError(`unknown node "${o.node}" in the observation`);
+      byNode.set(id, o.token);
+    }
     const targets = this.nodes.filter((n) => typeof byNode.get(n.id) === 'string');
     const results = await round(
       targets,
@@ -393,13 +410,13 @@ export class Redlock {
       this.options.commandTimeoutMs ?? 1000,
     ).settled;
     return {
-      nodes: this.nodes.map((node) => {
+      nodes: this.named([resource], this.nodes.map((node): ForceReleaseResult['nodes'][number] => {
         const i = targets.indexOf(node);
         if (i < 0) return { node: node.id, outcome: 'absent' as const };
         const r = results[i];
         if (!r.ok) return { node: node.id, outcome: 'unreachable' as const, reason: r.reason };
         return { node: node.id, outcome: r.value === 1 ? ('deleted' as const) : r.value === 0 ? ('absent' as const) : ('changed' as const) };
-      }),
+      })),
     };
   }
 
@@ -478,10 +495,12 @@ export class Redlock {
 
   /** Read paths see a cluster as its masters; everything else as configured. */
   private readContext(): InspectContext {
-    const cluster = this.nodes[0].isCluster;
+    const cluster = this.nodes[0].client instanceof Cluster ? this.nodes[0].client : undefined;
+    const members = cluster ? clusterMembers(cluster) : undefined;
     return {
-      nodes: cluster ? this.nodes[0].clusterMasters() : this.nodes,
-      ownerOnly: cluster,
+      nodes: members ? members.map((m) => m.node) : this.nodes,
+      ownerOnly: members !== undefined,
+      slotRanges: members?.map((m) => m.ranges),
       driftFactor: this.driftFactor,
       commandTimeoutMs: this.options.readTimeoutMs ?? 2000,
     };

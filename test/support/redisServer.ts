@@ -185,9 +185,13 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-/** 3 masters joined into a Redis Cluster by `redis-cli --cluster create`. */
-export async function startCluster(masters = 3): Promise<RedisServer[]> {
-  const servers = await startNodes(masters, { args: ['--cluster-enabled', 'yes', '--cluster-node-timeout', '2000'] });
+/**
+ * 3 masters joined into a Redis Cluster by `redis-cli --cluster create`. `args` adds
+ * server options, e.g. `--cluster-require-full-coverage no` so the masters that still
+ * answer keep serving their slots while one is paused.
+ */
+export async function startCluster(masters = 3, args: string[] = []): Promise<RedisServer[]> {
+  const servers = await startNodes(masters, { args: ['--cluster-enabled', 'yes', '--cluster-node-timeout', '2000', ...args] });
   const r = spawnSync('redis-cli', ['--cluster', 'create', ...servers.map((s) => `127.0.0.1:${s.port}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`redis-cli --cluster create failed: ${r.stdout}${r.stderr}`);
   // The cluster is usable once every node agrees its state is ok.
@@ -216,4 +220,20 @@ export async function withClient<T>(s: RedisServer, fn: (c: Redis) => Promise<T>
   } finally {
     c.disconnect();
   }
+}
+
+/** The master (`127.0.0.1:port`) that owns `key`'s slot, asked of the cluster itself. */
+export async function clusterOwner(s: RedisServer, key: string): Promise<number> {
+  return withClient(s, async (c) => {
+    const slot = Number(await c.call('CLUSTER', 'KEYSLOT', key));
+    const ranges = (await c.call('CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>;
+    const owner = ranges.find(([a, b]) => slot >= a && slot <= b);
+    if (!owner) throw new Error(`no owner for slot ${slot}`);
+    return Number(owner[2][1]);
+  });
+}
+
+/** Sentinels (`count`) monitoring one master, started together. */
+export async function startSentinels(count: number, master: RedisServer, name = 'mymaster'): Promise<RedisServer[]> {
+  return Promise.all(Array.from({ length: count }, () => RedisServer.start({ sentinelOf: { name, port: master.port } })));
 }

@@ -40,10 +40,23 @@ export async function humanStatus(redlock: Redlock, snap: Snapshot, cmd: ReadArg
   return renderStatus(snap, facts, { patterns: cmd.patterns, style: styleFor(io.colour) });
 }
 
+/**
+ * A cluster's part of the keyspace on a master that did not answer holds unknown locks:
+ * too few nodes answered for that part (exit 3), even though other masters did.
+ */
+export function unreadLine(unread: readonly string[]): string {
+  return `redlock-inspector: part of the keyspace was not read: ${unread.map((n) => `master ${escapeText(n)} did not answer`).join('; ')} (its locks are unknown)`;
+}
+
 export async function runStatus(redlock: Redlock, cmd: ReadArgs, io: Io): Promise<ExitCode> {
-  const snap = await redlock.inspect({ patterns: cmd.patterns, expiringThresholdMs: cmd.expiringMs });
+  const page = await redlock.inspectPage({ patterns: cmd.patterns, expiringThresholdMs: cmd.expiringMs });
+  const snap = page.snapshot;
   io.out(cmd.json ? safeJson(snap, 2) : await humanStatus(redlock, snap, cmd, io));
   const code = statusExit(snap);
   if (code !== EXIT.ok) io.err(noQuorumLine(snap));
+  else if (page.unread.length > 0) {
+    io.err(unreadLine(page.unread));
+    return EXIT.noQuorum;
+  }
   return code;
 }
