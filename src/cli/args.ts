@@ -3,6 +3,7 @@
 // No dependency: the grammar is small and every message is ours.
 import { parseKeyArg, parseTokenArg } from '../core/tokens';
 import { escapeText } from './escape';
+import type { TlsFiles } from '../core/tls';
 
 export const COMMANDS = ['status', 'watch', 'acquire', 'extend', 'release', 'force-release'] as const;
 export type CommandName = (typeof COMMANDS)[number];
@@ -30,6 +31,8 @@ interface Common {
   password: string | undefined;
   readOnly: boolean;
   json: boolean;
+  /** --tls-* files for every rediss:// node; the key's passphrase from REDLOCK_TLS_PASSPHRASE. */
+  tls: TlsFiles;
 }
 
 export interface ReadArgs extends Common {
@@ -58,6 +61,10 @@ const READS: readonly CommandName[] = ['status', 'watch'];
 const OPTIONS: Record<string, OptionSpec> = {
   '--node': { takesValue: true, repeatable: true },
   '--read-only': { takesValue: false },
+  '--tls-ca': { takesValue: true },
+  '--tls-cert': { takesValue: true },
+  '--tls-key': { takesValue: true },
+  '--tls-insecure': { takesValue: false },
   '--json': { takesValue: false },
   '--help': { takesValue: false },
   '--version': { takesValue: false },
@@ -153,6 +160,20 @@ function resourceArg(text: string): Buffer {
   return key;
 }
 
+function tlsFiles(options: Map<string, string[]>, env: Env): TlsFiles {
+  const files: TlsFiles = {};
+  for (const [opt, field] of [['--tls-ca', 'ca'], ['--tls-cert', 'cert'], ['--tls-key', 'key']] as const) {
+    const v = options.get(opt)?.[0];
+    if (v === undefined) continue;
+    if (v.trim() === '') throw new UsageError(`empty ${opt} value`);
+    files[field] = v;
+  }
+  if (Boolean(files.cert) !== Boolean(files.key)) throw new UsageError('--tls-cert and --tls-key go together (a client certificate and its key)');
+  if (options.has('--tls-insecure')) files.insecure = true;
+  if (env.REDLOCK_TLS_PASSPHRASE) files.passphrase = env.REDLOCK_TLS_PASSPHRASE;
+  return files;
+}
+
 export function parseArgs(argv: readonly string[], env: Env = {}): Command {
   const { options, positionals } = tokenize(argv);
   if (options.has('--help') || positionals[0] === 'help') return { name: 'help' };
@@ -179,6 +200,7 @@ export function parseArgs(argv: readonly string[], env: Env = {}): Command {
     password: env.REDLOCK_PASSWORD || undefined,
     readOnly: options.has('--read-only') || envFlag(env.REDLOCK_READ_ONLY),
     json: options.has('--json'),
+    tls: tlsFiles(options, env),
   };
 
   switch (name) {
@@ -246,6 +268,10 @@ Nodes: --node URL (repeatable) replaces REDLOCK_NODES (comma-separated). URLs:
   redis://[user:pass@]host:port[/db], rediss:// (TLS),
   redis+sentinel://host:port[,host:port]/masterName, redis+cluster://host:port[,host:port]
   REDLOCK_PASSWORD applies to URLs without a password.
+TLS (rediss:// nodes): --tls-ca FILE trusts a private CA (added to the system CAs);
+  --tls-cert FILE --tls-key FILE present a client certificate (mutual TLS), the key's
+  passphrase from REDLOCK_TLS_PASSPHRASE; --tls-insecure skips certificate checks
+  (local tests only). NODE_EXTRA_CA_CERTS=FILE also adds a CA.
 --read-only (or REDLOCK_READ_ONLY=1) refuses every write command.
 RESOURCE and TOKEN accept hex:<hex> for bytes that are not printable UTF-8.
 --pattern defaults to *lock*; --interval to ${DEFAULT_INTERVAL_MS} ms; --retry to 0.

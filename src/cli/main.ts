@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { RedlockError } from '../core/errors';
 import { Redlock } from '../core/redlock';
 import { NodeConfigError } from '../core/urls';
+import { readTlsFiles, TlsFiles, TlsSettings } from '../core/tls';
 import { Command, parseArgs, USAGE, UsageError, WRITE_COMMANDS } from './args';
 import { runForceRelease } from './commands/forceRelease';
 import { runAcquire, runExtend, runRelease } from './commands/locks';
@@ -48,6 +49,19 @@ export function report(e: unknown, io: Io): ExitCode {
   }
   io.err(`${PREFIX}unexpected failure: ${message}`);
   return EXIT.refused;
+}
+
+/** The --tls-* files read and checked; the warnings a user must not miss. */
+export function cliTls(cmd: { nodes: string[]; tls: TlsFiles }, io: Io): TlsSettings | undefined {
+  const settings = readTlsFiles(cmd.tls);
+  if (!settings) return undefined;
+  if (!cmd.nodes.some((n) => /^rediss:\/\//i.test(n.trim()))) {
+    io.err(`${PREFIX}warning: --tls-* options apply to rediss:// nodes only, and none is configured`);
+  }
+  if (cmd.tls.insecure) {
+    io.err(`${PREFIX}WARNING: --tls-insecure: server certificates are NOT verified, anyone on the network path can read and change this traffic; use it for a local test only`);
+  }
+  return settings;
 }
 
 async function run(cmd: Exclude<Command, { name: 'help' | 'version' }>, redlock: Redlock, io: Io): Promise<ExitCode> {
@@ -98,8 +112,10 @@ export async function main(argv: readonly string[], io: Io): Promise<ExitCode> {
   }
   let redlock: Redlock;
   try {
-    // Every URL is parsed (NodeConfigError, exit 2) before a single connection opens.
-    redlock = new Redlock(cmd.nodes, { connectTimeoutMs: CONNECT_TIMEOUT_MS, readTimeoutMs: READ_TIMEOUT_MS, defaultPassword: cmd.password });
+    // Every URL is parsed and every TLS file read (NodeConfigError, exit 2) before a
+    // single connection opens.
+    const tls = cliTls(cmd, io);
+    redlock = new Redlock(cmd.nodes, { connectTimeoutMs: CONNECT_TIMEOUT_MS, readTimeoutMs: READ_TIMEOUT_MS, defaultPassword: cmd.password, tls });
   } catch (e) {
     return report(e, io);
   }

@@ -5,13 +5,17 @@ import Redis, { Cluster, RedisOptions, ReplyError } from 'ioredis';
 import { formatHostPort, NodeConfigError, NodeSpec, parseNodeUrl } from './urls';
 import { seedIds, trackNodeErrors, waitClusterReady } from './clusterTopology';
 import { clusterMembers } from './clusterMembers';
+import { checkTls, connectionOptions, plainOnTlsReason, plainOnTlsSettled, TlsSettings, watchPlainOnTls } from './tls';
 
-export type NodeInput = string | { name?: string; url: string } | Redis | Cluster;
+/** A URL, a URL with a name and TLS settings of its own, or a client the caller owns. */
+export type NodeInput = string | { name?: string; url: string; tls?: TlsSettings } | Redis | Cluster;
 
 export interface NodeSetOptions {
   connectTimeoutMs?: number;
   /** Used when a URL carries no password (e.g. REDLOCK_PASSWORD). */
   defaultPassword?: string;
+  /** TLS settings for every TLS node that has none of its own (a private CA, a client certificate). */
+  tls?: TlsSettings;
 }
 
 export type FailureOutcome = 'timeout' | 'refused' | 'auth' | 'wrong-type';
@@ -41,6 +45,8 @@ export function describeFailure(err: unknown, node?: RedisNode): Failure {
 
 function describe(err: unknown, node?: RedisNode): { outcome: FailureOutcome; reason: string } {
   if (err instanceof DeadlineError) return { outcome: 'timeout', reason: err.message };
+  const plainOnTls = err instanceof ReplyError ? undefined : plainOnTlsReason(node);
+  if (plainOnTls) return { outcome: 'refused', reason: plainOnTls };
   let message = err instanceof Error ? err.message : String(err);
   // A command on a dead connection only says "not writeable"; the connection's own
   // last error (ECONNREFUSED, WRONGPASS, ...) is what the user needs.
@@ -71,11 +77,11 @@ function retryStrategy(times: number): number {
   return Math.min(50 * 2 ** Math.min(times, 6), 2000);
 }
 
-function clientOptions(spec: NodeSpec, connectTimeoutMs: number): RedisOptions {
+function clientOptions(spec: NodeSpec, connectTimeoutMs: number, tls?: TlsSettings): RedisOptions {
   return {
     username: spec.username,
     password: spec.password,
-    tls: spec.tls ? {} : undefined,
+    tls: spec.tls ? connectionOptions(tls) : undefined,
     connectTimeout: connectTimeoutMs,
     enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,
@@ -98,8 +104,8 @@ export function sentinelTimeout(connectTimeoutMs: number): number {
   return Math.max(100, Math.min(500, Math.floor(connectTimeoutMs / 4)));
 }
 
-function createClient(spec: NodeSpec, connectTimeoutMs: number): Redis | Cluster {
-  const base = clientOptions(spec, connectTimeoutMs);
+function createClient(spec: NodeSpec, connectTimeoutMs: number, tls?: TlsSettings): Redis | Cluster {
+  const base = clientOptions(spec, connectTimeoutMs, tls);
   if (spec.kind === 'standalone') return new Redis({ ...base, host: spec.host, port: spec.port, db: spec.db });
   if (spec.kind === 'sentinel') {
     return new Redis({
@@ -135,6 +141,13 @@ function idOfClient(client: Redis | Cluster): string {
   if (o.sentinels && o.name) return o.name;
   if (o.path) return o.path;
   return formatHostPort({ host: o.host ?? '127.0.0.1', port: o.port ?? 6379 }) + (o.db ? `/${o.db}` : '');
+}
+
+/** A plain standalone node learns, on a reset, whether its port expects TLS. */
+function plainWatched(node: RedisNode, connectTimeoutMs: number): RedisNode {
+  const spec = node.spec;
+  if (spec?.kind === 'standalone' && !spec.tls) watchPlainOnTls(node, node.client as Redis, spec.host, spec.port, Math.min(1000, connectTimeoutMs));
+  return node;
 }
 
 function trackedClient(client: Redis | Cluster): Redis | Cluster {
@@ -199,16 +212,18 @@ export class RedisNode {
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
-        this.client.off('ready', done);
+        this.client.off('ready', answered);
         this.client.off('end', done);
-        this.client.off('error', done);
+        this.client.off('error', answered);
         resolve();
       };
+      // Once a reset has been explained (a plain connection to a TLS-only port).
+      const answered = (): void => void plainOnTlsSettled(this).then(done);
       const timer = setTimeout(done, ms);
-      this.client.once('ready', done);
+      this.client.once('ready', answered);
       this.client.once('end', done);
       // A refused or failed first connection is an answer too: fail fast, do not wait it out.
-      this.client.once('error', done);
+      this.client.once('error', answered);
     });
   }
 
@@ -247,8 +262,12 @@ export function createNodes(inputs: readonly NodeInput[], options: NodeSetOption
     const spec = typeof input === 'string'
       ? parseNodeUrl(input, undefined, options.defaultPassword)
       : parseNodeUrl(input.url, input.name, options.defaultPassword);
-    return { id: spec.id, spec };
+    const own = typeof input === 'string' ? undefined : input.tls;
+    if (own && !spec.tls) throw new NodeConfigError(`${spec.id}: TLS settings given for a plain URL (use rediss://)`);
+    if (own) checkTls(own);
+    return { id: spec.id, spec, tls: own ?? options.tls };
   });
+  if (options.tls) checkTls(options.tls);
   const seen = new Set<string>();
   for (const s of specs) {
     if (seen.has(s.id)) throw new NodeConfigError(`node ${s.id} is configured twice`);
@@ -262,6 +281,6 @@ export function createNodes(inputs: readonly NodeInput[], options: NodeSetOption
   return specs.map((s) =>
     'client' in s && s.client
       ? new RedisNode(s.id, trackedClient(s.client), false)
-      : new RedisNode(s.id, createClient(s.spec!, connectTimeoutMs), true, s.spec),
+      : plainWatched(new RedisNode(s.id, createClient(s.spec!, connectTimeoutMs, s.tls), true, s.spec), connectTimeoutMs),
   );
 }

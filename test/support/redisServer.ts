@@ -13,6 +13,11 @@ export interface RedisServerOptions {
   port?: number;
   /** Start a sentinel (not a data node) monitoring this master. */
   sentinelOf?: { name: string; port: number; downAfterMs?: number };
+  /**
+   * Also listen with TLS on `tlsPort` (certificates from test/support/tlsCerts.ts); the
+   * plain port stays for test setup clients. `authClients` requires client certificates.
+   */
+  tls?: { cert: string; key: string; ca: string; authClients: boolean };
 }
 
 const live = new Set<RedisServer>();
@@ -46,8 +51,19 @@ export class RedisServer {
     this.dir = mkdtempSync(join(tmpdir(), 'redlock-redis-'));
   }
 
+  /** The TLS port, when started with `tls`. */
+  tlsPort: number | undefined;
+
   static async start(options: RedisServerOptions = {}): Promise<RedisServer> {
-    const server = new RedisServer(options.port ?? (await freePort()), options.args ?? [], options.sentinelOf);
+    const args = [...(options.args ?? [])];
+    let tlsPort: number | undefined;
+    if (options.tls) {
+      tlsPort = await freePort();
+      const t = options.tls;
+      args.push('--tls-port', String(tlsPort), '--tls-cert-file', t.cert, '--tls-key-file', t.key, '--tls-ca-cert-file', t.ca, '--tls-auth-clients', t.authClients ? 'yes' : 'no');
+    }
+    const server = new RedisServer(options.port ?? (await freePort()), args, options.sentinelOf);
+    server.tlsPort = tlsPort;
     live.add(server);
     await server.spawn();
     return server;
