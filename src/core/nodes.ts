@@ -143,7 +143,7 @@ function idOfClient(client: Redis | Cluster): string {
   return formatHostPort({ host: o.host ?? '127.0.0.1', port: o.port ?? 6379 }) + (o.db ? `/${o.db}` : '');
 }
 
-/** A plain standalone node learns, on a reset, whether its port expects TLS. */
+/** A plain standalone node checks its first exchange, so a TLS-only port is named as such. */
 function plainWatched(node: RedisNode, connectTimeoutMs: number): RedisNode {
   const spec = node.spec;
   if (spec?.kind === 'standalone' && !spec.tls) watchPlainOnTls(node, node.client as Redis, spec.host, spec.port, Math.min(1000, connectTimeoutMs));
