@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { LockAbortedError, NodeAttempt, RedlockError } from './errors';
 import { createNodes, DeadlineError, describeFailure, FailureOutcome, NodeInput, NodeSetOptions, RedisNode } from './nodes';
 import { lockCommands, releaseKeysOn } from './scripts';
-import { InspectContext, inspectNodes } from './inspect';
+import { DEFAULT_PATTERNS, InspectContext, inspectNodes } from './inspect';
 import { Watcher, WatchListener, WatchOptions } from './watch';
 import { nodeFacts } from './facts';
 import type { InspectOptions, InspectPage, NodeFacts } from './inspectTypes';
@@ -13,7 +13,7 @@ import type { Snapshot } from './types';
 import { displayKey, displayToken, parseTokenArg } from './tokens';
 import { Cluster } from 'ioredis';
 import { clusterMembers } from './clusterMembers';
-import { ownerOf } from './clusterTopology';
+import { ownerOf, unreadMasters } from './clusterTopology';
 
 export interface RedlockOptions extends NodeSetOptions {
   /** Clock drift allowance as a fraction of the TTL (drift = ttl * driftFactor + 2 ms). */
@@ -509,6 +509,19 @@ export class Redlock {
     const watcher = new Watcher(() => this.readContext(), options, listener);
     void Promise.resolve(this.ready()).then(() => watcher.start());
     return watcher;
+  }
+
+  /**
+   * Redis Cluster: the masters among `nodes` (a snapshot's or a watch status's) that did
+   * not answer and own part of the keyspace `patterns` can reach; [] elsewhere. What
+   * `inspectPage()` returns as `unread`, for a watch.
+   */
+  unreadKeyspace(nodes: ReadonlyArray<{ node: string; reachable: boolean }>, patterns: readonly string[] = DEFAULT_PATTERNS): string[] {
+    const client = this.nodes[0].client;
+    if (!(client instanceof Cluster)) return [];
+    const ranges = new Map(clusterMembers(client).map((m) => [m.node.id, m.ranges]));
+    const members = nodes.map((n) => ({ reachable: n.reachable, ranges: ranges.get(n.node) ?? [] }));
+    return unreadMasters(patterns, members).map((i) => nodes[i].node);
   }
 
   /** Read paths see a cluster as its masters; everything else as configured. */

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { clusterOwner, RedisServer, startCluster, startSentinels, withClient } from '../support/redisServer';
 import { waitFor } from '../support/wait';
-import { CliResult, runCli } from './runCli';
+import { CliResult, runCli, startCli } from './runCli';
 
 interface StatusDoc {
   quorum: number;
@@ -149,6 +149,21 @@ describe('cli on a Redis Cluster under faults', function () {
     const other = await runCli(['status', '--json', '--pattern', elsewhere, '--node', all]);
     assert.equal(other.code, 0, other.stderr);
     assert.deepEqual(json<StatusDoc>(other).skipped, []);
+    // watch says the same, and its exit code on Ctrl-C follows.
+    const child = startCli(['watch', '--json', '--interval', '200', '--pattern', 'lock:*', '--node', all]);
+    child.stdin!.end();
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (d) => (out += String(d)));
+    child.stderr!.on('data', (d) => (err += String(d)));
+    const exited = new Promise<number | null>((res) => child.once('close', (code) => res(code)));
+    try {
+      await waitFor(() => out.includes('\n') && err.includes('\n'), 20_000, 'first watch document');
+    } finally {
+      child.kill('SIGINT');
+    }
+    assert.equal(await exited, 3, err);
+    assert.match(err, /part of the keyspace was not read/);
     paused.resume();
     const back = await runCli(['status', '--json', '--pattern', key, '--node', all]);
     assert.equal(back.code, 0, back.stderr);

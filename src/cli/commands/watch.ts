@@ -11,7 +11,7 @@ import type { Io } from '../io';
 import { DEFAULT_INTERVAL_MS, durationParser, MIN_INTERVAL_MS, readOptions, ReadOptions } from '../options';
 import { clockTime, lockLine } from '../render';
 import { styleFor } from '../style';
-import { humanStatus, noQuorumLine, ReadArgs, readArgs, reachableCount, statusExit } from './status';
+import { humanStatus, noQuorumLine, ReadArgs, readArgs, reachableCount, statusExit, unreadLine } from './status';
 
 export function register(program: Command, ctx: CliContext): void {
   readOptions(program.command('watch').description('print a snapshot, then every change until Ctrl-C (reads only)'))
@@ -29,9 +29,15 @@ export async function runWatch(redlock: Redlock, cmd: ReadArgs & { intervalMs: n
   let queue: Promise<void> = Promise.resolve();
   const emit = (snapshot: Snapshot | WatchStatus, change?: WatchChange): void => {
     queue = queue.then(async () => {
-      const nextCode = statusExit(snapshot);
+      let nextCode = statusExit(snapshot);
       // One stderr line when the quorum of answering nodes is lost (or missing at start).
       if (nextCode !== EXIT.ok && (prev === undefined || code === EXIT.ok)) io.err(noQuorumLine(snapshot));
+      // A cluster master that owns part of the watched keyspace and went silent: as status.
+      const unread = nextCode === EXIT.ok ? redlock.unreadKeyspace(snapshot.nodes, cmd.patterns) : [];
+      if (unread.length > 0) {
+        if (prev === undefined || code === EXIT.ok) io.err(unreadLine(unread));
+        nextCode = EXIT.noQuorum;
+      }
       const wasCode = code;
       code = nextCode;
       if (!change || !prev) {
