@@ -270,11 +270,13 @@ export function unreadPart(ctx: InspectContext, scans: NodeScan[], patterns: rea
   if (!ctx.slotRanges) return [];
   const members = scans.map((s, i) => ({ reachable: s.status.reachable, ranges: ctx.slotRanges![i] ?? [] }));
   const silent = unreadMasters(patterns, members);
+  let added = false;
   for (const key of exactKeysOn(patterns, members, silent)) {
     const shown = displayKey(Buffer.from(key));
     if (skipped.some((k) => k.key === shown)) continue;
     skipped.push({ key: shown, reason: 'unreachable' });
+    added = true;
   }
-  skipped.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  if (added) skipped.sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
   return silent.map((i) => scans[i].status.node);
 }
