@@ -39,7 +39,7 @@ export function describeFailure(err: unknown, node?: RedisNode): Failure {
   const f = describe(err, node);
   // instanceof, not err.name: a minified bundle renames classes.
   // A LOADING node answers but cannot serve yet: as good as out of reach.
-  const replied = err instanceof ReplyError && f.outcome !== 'auth' && !/^LOADING/.test(f.reason);
+  const replied = err instanceof ReplyError && f.outcome !== 'auth' && !/^(LOADING|CLUSTERDOWN)/.test(f.reason);
   return { ...f, answered: replied || f.outcome === 'wrong-type' };
 }
 
@@ -129,6 +129,11 @@ function createClient(spec: NodeSpec, connectTimeoutMs: number, tls?: TlsSetting
     // connect, and with the offline queue off it fails and reconnects, again and again:
     // waitClusterReady waits for the slot map and the member connections instead.
     enableReadyCheck: false,
+    // ioredis would resend a command on its own after CLUSTERDOWN or a dropped member
+    // connection, later, past our per-call deadline: a lock written after its caller gave
+    // up. The honest answer now is better (docs/deployments.md).
+    retryDelayOnClusterDown: 0,
+    retryDelayOnFailover: 0,
     redisOptions: (({ enableOfflineQueue: _q, retryStrategy: _r, ...rest }) => rest)(base),
   });
   trackNodeErrors(cluster);

@@ -60,8 +60,12 @@ export async function humanStatus(redlock: Redlock, snap: Snapshot, cmd: ReadArg
  * A cluster's part of the keyspace on a master that did not answer holds unknown locks:
  * too few nodes answered for that part (exit 3), even though other masters did.
  */
-export function unreadLine(unread: readonly string[]): string {
-  return `redlock-inspector: part of the keyspace was not read: ${unread.map((n) => `master ${escapeText(n)} did not answer`).join('; ')} (its locks are unknown)`;
+export function unreadLine(unread: readonly string[], nodes: Snapshot['nodes'] = []): string {
+  const why = (id: string): string => {
+    const error = nodes.find((n) => n.node === id)?.error;
+    return error ? ` (${escapeText(error)})` : '';
+  };
+  return `redlock-inspector: part of the keyspace was not read: ${unread.map((n) => `master ${escapeText(n)} could not be read${why(n)}`).join('; ')}; its locks are unknown`;
 }
 
 export async function runStatus(redlock: Redlock, cmd: ReadArgs & { failOn?: ReadonlySet<string> }, io: Io): Promise<ExitCode> {
@@ -75,7 +79,7 @@ export async function runStatus(redlock: Redlock, cmd: ReadArgs & { failOn?: Rea
   }
   // Exit 3 (too few nodes for part of the keyspace) wins over --fail-on's 4.
   if (page.unread.length > 0) {
-    io.err(unreadLine(page.unread));
+    io.err(unreadLine(page.unread, snap.nodes));
     return EXIT.noQuorum;
   }
   if (!cmd.failOn) return code;

@@ -35,7 +35,7 @@ export async function runWatch(redlock: Redlock, cmd: ReadArgs & { intervalMs: n
       // A cluster master that owns part of the watched keyspace and went silent: as status.
       const unread = nextCode === EXIT.ok ? redlock.unreadKeyspace(snapshot.nodes, cmd.patterns) : [];
       if (unread.length > 0) {
-        if (prev === undefined || code === EXIT.ok) io.err(unreadLine(unread));
+        if (prev === undefined || code === EXIT.ok) io.err(unreadLine(unread, snapshot.nodes));
         nextCode = EXIT.noQuorum;
       }
       const wasCode = code;
