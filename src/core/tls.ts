@@ -2,7 +2,7 @@
 // servers that require one (mutual TLS), and a clear word when a plain redis:// URL is
 // pointed at a TLS-only port. Decisions: docs/deployments.md.
 import { readFileSync } from 'node:fs';
-import { connect as tlsConnect, ConnectionOptions, createSecureContext, rootCertificates } from 'node:tls';
+import { connect as tlsConnect, ConnectionOptions, createSecureContext, rootCertificates, SecureContext, SecureContextOptions } from 'node:tls';
 import { ReplyError, type Redis } from 'ioredis';
 import { NodeConfigError } from './urls';
 
@@ -63,7 +63,7 @@ export function readTlsFiles(files: TlsFiles): TlsSettings | undefined {
 /** Throws a NodeConfigError naming the part that is wrong; messages never carry the passphrase. */
 export function checkTls(settings: TlsSettings): void {
   try {
-    createSecureContext(connectionOptions(settings));
+    contexts.set(settings, createSecureContext(contextOptions(settings)));
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
     const hint = /bad decrypt|bad password|PEM_read_bio|passphrase/i.test(msg) && settings.key
@@ -75,14 +75,27 @@ export function checkTls(settings: TlsSettings): void {
   }
 }
 
-/** ioredis' `tls` option. A CA is trusted in addition to the system store, not instead of it. */
-export function connectionOptions(settings: TlsSettings | undefined): ConnectionOptions {
-  const o: ConnectionOptions = {};
-  if (!settings) return o;
+/** The PEM parts as tls.createSecureContext takes them. A CA is trusted in addition to the system store, not instead of it. */
+function contextOptions(settings: TlsSettings): SecureContextOptions {
+  const o: SecureContextOptions = {};
   if (settings.ca !== undefined) o.ca = [...rootCertificates, ...(Array.isArray(settings.ca) ? settings.ca : [settings.ca])];
   if (settings.cert !== undefined) o.cert = settings.cert;
   if (settings.key !== undefined) o.key = settings.key;
   if (settings.passphrase !== undefined) o.passphrase = settings.passphrase;
+  return o;
+}
+
+// Parsing the system CAs plus a private one takes tens of ms: once per settings object,
+// not once per connection and reconnection.
+const contexts = new WeakMap<TlsSettings, SecureContext>();
+
+/** ioredis' `tls` option: one shared secure context, plus the checks of the handshake. */
+export function connectionOptions(settings: TlsSettings | undefined): ConnectionOptions {
+  const o: ConnectionOptions = {};
+  if (!settings) return o;
+  let context = contexts.get(settings);
+  if (!context) contexts.set(settings, (context = createSecureContext(contextOptions(settings))));
+  o.secureContext = context;
   if (settings.rejectUnauthorized === false) o.rejectUnauthorized = false;
   if (settings.servername !== undefined) o.servername = settings.servername;
   return o;
