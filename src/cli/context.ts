@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { Redlock } from '../core/redlock';
 import { readTlsFiles, type TlsSettings } from '../core/tls';
+import { escapeText } from './escape';
 import { CliError, EXIT, ExitCode } from './exit';
 import type { Io } from './io';
 import { envFlag, NodeOptions, splitNodeList } from './options';
@@ -88,7 +89,10 @@ export class CliContext {
       tls: this.tls(opts, nodes),
     });
     try {
-      return await run(redlock);
+      const code = await run(redlock);
+      // A node whose identity rests on host:port only (the user may not run INFO).
+      for (const w of redlock.warnings) this.io.err(`${PREFIX}warning: ${escapeText(w)}`);
+      return code;
     } finally {
       await redlock.quit().catch(() => undefined);
     }
