@@ -30,6 +30,11 @@ export interface RedlockOptions extends NodeSetOptions {
 export interface AcquireOptions {
   retryCount?: number;
   signal?: AbortSignal;
+  /**
+   * Called after each refused attempt that a retry follows, with every node's answer (a
+   * refusal names the holder: one extra bounded GET per refusing node, only when set).
+   */
+  onAttempt?: (refused: { attempt: number; attempts: number; nodes: NodeAttempt[] }) => void;
 }
 
 export type Resource = string | Buffer;
@@ -299,7 +304,8 @@ export class Redlock {
         const jitter = Math.random() * (this.options.retryJitterMs ?? 100);
         await sleep((this.options.retryDelayMs ?? 200) + jitter, signal);
       }
-      const result = await this.attemptAcquire(keys, ttlMs, attempt + 1, attempt === retries);
+      const onRefused = options.onAttempt && ((nodes: NodeAttempt[]): void => options.onAttempt!({ attempt: attempt + 1, attempts: retries + 1, nodes }));
+      const result = await this.attemptAcquire(keys, ttlMs, attempt + 1, attempt === retries, onRefused);
       if (result instanceof Lock) return result;
       if (result) last = result;
     }
@@ -307,7 +313,7 @@ export class Redlock {
   }
 
   /** Resolves undefined for a failed attempt that is not the last: a retry follows. */
-  private async attemptAcquire(keys: Resource[], ttlMs: number, attempt: number, final: boolean): Promise<Lock | RedlockError | undefined> {
+  private async attemptAcquire(keys: Resource[], ttlMs: number, attempt: number, final: boolean, onRefused?: (nodes: NodeAttempt[]) => void): Promise<Lock | RedlockError | undefined> {
     const token = newToken();
     const q = this.quorum;
     const px = String(ttlMs);
@@ -336,8 +342,12 @@ export class Redlock {
     // Some nodes may have granted without the reply arriving: undo on all of them. The
     // release goes out after the SET on each connection, so it also undoes a late one.
     const [all] = await Promise.all([r.settled, this.releaseKeys(keys, token, ttlMs).settled]);
-    // Nobody reads the error of an attempt that is retried: skip asking who holds the key.
-    if (!final) return undefined;
+    // Unless a caller shows progress, nobody reads why a retried attempt failed: skip
+    // asking who holds the key.
+    if (!final) {
+      if (onRefused) onRefused(await this.describeAcquire(keys, all));
+      return undefined;
+    }
     const attempts = await this.describeAcquire(keys, all);
     const detail = countGranted(results) >= q ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
     return new RedlockError('acquire', shown, q, attempts, detail, attempt);
