@@ -19,3 +19,5 @@ export { Watcher } from './watch';
 export type { WatchOptions, WatchChange, WatchListener, WatchStatus } from './watch';
 export { INTERNAL_PREFIX, internalKey, isInternalKey, parseInternalKey, hashTagOf } from './internalKeys';
 export type { InternalKind } from './internalKeys';
+export { fencedWrite, readFenced, fenceKeyOf } from './fencing';
+export type { FencedWriteResult } from './fencing';

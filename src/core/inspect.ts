@@ -3,6 +3,7 @@
 // write: only TYPE/PTTL/STRLEN/GET/HLEN/HKEYS/HSTRLEN/HGET/ZCARD/ZRANGE run, in a
 // `no-writes` script.
 import { isInternalKey } from './internalKeys';
+import { attachFences } from './fenceRead';
 import { performance } from 'node:perf_hooks';
 import { classify, quorumOf, skipReason } from './classify';
 import type { InspectOptions, InspectPage, ScanCursor } from './inspectTypes';
@@ -220,7 +221,7 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
       skippedIds.push(id);
       continue;
     }
-    locks.push({ key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, nodes: observations });
+    locks.push({ key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, fence: null, fenceRisk: false, nodes: observations });
     lockIds.push(id);
   }
   return { locks, lockIds, skipped, skippedIds };
@@ -248,7 +249,8 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
   if (!ctx.ownerOnly) await fillGaps(ctx, scans, union);
 
   const nowMs = clockNow();
-  const { locks, skipped } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);
+  const { locks, lockIds, skipped } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);
+  await attachFences(ctx, scans, locks, lockIds);
   const truncated = scans.some((s) => s.truncated);
   const snapshot: Snapshot = { quorum: ctx.ownerOnly ? 1 : quorumOf(ctx.nodes.length), nodes: scans.map((s) => s.status), locks, skipped, truncated };
   const next: ScanCursor | null = truncated

@@ -10,6 +10,7 @@ import { nodeFacts } from './facts';
 import type { InspectOptions, InspectPage, NodeFacts } from './inspectTypes';
 import type { Snapshot } from './types';
 import { displayKey, displayToken, parseTokenArg } from './tokens';
+import { FenceRound, withRaiseFailures } from './fencing';
 
 export interface RedlockOptions extends NodeSetOptions {
   /** Clock drift allowance as a fraction of the TTL (drift = ttl * driftFactor + 2 ms). */
@@ -26,6 +27,8 @@ export interface RedlockOptions extends NodeSetOptions {
 export interface AcquireOptions {
   retryCount?: number;
   signal?: AbortSignal;
+  /** Hand out a fencing token (`lock.fence`): one counter per resource, docs/fencing.md. */
+  fencing?: boolean;
 }
 
 export type Resource = string | Buffer;
@@ -88,9 +91,20 @@ export class Lock {
     readonly keys: Resource[],
     /** @internal the token as sent; our own hex tokens stay strings (ioredis' Buffer path costs) */
     readonly rawToken: Buffer | string,
+    /** One fence per resource (in `resources` order) when taken with `{ fencing: true }`. */
+    readonly fences?: readonly number[],
   ) {
     this.settledSource = settled;
+    // Several resources have several sequences: no one number stands for them all.
+    this.fence = fences?.length === 1 ? fences[0] : undefined;
   }
+
+  /**
+   * The fencing token of a single-resource lock taken with `{ fencing: true }`: strictly
+   * greater than the fence of every earlier fenced acquisition of the resource on this
+   * node set. Undefined otherwise (several resources: see `fences`).
+   */
+  readonly fence: number | undefined;
 
   private settledSource: Promise<NodeAttempt[]> | (() => Promise<NodeAttempt[]>);
 
@@ -254,7 +268,7 @@ export class Redlock {
         const jitter = Math.random() * (this.options.retryJitterMs ?? 100);
         await sleep((this.options.retryDelayMs ?? 200) + jitter, signal);
       }
-      const result = await this.attemptAcquire(keys, ttlMs, attempt + 1, attempt === retries);
+      const result = await this.attemptAcquire(keys, ttlMs, attempt + 1, attempt === retries, options.fencing === true);
       if (result instanceof Lock) return result;
       if (result) last = result;
     }
@@ -262,15 +276,17 @@ export class Redlock {
   }
 
   /** Resolves undefined for a failed attempt that is not the last: a retry follows. */
-  private async attemptAcquire(keys: Resource[], ttlMs: number, attempt: number, final: boolean): Promise<Lock | RedlockError | undefined> {
+  private async attemptAcquire(keys: Resource[], ttlMs: number, attempt: number, final: boolean, fencing = false): Promise<Lock | RedlockError | undefined> {
     const token = newToken();
     const q = this.quorum;
     const px = String(ttlMs);
     const drift = this.drift(ttlMs);
     const start = now();
+    const fence = fencing ? new FenceRound(this.nodes, keys) : undefined;
     const r = round(
       this.nodes,
       (node) => {
+        if (fence) return fence.grant(node, token, px);
         if (keys.length === 1) return node.client.set(keys[0], token, 'PX', px, 'NX') as Promise<unknown>;
         return lockCommands(node.client).rliAcquire(keys.length, ...keys, token, px);
       },
@@ -281,20 +297,28 @@ export class Redlock {
       },
     );
     const results = await r.decided;
-    const elapsed = now() - start;
-    const validity = ttlMs - elapsed - drift;
+    let elapsed = now() - start;
+    let validity = ttlMs - elapsed - drift;
     const shown = keys.map(displayKey);
-    if (countGranted(results) >= q && validity > 0) {
+    // A fence counts only once a quorum holds it, and inside the validity window like the grant.
+    let raised: Awaited<ReturnType<FenceRound['raise']>> | undefined;
+    if (fence && countGranted(results) >= q && validity > 0) {
+      raised = await fence.raise(q, Math.min(this.deadlineFor(ttlMs), validity));
+      elapsed = now() - start;
+      validity = ttlMs - elapsed - drift;
+    }
+    if (countGranted(results) >= q && validity > 0 && raised?.ok !== false) {
       const settled = (): Promise<NodeAttempt[]> => r.settled.then((all) => this.describeAcquire(keys, all));
-      return new Lock(token, shown, Math.floor(validity), ttlMs, settled, start + ttlMs - drift, keys, token);
+      return new Lock(token, shown, Math.floor(validity), ttlMs, settled, start + ttlMs - drift, keys, token, raised?.fences);
     }
     // Some nodes may have granted without the reply arriving: undo on all of them. The
     // release goes out after the SET on each connection, so it also undoes a late one.
     const [all] = await Promise.all([r.settled, this.releaseKeys(keys, token, ttlMs).settled]);
     // Nobody reads the error of an attempt that is retried: skip asking who holds the key.
     if (!final) return undefined;
-    const attempts = await this.describeAcquire(keys, all);
-    const detail = countGranted(results) >= q ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
+    let attempts = await this.describeAcquire(keys, all);
+    if (raised?.ok === false) attempts = withRaiseFailures(attempts, raised.failures);
+    const detail = countGranted(results) >= q && raised?.ok !== false ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
     return new RedlockError('acquire', shown, q, attempts, detail, attempt);
   }
 
@@ -350,7 +374,7 @@ export class Redlock {
       });
     const granted = describe(decided).filter((a) => a.outcome === 'granted').length;
     if (granted >= q && validity > 0) {
-      return new Lock(lock.token, lock.resources, Math.floor(validity), ttlMs, () => r.settled.then(describe), start + ttlMs - drift, lock.keys, lock.rawToken);
+      return new Lock(lock.token, lock.resources, Math.floor(validity), ttlMs, () => r.settled.then(describe), start + ttlMs - drift, lock.keys, lock.rawToken, lock.fences);
     }
     const detail = granted >= q ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
     throw new RedlockError('extend', lock.resources, q, describe(await r.settled), detail);
@@ -407,7 +431,7 @@ export class Redlock {
    * Runs `fn` while holding the lock, extending it before expiry. The signal aborts when an
    * extension fails or the validity deadline passes (even while an extension is in flight).
    */
-  async using<T>(resource: Resource | Resource[], ttlMs: number, fn: (signal: AbortSignal) => Promise<T>, options: AcquireOptions = {}): Promise<T> {
+  async using<T>(resource: Resource | Resource[], ttlMs: number, fn: (signal: AbortSignal, lock: Lock) => Promise<T>, options: AcquireOptions = {}): Promise<T> {
     let lock = await this.acquire(resource, ttlMs, options);
     const controller = new AbortController();
     let expiryTimer: NodeJS.Timeout | undefined;
@@ -435,7 +459,7 @@ export class Redlock {
     armExpiry();
     scheduleExtend();
     try {
-      return await fn(controller.signal);
+      return await fn(controller.signal, lock);
     } finally {
       stopped = true;
       clearTimeout(expiryTimer);

@@ -23,7 +23,7 @@ function obs(node: string, token: string | null, pttlMs: number | null = 10_000)
 function entry(key: string, over: Partial<LockEntry> = {}): LockEntry {
   const holders = Object.create(null) as Record<string, number>;
   holders.t = 3;
-  return { key, verdict: 'held', flags: [], validityMs: 5000, quorum: 2, holders, nodes: [obs('a', 't'), obs('b', 't'), obs('c', 't')], ...over };
+  return { key, verdict: 'held', flags: [], validityMs: 5000, quorum: 2, holders, fence: null, fenceRisk: false, nodes: [obs('a', 't'), obs('b', 't'), obs('c', 't')], ...over };
 }
 
 /** Unescaped pipes in one Markdown line. */

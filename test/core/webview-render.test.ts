@@ -40,7 +40,7 @@ function holdersOf(nodes: Observation[]): Record<string, number> {
   return h;
 }
 function entry(key: string, verdict: LockEntry['verdict'], nodes: Observation[], validityMs: number | null, flags: LockEntry['flags'] = []): LockEntry {
-  return { key, verdict, flags, validityMs, quorum: Math.floor(nodes.length / 2) + 1, holders: holdersOf(nodes), nodes };
+  return { key, verdict, flags, validityMs, quorum: Math.floor(nodes.length / 2) + 1, holders: holdersOf(nodes), fence: null, fenceRisk: false, nodes };
 }
 function lockView(key: string, e: LockEntry | null, over: Partial<LockView> = {}): LockView {
   const now = Date.now();

@@ -1,0 +1,88 @@
+// The inspector's view of fence counters: for each lock shown, the highest counter any
+// node holds for its resource, and whether a quorum of nodes holds that value (if not,
+// the next fenced acquisition may be granted by nodes that never saw it, and its fence
+// can repeat an old one: docs/fencing.md). Reads only (MGET, or GET per key on a
+// cluster), one call per thousand locks per node; a node that refuses or misses the
+// deadline contributes nothing.
+import type { InspectContext, NodeScan } from './inspect';
+import { withDeadline } from './inspect';
+import { internalKey } from './internalKeys';
+import type { RedisNode } from './nodes';
+import type { LockEntry } from './types';
+
+const BATCH = 1000;
+const ASCII = /^[\x00-\x7f]*$/;
+const COUNTER = /^\d{1,15}$/;
+
+/** The counter key of a lock id (latin1 form of the key's bytes), ready to send. */
+function counterKeyOf(id: string): string | Buffer {
+  const k = internalKey('fence', id);
+  return ASCII.test(k) ? k : Buffer.from(k, 'latin1');
+}
+
+function counterValue(v: unknown): number | null {
+  if (typeof v !== 'string' || !COUNTER.test(v)) return null;
+  const n = Number(v);
+  return n > 0 ? n : null;
+}
+
+async function readCounters(node: RedisNode, keys: Array<string | Buffer>, ms: number): Promise<Array<number | null>> {
+  const out: Array<number | null> = new Array(keys.length).fill(null);
+  const batches: Array<Promise<void>> = [];
+  for (let from = 0; from < keys.length; from += BATCH) {
+    const chunk = keys.slice(from, from + BATCH);
+    // A cluster refuses one MGET over several slots: GETs, pipelined by ioredis.
+    const read = node.clusterMember
+      ? Promise.all(chunk.map((k) => node.client.get(k).catch(() => null)))
+      : node.client.mget(...chunk);
+    batches.push(
+      withDeadline(read, ms).then(
+        (values) => values.forEach((v, j) => (out[from + j] = counterValue(v))),
+        () => undefined,
+      ),
+    );
+  }
+  await Promise.all(batches);
+  return out;
+}
+
+/**
+ * Sets `fence` and `fenceRisk` on `locks` (`lockIds[i]` the latin1 id of `locks[i]`).
+ * A node that is out of reach holds no counter as far as the inspector knows.
+ */
+export async function attachFences(ctx: InspectContext, scans: readonly NodeScan[], locks: LockEntry[], lockIds: readonly string[]): Promise<void> {
+  if (locks.length === 0) return;
+  const ms = ctx.commandTimeoutMs;
+  if (ctx.ownerOnly) {
+    // Each key (and its counter, in the same slot) lives on one master.
+    const byOwner = new Map<number, number[]>();
+    lockIds.forEach((id, li) => {
+      const owner = scans.findIndex((s) => s.reads.has(id));
+      if (owner < 0 || !scans[owner].status.reachable) return;
+      const list = byOwner.get(owner) ?? [];
+      list.push(li);
+      byOwner.set(owner, list);
+    });
+    await Promise.all(
+      [...byOwner].map(async ([owner, lis]) => {
+        const values = await readCounters(ctx.nodes[owner], lis.map((li) => counterKeyOf(lockIds[li])), ms);
+        lis.forEach((li, j) => setFence(locks[li], [values[j]]));
+      }),
+    );
+    return;
+  }
+  const keys = lockIds.map(counterKeyOf);
+  const perNode = await Promise.all(
+    ctx.nodes.map((node, i) => (scans[i].status.reachable ? readCounters(node, keys, ms) : Promise.resolve(null))),
+  );
+  locks.forEach((entry, li) => setFence(entry, perNode.map((values) => values?.[li] ?? null)));
+}
+
+function setFence(entry: LockEntry, counters: ReadonlyArray<number | null>): void {
+  let max: number | null = null;
+  for (const c of counters) if (c !== null && (max === null || c > max)) max = c;
+  let holding = 0;
+  for (const c of counters) if (c !== null && c === max) holding++;
+  entry.fence = max;
+  entry.fenceRisk = max !== null && holding < entry.quorum;
+}
