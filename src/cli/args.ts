@@ -42,7 +42,7 @@ export type Command =
   | { name: 'version' }
   | ({ name: 'status' } & ReadArgs)
   | ({ name: 'watch'; intervalMs: number } & ReadArgs)
-  | ({ name: 'acquire'; resources: Buffer[]; ttlMs: number; retry: number } & Common)
+  | ({ name: 'acquire'; resources: Buffer[]; ttlMs: number; retry: number; fencing: boolean } & Common)
   | ({ name: 'extend'; resources: Buffer[]; token: Buffer; ttlMs: number } & Common)
   | ({ name: 'release'; resources: Buffer[]; token: Buffer } & Common)
   | ({ name: 'force-release'; resource: Buffer; yes: boolean } & Common);
@@ -66,6 +66,7 @@ const OPTIONS: Record<string, OptionSpec> = {
   '--interval': { takesValue: true, commands: ['watch'] },
   '--ttl': { takesValue: true, commands: ['acquire', 'extend'] },
   '--retry': { takesValue: true, commands: ['acquire'] },
+  '--fencing': { takesValue: false, commands: ['acquire'] },
   '--token': { takesValue: true, commands: ['extend', 'release'] },
   '--yes': { takesValue: false, commands: ['force-release'] },
 };
@@ -222,7 +223,7 @@ export function parseArgs(argv: readonly string[], env: Env = {}): Command {
       if (name === 'acquire') {
         const r = one('--retry');
         const retry = r === undefined ? 0 : parseInteger('--retry', r, 0, MAX_RETRY, 'number of retries');
-        return { name, resources, ttlMs, retry, ...common };
+        return { name, resources, ttlMs, retry, fencing: options.has('--fencing'), ...common };
       }
       if (name === 'extend') return { name, resources, token: token!, ttlMs, ...common };
       return { name, resources, token: token!, ...common };
@@ -237,7 +238,7 @@ export function parseArgs(argv: readonly string[], env: Env = {}): Command {
 export const USAGE = `Usage:
   redlock-inspector status  [--node URL]... [--pattern GLOB]... [--expiring-ms MS] [--json]
   redlock-inspector watch   [--node URL]... [--pattern GLOB]... [--expiring-ms MS] [--interval MS] [--json]
-  redlock-inspector acquire RESOURCE... --ttl MS [--retry N] [--json]
+  redlock-inspector acquire RESOURCE... --ttl MS [--retry N] [--fencing] [--json]
   redlock-inspector extend  RESOURCE... --token TOKEN --ttl MS [--json]
   redlock-inspector release RESOURCE... --token TOKEN [--json]
   redlock-inspector force-release RESOURCE [--yes] [--json]
@@ -248,6 +249,7 @@ Nodes: --node URL (repeatable) replaces REDLOCK_NODES (comma-separated). URLs:
   REDLOCK_PASSWORD applies to URLs without a password.
 --read-only (or REDLOCK_READ_ONLY=1) refuses every write command.
 RESOURCE and TOKEN accept hex:<hex> for bytes that are not printable UTF-8.
+acquire --fencing also hands out a fencing token per resource (printed as its fence).
 --pattern defaults to *lock*; --interval to ${DEFAULT_INTERVAL_MS} ms; --retry to 0.
 
 Exit codes: 0 done; 1 refused by the nodes that answered; 2 bad usage or input,

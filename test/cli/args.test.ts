@@ -53,6 +53,14 @@ describe('cli: argument parsing', () => {
     assert.ok(x.name === 'acquire' && x.ttlMs === 2147483647 && x.retry === 0);
   });
 
+  it('acquire takes --fencing (off by default); other commands refuse it', () => {
+    const f = parseArgs(['acquire', 'x', '--ttl', '1', '--fencing']);
+    assert.ok(f.name === 'acquire' && f.fencing === true);
+    const p = parseArgs(['acquire', 'x', '--ttl', '1']);
+    assert.ok(p.name === 'acquire' && p.fencing === false);
+    assert.throws(() => parseArgs(['extend', 'x', '--token', 't', '--ttl', '1', '--fencing']), /fencing/);
+  });
+
   it('rejects bad TTLs with one line naming the value', () => {
     for (const bad of ['0', '-1', 'abc', '2147483648', '1.5', '1e3', '', ' 5', '+5', '0x10', '99999999999999999999']) {
       const m = usage(['acquire', 'x', '--ttl', bad]);

@@ -16,6 +16,17 @@ interface LockDoc {
   token: string | null;
   validityMs: number | null;
   nodes: Array<{ node: string; outcome: string }>;
+  /** acquire --fencing: the fence of a single resource (null when several: see fences). */
+  fence?: number | null;
+  /** acquire --fencing: one fence per resource, in `resources` order. */
+  fences?: readonly number[];
+}
+
+/** The fence fields --fencing adds (also to a failed acquire's document, as nulls). */
+function fenceFields(fencing: boolean, lock: Lock | null): Pick<LockDoc, 'fence' | 'fences'> {
+  if (!fencing) return {};
+  if (!lock?.fences) return { fence: null };
+  return lock.fences.length === 1 ? { fence: lock.fences[0] } : { fence: null, fences: lock.fences };
 }
 
 const pick = (nodes: ReadonlyArray<{ node: string; outcome: string }>): LockDoc['nodes'] => nodes.map(({ node, outcome }) => ({ node, outcome }));
@@ -39,23 +50,24 @@ export function authHint(nodes: readonly NodeAttempt[]): string {
 }
 
 /** A failed acquire/extend: the document (with --json), one stderr line, exit 1 or 3. */
-function failed(e: RedlockError, token: string | null, json: boolean, io: Io): ExitCode {
-  if (json) io.out(safeJson({ resources: e.resources, token, validityMs: null, nodes: pick(e.nodes) } satisfies LockDoc, 2));
+function failed(e: RedlockError, token: string | null, json: boolean, io: Io, extra: Pick<LockDoc, 'fence' | 'fences'> = {}): ExitCode {
+  if (json) io.out(safeJson({ resources: e.resources, token, validityMs: null, nodes: pick(e.nodes), ...extra } satisfies LockDoc, 2));
   io.err(`redlock-inspector: ${escapeText(failureLine(e))}${authHint(e.nodes)}`);
   return e.unreachable ? EXIT.noQuorum : EXIT.refused;
 }
 
-export async function runAcquire(redlock: Redlock, cmd: { resources: Buffer[]; ttlMs: number; retry: number; json: boolean }, io: Io): Promise<ExitCode> {
+export async function runAcquire(redlock: Redlock, cmd: { resources: Buffer[]; ttlMs: number; retry: number; fencing?: boolean; json: boolean }, io: Io): Promise<ExitCode> {
+  const fencing = cmd.fencing === true;
   let lock: Lock;
   try {
-    lock = await redlock.acquire(cmd.resources, cmd.ttlMs, { retryCount: cmd.retry });
+    lock = await redlock.acquire(cmd.resources, cmd.ttlMs, { retryCount: cmd.retry, fencing });
   } catch (e) {
-    if (e instanceof RedlockError) return failed(e, null, cmd.json, io);
+    if (e instanceof RedlockError) return failed(e, null, cmd.json, io, fenceFields(fencing, null));
     throw e;
   }
   const nodes = await lock.settled;
-  if (cmd.json) io.out(safeJson({ resources: lock.resources, token: lock.token, validityMs: lock.validityMs, nodes: pick(nodes) } satisfies LockDoc, 2));
-  else io.out(renderLockResult('acquired', lock.resources, lock.token, lock.validityMs, nodes, styleFor(io.colour)));
+  if (cmd.json) io.out(safeJson({ resources: lock.resources, token: lock.token, validityMs: lock.validityMs, nodes: pick(nodes), ...fenceFields(fencing, lock) } satisfies LockDoc, 2));
+  else io.out(renderLockResult('acquired', lock.resources, lock.token, lock.validityMs, nodes, styleFor(io.colour), lock.fences));
   return EXIT.ok;
 }
 
