@@ -114,15 +114,18 @@ export class FenceRound {
   private readonly counterKeys: Key[];
   /** Set once a quorum holds the fences: grants that answer later are raised to them. */
   private final: number[] | undefined;
+  /** Per node: its grant's answer, whatever it was. */
+  private readonly answered: Array<Promise<unknown>>;
 
   constructor(private readonly nodes: readonly RedisNode[], private readonly keys: readonly Key[]) {
     this.granted = new Array(nodes.length);
+    this.answered = new Array(nodes.length);
     this.counterKeys = keys.map(fenceKeyOf);
   }
 
   grant(node: RedisNode, token: string, px: string): Promise<unknown> {
     const i = this.nodes.indexOf(node);
-    return fencingCommands(node.client)
+    const reply = fencingCommands(node.client)
       .rliFencedAcquireBuffer(this.keys.length * 2, ...this.keys, ...this.counterKeys, token, px)
       .then((reply) => {
         if (!Array.isArray(reply) || reply[0] !== 0) return reply;
@@ -131,6 +134,8 @@ export class FenceRound {
         if (this.final && lags(fences, this.final)) void this.raiseOn(node, this.final).catch(() => undefined);
         return 0;
       });
+    this.answered[i] = reply.catch(() => undefined);
+    return reply;
   }
 
   private raiseOn(node: RedisNode, fences: readonly number[]): Promise<number> {
@@ -181,8 +186,19 @@ export class FenceRound {
     return enough ? this.commit(fences) : { ok: false, failures };
   }
 
+  /**
+   * A quorum holds the fences: the lock may be used. The nodes that did not grant are
+   * raised too, in the background, once they answered: the more nodes hold the last fence,
+   * the more of them may lose their data (a restart without persistence) before the next
+   * acquisition can miss it (docs/fencing.md).
+   */
   private commit(fences: number[]): RaiseResult {
     this.final = fences;
+    this.nodes.forEach((node, i) => {
+      void this.answered[i]?.then(() => {
+        if (!this.granted[i]) return this.raiseOn(node, fences).catch(() => undefined);
+      });
+    });
     return { ok: true, fences };
   }
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { fencedWrite, fenceKeyOf, Lock, readFenced, Redlock, RedlockError } from '../../src/core';
 import { RedisServer, startNodes, withClient } from '../support/redisServer';
 import { waitFor } from '../support/wait';
+import { fencesOutOfOrder } from '../chaos/chaos';
 
 const counters = (servers: RedisServer[], resource: string): Promise<Array<string | null>> =>
   Promise.all(servers.map((s) => withClient(s, (c) => c.get(String(fenceKeyOf(resource))))));
@@ -198,5 +199,11 @@ describe('fencing tokens on real nodes', function () {
     const risky = snap.locks.find((l) => l.key === 'lock:st')!;
     assert.equal(risky.fence, lock.fence);
     assert.equal(risky.fenceRisk, true);
+  });
+
+  it('the chaos run counts a fence that is not above an earlier one of the same resource', () => {
+    const h = (resource: number, fence: number | undefined, start: number): { resource: number; fence?: number; start: number } => ({ resource, fence, start });
+    assert.equal(fencesOutOfOrder([h(0, 1, 1), h(0, 2, 2), h(1, 1, 3), h(0, undefined, 4), h(0, 3, 5)]), 0);
+    assert.equal(fencesOutOfOrder([h(0, 1, 1), h(0, 3, 2), h(0, 2, 3), h(0, 3, 4)]), 2);
   });
 });
