@@ -4,6 +4,7 @@
 // raises the granting nodes that lag to it before the lock counts as held. Once a quorum
 // holds at least f, every later quorum contains a node that does, so the next fence is
 // higher whichever nodes grant it.
+import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { Cluster } from 'ioredis';
 import type { NodeAttempt } from './errors';
@@ -16,41 +17,46 @@ type Key = string | Buffer;
 /**
  * KEYS: n lock keys, then their n counters; ARGV: token, PX. Like the plain grant it is
  * all or nothing: {i, holder} when lock i is held, else every lock is set and every
- * counter incremented: {0, f1, ..., fn}. Counters are checked before anything is written,
- * and an INCR refused after the SETs (an ACL that lets the user read them but not write)
- * takes the SETs back, so a refusal never leaves a lock copy without its fence.
+ * counter incremented: {0, f1, ..., fn}. A refused INCR (a counter of another type or not
+ * an integer, an ACL denying the key) leaves no lock copy behind: several resources are
+ * incremented before any lock is set; one resource is set first (SET NX is the held check
+ * and the write in one command) and deleted again. An increment followed by a refusal of
+ * a later counter is only a skipped number.
  */
 const FENCED_ACQUIRE = `
+local function refused(f, i)
+  local e = f.err or ''
+  if string.sub(e, 1, 9) == 'WRONGTYPE' then
+    return redis.error_reply('WRONGTYPE the fence counter of resource ' .. i .. ' is not a string')
+  end
+  if string.find(e, 'not an integer', 1, true) then
+    return redis.error_reply('ERR the fence counter of resource ' .. i .. ' is not an integer')
+  end
+  return f
+end
 local n = #KEYS / 2
+if n == 1 then
+  if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {1, redis.call('GET', KEYS[1])} end
+  local f = redis.pcall('INCR', KEYS[2])
+  if type(f) ~= 'table' then return {0, f} end
+  redis.call('DEL', KEYS[1])
+  return refused(f, 1)
+end
 for i = 1, n do
   local v = redis.call('GET', KEYS[i])
   if v then return {i, v} end
 end
-for i = n + 1, 2 * n do
-  local c = redis.pcall('GET', KEYS[i])
-  if type(c) == 'table' and c.err then
-    if string.sub(c.err, 1, 9) == 'WRONGTYPE' then
-      return redis.error_reply('WRONGTYPE the fence counter of resource ' .. (i - n) .. ' is not a string')
-    end
-    return c
-  end
-  if c and not string.match(c, '^%d+$') then
-    return redis.error_reply('ERR the fence counter of resource ' .. (i - n) .. ' is not a non-negative integer')
-  end
+local out = {0}
+for i = 1, n do
+  local f = redis.pcall('INCR', KEYS[n + i])
+  if type(f) == 'table' then return refused(f, i) end
+  out[i + 1] = f
 end
 for i = 1, n do
   redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2])
 end
-local out = {0}
-for i = 1, n do
-  local f = redis.pcall('INCR', KEYS[n + i])
-  if type(f) == 'table' then
-    for j = 1, n do redis.call('DEL', KEYS[j]) end
-    return f
-  end
-  out[i + 1] = f
-end
 return out`;
+const FENCED_ACQUIRE_SHA = createHash('sha1').update(FENCED_ACQUIRE).digest('hex');
 
 /**
  * Set-if-greater on every counter: a node paused with this queued runs it late, after
@@ -77,7 +83,6 @@ redis.call('HSET', KEYS[1], 'fence', ARGV[1], 'value', ARGV[2])
 return {1, last}`;
 
 interface FencingCommands {
-  rliFencedAcquireBuffer(numKeys: number, ...args: Key[]): Promise<unknown>;
   rliRaiseFences(numKeys: number, ...args: Key[]): Promise<number>;
   rliFencedWrite(numKeys: number, ...args: Key[]): Promise<[number, number]>;
 }
@@ -86,7 +91,6 @@ const defined = new WeakSet<object>();
 
 function fencingCommands(client: Redis | Cluster): FencingCommands {
   if (!defined.has(client)) {
-    client.defineCommand('rliFencedAcquire', { lua: FENCED_ACQUIRE });
     client.defineCommand('rliRaiseFences', { lua: RAISE });
     client.defineCommand('rliFencedWrite', { lua: FENCED_WRITE });
     defined.add(client);
@@ -114,28 +118,43 @@ export class FenceRound {
   private readonly counterKeys: Key[];
   /** Set once a quorum holds the fences: grants that answer later are raised to them. */
   private final: number[] | undefined;
-  /** Per node: its grant's answer, whatever it was. */
-  private readonly answered: Array<Promise<unknown>>;
+  /** Per node: its grant has answered, whatever the answer. */
+  private readonly answered: boolean[];
 
   constructor(private readonly nodes: readonly RedisNode[], private readonly keys: readonly Key[]) {
     this.granted = new Array(nodes.length);
-    this.answered = new Array(nodes.length);
+    this.answered = new Array(nodes.length).fill(false);
     this.counterKeys = keys.map(fenceKeyOf);
   }
 
   grant(node: RedisNode, token: string, px: string): Promise<unknown> {
     const i = this.nodes.indexOf(node);
-    const reply = fencingCommands(node.client)
-      .rliFencedAcquireBuffer(this.keys.length * 2, ...this.keys, ...this.counterKeys, token, px)
-      .then((reply) => {
-        if (!Array.isArray(reply) || reply[0] !== 0) return reply;
+    return grantOn(node.client, this.keys, this.counterKeys, token, px).then(
+      (reply) => {
+        this.answered[i] = true;
+        if (!Array.isArray(reply) || reply[0] !== 0) {
+          this.late(i);
+          return reply;
+        }
         const fences = (reply as number[]).slice(1).map(Number);
         this.granted[i] = fences;
-        if (this.final && lags(fences, this.final)) void this.raiseOn(node, this.final).catch(() => undefined);
+        this.late(i);
         return 0;
-      });
-    this.answered[i] = reply.catch(() => undefined);
-    return reply;
+      },
+      (e: unknown) => {
+        this.answered[i] = true;
+        this.late(i);
+        throw e;
+      },
+    );
+  }
+
+  /** A node that answers once the fences are known is raised to them if it lags. */
+  private late(i: number): void {
+    const f = this.final;
+    if (!f) return;
+    const g = this.granted[i];
+    if (!g || lags(g, f)) void this.raiseOn(this.nodes[i], f).catch(() => undefined);
   }
 
   private raiseOn(node: RedisNode, fences: readonly number[]): Promise<number> {
@@ -188,19 +207,30 @@ export class FenceRound {
 
   /**
    * A quorum holds the fences: the lock may be used. The nodes that did not grant are
-   * raised too, in the background, once they answered: the more nodes hold the last fence,
-   * the more of them may lose their data (a restart without persistence) before the next
-   * acquisition can miss it (docs/fencing.md).
+   * raised too, in the background (now, or when they answer: `late`): the more nodes
+   * hold the last fence, the more of them may lose their data (a restart without
+   * persistence) before the next acquisition can miss it (docs/fencing.md).
    */
   private commit(fences: number[]): RaiseResult {
     this.final = fences;
-    this.nodes.forEach((node, i) => {
-      void this.answered[i]?.then(() => {
-        if (!this.granted[i]) return this.raiseOn(node, fences).catch(() => undefined);
-      });
-    });
+    for (let i = 0; i < this.nodes.length; i++) {
+      if (this.answered[i] && !this.granted[i]) void this.raiseOn(this.nodes[i], fences).catch(() => undefined);
+    }
     return { ok: true, fences };
   }
+}
+
+/**
+ * The fenced grant as a bare EVALSHA (EVAL once when the node lacks it), like the plain
+ * release: ioredis' Script wrapper costs a command subclass and a promise per call on the
+ * hot path. Buffer replies keep a binary holder token intact.
+ */
+function grantOn(client: Redis | Cluster, keys: readonly Key[], counters: readonly Key[], token: string, px: string): Promise<unknown> {
+  const n = keys.length * 2;
+  return client.callBuffer('EVALSHA', FENCED_ACQUIRE_SHA, n, ...keys, ...counters, token, px).catch((e: unknown) => {
+    if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) throw e;
+    return client.callBuffer('EVAL', FENCED_ACQUIRE, n, ...keys, ...counters, token, px);
+  });
 }
 
 function lags(have: readonly number[], want: readonly number[]): boolean {
