@@ -9,19 +9,20 @@ import type Redis from 'ioredis';
 import type { Cluster } from 'ioredis';
 import type { NodeAttempt } from './errors';
 import { internalKey } from './internalKeys';
+import { ReplyError } from 'ioredis';
 import { describeFailure, RedisNode } from './nodes';
+import { releaseKeysOn } from './scripts';
 import { withDeadline } from './inspect';
 
 type Key = string | Buffer;
 
 /**
- * KEYS: n lock keys, then their n counters; ARGV: token, PX. Like the plain grant it is
- * all or nothing: {i, holder} when lock i is held, else every lock is set and every
- * counter incremented: {0, f1, ..., fn}. A refused INCR (a counter of another type or not
- * an integer, an ACL denying the key) leaves no lock copy behind: several resources are
- * incremented before any lock is set; one resource is set first (SET NX is the held check
- * and the write in one command) and deleted again. An increment followed by a refusal of
- * a later counter is only a skipped number.
+ * Several resources. KEYS: n lock keys, then their n counters; ARGV: token, PX. Like the
+ * plain multi-resource grant it is all or nothing: {i, holder} when lock i is held, else
+ * every counter is incremented and every lock set: {0, f1, ..., fn}. The INCRs come first:
+ * a refused one (a counter of another type or not an integer, an ACL denying the key)
+ * writes nothing, so a refusal leaves no lock copy behind; an increment followed by a
+ * refusal of a later counter is only a skipped number.
  */
 const FENCED_ACQUIRE = `
 local function refused(f, i)
@@ -35,13 +36,6 @@ local function refused(f, i)
   return f
 end
 local n = #KEYS / 2
-if n == 1 then
-  if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {1, redis.call('GET', KEYS[1])} end
-  local f = redis.pcall('INCR', KEYS[2])
-  if type(f) ~= 'table' then return {0, f} end
-  redis.call('DEL', KEYS[1])
-  return refused(f, 1)
-end
 for i = 1, n do
   local v = redis.call('GET', KEYS[i])
   if v then return {i, v} end
@@ -129,6 +123,7 @@ export class FenceRound {
 
   grant(node: RedisNode, token: string, px: string): Promise<unknown> {
     const i = this.nodes.indexOf(node);
+    if (this.keys.length === 1) return this.grantOne(node, i, token, px);
     return grantOn(node.client, this.keys, this.counterKeys, token, px).then(
       (reply) => {
         this.answered[i] = true;
@@ -138,6 +133,44 @@ export class FenceRound {
         }
         const fences = (reply as number[]).slice(1).map(Number);
         this.granted[i] = fences;
+        this.late(i);
+        return 0;
+      },
+      (e: unknown) => {
+        this.answered[i] = true;
+        this.late(i);
+        throw e;
+      },
+    );
+  }
+
+  /**
+   * One resource: the plain `SET NX PX` and an `INCR` of the counter, sent together,
+   * without a script (a script call costs the node several times a SET). The INCR runs
+   * whether or not the SET was granted: a refused attempt only skips a number, and the
+   * argument for monotonic fences holds for any increments (docs/fencing.md). A granted
+   * SET whose INCR was refused is taken back and reported as that node's refusal.
+   */
+  private grantOne(node: RedisNode, i: number, token: string, px: string): Promise<unknown> {
+    const client = node.client;
+    const incr = client.incr(this.counterKeys[0]).then(
+      (v) => v,
+      (e: unknown) => counterRefusal(e),
+    );
+    return (client.set(this.keys[0], token, 'PX', px, 'NX') as Promise<unknown>).then(
+      async (reply) => {
+        const f = await incr;
+        this.answered[i] = true;
+        if (reply !== 'OK') {
+          this.late(i);
+          return reply;
+        }
+        if (f instanceof Error) {
+          void releaseKeysOn(client, this.keys, token).catch(() => undefined);
+          this.late(i);
+          throw f;
+        }
+        this.granted[i] = [f];
         this.late(i);
         return 0;
       },
@@ -231,6 +264,14 @@ function grantOn(client: Redis | Cluster, keys: readonly Key[], counters: readon
     if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) throw e;
     return client.callBuffer('EVAL', FENCED_ACQUIRE, n, ...keys, ...counters, token, px);
   });
+}
+
+/** A refused INCR of a counter, worded as the counter's problem (the node's answer stays a reply). */
+function counterRefusal(e: unknown): Error {
+  if (!(e instanceof Error)) return new Error(String(e));
+  if (/^WRONGTYPE/.test(e.message)) return new ReplyError('WRONGTYPE the fence counter of resource 1 is not a string');
+  if (/not an integer/.test(e.message)) return new ReplyError('ERR the fence counter of resource 1 is not an integer');
+  return e;
 }
 
 function lags(have: readonly number[], want: readonly number[]): boolean {

@@ -19,7 +19,7 @@ describe('cli: fencing on 3 real nodes', function () {
   });
 
   it('acquire --fencing --json adds "fence": N, growing with each acquisition; status shows it', async () => {
-    const first = await runCli(['acquire', 'lock:cf', '--ttl', '200', '--fencing', '--json', ...nodeArgs]);
+    const first = await runCli(['acquire', 'lock:cf', '--ttl', '10000', '--fencing', '--json', ...nodeArgs]);
     assert.equal(first.code, 0, first.stderr);
     const a = JSON.parse(first.stdout) as { fence: number; token: string };
     assert.ok(Number.isSafeInteger(a.fence) && a.fence >= 1, first.stdout);
