@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { fencedWrite, fenceKeyOf, Lock, readFenced, Redlock, RedlockError } from '../../src/core';
-import { RedisServer, startNodes, withClient } from '../support/redisServer';
+import { RedisServer, startCluster, startNodes, withClient } from '../support/redisServer';
 import { waitFor } from '../support/wait';
 import { fencesOutOfOrder } from '../chaos/chaos';
 
@@ -217,5 +217,34 @@ describe('fencing tokens on real nodes', function () {
     const h = (resource: number, fence: number | undefined, start: number): { resource: number; fence?: number; start: number } => ({ resource, fence, start });
     assert.equal(fencesOutOfOrder([h(0, 1, 1), h(0, 2, 2), h(1, 1, 3), h(0, undefined, 4), h(0, 3, 5)]), 0);
     assert.equal(fencesOutOfOrder([h(0, 1, 1), h(0, 3, 2), h(0, 2, 3), h(0, 3, 4)]), 2);
+  });
+});
+
+describe('fencing on a Redis Cluster (N = 1 per key)', function () {
+  this.timeout(60_000);
+  let masters: RedisServer[];
+  let rl: Redlock;
+  before(async () => {
+    masters = await startCluster(3);
+    rl = new Redlock([`redis+cluster://${masters.map((m) => `127.0.0.1:${m.port}`).join(',')}`]);
+  });
+  after(async () => {
+    await rl?.quit();
+    await Promise.all(masters.map((m) => m.dispose()));
+  });
+
+  it('the counter lives in the resource slot; fences grow and status shows them on the owning master', async () => {
+    const fences: number[] = [];
+    for (const resource of ['lock:c1', 'orders:{42}:lock']) {
+      for (let i = 0; i < 2; i++) {
+        const lock = await rl.acquire(resource, 5000, { fencing: true });
+        fences.push(lock.fence!);
+        if (i === 0) await rl.release(lock);
+      }
+    }
+    assert.deepEqual(fences, [1, 2, 1, 2]);
+    const snap = await rl.inspect({ patterns: ['*'] });
+    assert.deepEqual(snap.locks.map((l) => [l.key, l.fence, l.fenceRisk]), [['lock:c1', 2, false], ['orders:{42}:lock', 2, false]]);
+    assert.deepEqual(snap.skipped, []);
   });
 });
