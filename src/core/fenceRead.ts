@@ -2,9 +2,12 @@
 // node holds for its resource, and whether a quorum of nodes holds that value (if not,
 // the next fenced acquisition may be granted by nodes that never saw it, and its fence
 // can repeat an old one: docs/fencing.md). Reads only (MGET, or GET per key on a
-// cluster), one call per thousand locks per node; a node that refuses or misses the
-// deadline contributes nothing.
-import type { InspectContext, NodeScan } from './inspect';
+// cluster), one call per thousand keys per node; a node that refuses or misses the
+// deadline contributes nothing. A snapshot asks for each SCAN page's counters as the page
+// arrives, while the node works on the next page, and classifyKeys takes them from the
+// page's slots; keys read otherwise (gaps, a cluster, a watch tick) are asked for after
+// classification, for the locks only.
+import type { InspectContext, NodeScan, Slot } from './inspect';
 import { withDeadline } from './inspect';
 import { internalKey } from './internalKeys';
 import type { RedisNode } from './nodes';
@@ -14,7 +17,7 @@ const BATCH = 1000;
 const ASCII = /^[\x00-\x7f]*$/;
 const COUNTER = /^\d{1,15}$/;
 
-/** The counter key of a lock id (latin1 form of the key's bytes), ready to send. */
+/** The counter key of a key id (latin1 form of the key's bytes), ready to send. */
 function counterKeyOf(id: string): string | Buffer {
   const k = internalKey('fence', id);
   return ASCII.test(k) ? k : Buffer.from(k, 'latin1');
@@ -26,11 +29,12 @@ function counterValue(v: unknown): number | null {
   return n > 0 ? n : null;
 }
 
-async function readCounters(node: RedisNode, keys: Array<string | Buffer>, ms: number): Promise<Array<number | null>> {
-  const out: Array<number | null> = new Array(keys.length).fill(null);
+/** The counters of `ids` on one node; null where there is none or the read failed. */
+async function readCounters(node: RedisNode, ids: readonly string[], ms: number): Promise<Array<number | null>> {
+  const out: Array<number | null> = new Array(ids.length).fill(null);
   const batches: Array<Promise<void>> = [];
-  for (let from = 0; from < keys.length; from += BATCH) {
-    const chunk = keys.slice(from, from + BATCH);
+  for (let from = 0; from < ids.length; from += BATCH) {
+    const chunk = ids.slice(from, from + BATCH).map(counterKeyOf);
     // A cluster refuses one MGET over several slots: GETs, pipelined by ioredis.
     const read = node.clusterMember
       ? Promise.all(chunk.map((k) => node.client.get(k).catch(() => null)))
@@ -46,36 +50,44 @@ async function readCounters(node: RedisNode, keys: Array<string | Buffer>, ms: n
   return out;
 }
 
+/** Reads the counters of one SCAN page's keys into their slots (never rejects). */
+export function prefetchCounters(node: RedisNode, ids: readonly string[], slots: readonly Slot[], ms: number): Promise<void> {
+  return readCounters(node, ids, ms).then((values) => {
+    for (let j = 0; j < slots.length; j++) slots[j].fence = values[j];
+  });
+}
+
 /**
- * Sets `fence` and `fenceRisk` on `locks` (`lockIds[i]` the latin1 id of `locks[i]`).
- * A node that is out of reach holds no counter as far as the inspector knows.
+ * Sets `fence` and `fenceRisk` on `locks[i]` for each i of `which` (`lockIds[i]` is the
+ * latin1 id of `locks[i]`), reading every reachable node. A node out of reach holds no
+ * counter as far as the inspector knows.
  */
-export async function attachFences(ctx: InspectContext, scans: readonly NodeScan[], locks: LockEntry[], lockIds: readonly string[]): Promise<void> {
-  if (locks.length === 0) return;
+export async function attachFences(ctx: InspectContext, scans: readonly NodeScan[], locks: LockEntry[], lockIds: readonly string[], which: readonly number[]): Promise<void> {
+  if (which.length === 0) return;
   const ms = ctx.commandTimeoutMs;
   if (ctx.ownerOnly) {
     // Each key (and its counter, in the same slot) lives on one master.
     const byOwner = new Map<number, number[]>();
-    lockIds.forEach((id, li) => {
-      const owner = scans.findIndex((s) => s.reads.has(id));
-      if (owner < 0 || !scans[owner].status.reachable) return;
+    for (const li of which) {
+      const owner = scans.findIndex((s) => s.reads.has(lockIds[li]));
+      if (owner < 0 || !scans[owner].status.reachable) continue;
       const list = byOwner.get(owner) ?? [];
       list.push(li);
       byOwner.set(owner, list);
-    });
+    }
     await Promise.all(
       [...byOwner].map(async ([owner, lis]) => {
-        const values = await readCounters(ctx.nodes[owner], lis.map((li) => counterKeyOf(lockIds[li])), ms);
+        const values = await readCounters(ctx.nodes[owner], lis.map((li) => lockIds[li]), ms);
         lis.forEach((li, j) => setFence(locks[li], [values[j]]));
       }),
     );
     return;
   }
-  const keys = lockIds.map(counterKeyOf);
+  const ids = which.map((li) => lockIds[li]);
   const perNode = await Promise.all(
-    ctx.nodes.map((node, i) => (scans[i].status.reachable ? readCounters(node, keys, ms) : Promise.resolve(null))),
+    ctx.nodes.map((node, i) => (scans[i].status.reachable ? readCounters(node, ids, ms) : Promise.resolve(null))),
   );
-  locks.forEach((entry, li) => setFence(entry, perNode.map((values) => values?.[li] ?? null)));
+  which.forEach((li, j) => setFence(locks[li], perNode.map((values) => values?.[j] ?? null)));
 }
 
 function setFence(entry: LockEntry, counters: ReadonlyArray<number | null>): void {

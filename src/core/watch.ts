@@ -200,8 +200,8 @@ export class Watcher {
       }
     }
     const threshold = this.options.expiringThresholdMs ?? 2_000;
-    const { locks, lockIds, skipped, skippedIds } = classifyKeys(ctx, scans, toClassify, nowMs, threshold);
-    await attachFences(ctx, scans, locks, lockIds);
+    const { locks, lockIds, skipped, skippedIds, fencesToRead } = classifyKeys(ctx, scans, toClassify, nowMs, threshold);
+    await attachFences(ctx, scans, locks, lockIds, fencesToRead);
     const added: LockEntry[] = [];
     const changed: LockEntry[] = [];
     locks.forEach((e, li) => {

@@ -213,6 +213,25 @@ describe('fencing tokens on real nodes', function () {
     assert.equal(risky.fenceRisk, true);
   });
 
+  it('watch carries the fence: in the first snapshot, and as a change when a new holder gets a higher one', async () => {
+    const rl = make();
+    const first = await rl.acquire('lock:w', 10_000, { fencing: true });
+    const seen: Array<[string, number | null]> = [];
+    const watcher = rl.watch({ intervalMs: 100, patterns: ['lock:*'] }, {
+      snapshot: (s) => s.locks.forEach((l) => seen.push([l.key, l.fence])),
+      change: (c) => [...c.added, ...c.changed].forEach((l) => seen.push([l.key, l.fence])),
+    });
+    try {
+      await waitFor(() => seen.length > 0, 5000, 'first snapshot');
+      assert.deepEqual(seen[0], ['lock:w', first.fence]);
+      await rl.release(first);
+      const second = await rl.acquire('lock:w', 10_000, { fencing: true });
+      await waitFor(() => seen.some(([, f]) => f === second.fence), 5000, 'the new fence');
+    } finally {
+      await watcher.stop();
+    }
+  });
+
   it('the chaos run counts a fence that is not above an earlier one of the same resource', () => {
     const h = (resource: number, fence: number | undefined, start: number): { resource: number; fence?: number; start: number } => ({ resource, fence, start });
     assert.equal(fencesOutOfOrder([h(0, 1, 1), h(0, 2, 2), h(1, 1, 3), h(0, undefined, 4), h(0, 3, 5)]), 0);
