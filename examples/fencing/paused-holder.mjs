@@ -140,6 +140,13 @@ async function main() {
   one.child.kill('SIGSTOP');
   console.log(`client 1: acquired ${RESOURCE} with fence ${a.fence}, then paused (SIGSTOP) past its ${LEASE_MS} ms lease`);
 
+  // Client 2 asks once the lease has run out everywhere: its first attempt wins. (Refused
+  // attempts would only skip fence numbers, and the figure has 34 after 33.)
+  const deadline = Date.now() + LEASE_MS + 5000;
+  while ((await Promise.all(setup.map((c) => c.exists(RESOURCE)))).some((n) => n === 1)) {
+    if (Date.now() > deadline) throw new Error(`${RESOURCE} still held after ${LEASE_MS} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
   const two = spawnClient('client 2', urls);
   children.push(two.child);
   const b = await two.next('acquired');

@@ -225,8 +225,9 @@ describe('fencing tokens on real nodes', function () {
       await waitFor(() => seen.length > 0, 5000, 'first snapshot');
       assert.deepEqual(seen[0], ['lock:w', first.fence]);
       await rl.release(first);
-      const second = await rl.acquire('lock:w', 10_000, { fencing: true });
-      await waitFor(() => seen.some(([, f]) => f === second.fence), 5000, 'the new fence');
+      // A longer TTL: the watch tells a new SET by its expiry jump.
+      const second = await rl.acquire('lock:w', 30_000, { fencing: true });
+      await waitFor(() => seen.some(([, f]) => f === second.fence), 5000, `the new fence ${second.fence} (seen ${JSON.stringify(seen)})`);
     } finally {
       await watcher.stop();
     }
