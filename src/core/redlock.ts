@@ -30,6 +30,11 @@ export interface AcquireOptions {
   signal?: AbortSignal;
   /** Hand out a fencing token (`lock.fence`): one counter per resource, docs/fencing.md. */
   fencing?: boolean;
+  /**
+   * Called after each refused attempt that a retry follows, with every node's answer (a
+   * refusal names the holder: one extra bounded GET per refusing node, only when set).
+   */
+  onAttempt?: (refused: { attempt: number; attempts: number; nodes: NodeAttempt[] }) => void;
 }
 
 export type Resource = string | Buffer;
@@ -310,7 +315,8 @@ export class Redlock {
         const jitter = Math.random() * (this.options.retryJitterMs ?? 100);
         await sleep((this.options.retryDelayMs ?? 200) + jitter, signal);
       }
-      const result = await this.attemptAcquire(keys, ttlMs, attempt + 1, attempt === retries, options.fencing === true);
+      const onRefused = options.onAttempt && ((nodes: NodeAttempt[]): void => options.onAttempt!({ attempt: attempt + 1, attempts: retries + 1, nodes }));
+      const result = await this.attemptAcquire(keys, ttlMs, attempt + 1, attempt === retries, onRefused, options.fencing === true);
       if (result instanceof Lock) return result;
       if (result) last = result;
     }
@@ -318,7 +324,7 @@ export class Redlock {
   }
 
   /** Resolves undefined for a failed attempt that is not the last: a retry follows. */
-  private async attemptAcquire(keys: Resource[], ttlMs: number, attempt: number, final: boolean, fencing = false): Promise<Lock | RedlockError | undefined> {
+  private async attemptAcquire(keys: Resource[], ttlMs: number, attempt: number, final: boolean, onRefused?: (nodes: NodeAttempt[]) => void, fencing = false): Promise<Lock | RedlockError | undefined> {
     const token = newToken();
     const q = this.quorum;
     const px = String(ttlMs);
@@ -356,8 +362,12 @@ export class Redlock {
     // Some nodes may have granted without the reply arriving: undo on all of them. The
     // release goes out after the SET on each connection, so it also undoes a late one.
     const [all] = await Promise.all([r.settled, this.releaseKeys(keys, token, ttlMs).settled]);
-    // Nobody reads the error of an attempt that is retried: skip asking who holds the key.
-    if (!final) return undefined;
+    // Unless a caller shows progress, nobody reads why a retried attempt failed: skip
+    // asking who holds the key.
+    if (!final) {
+      if (onRefused) onRefused(withRaiseFailures(await this.describeAcquire(keys, all), raised?.ok === false ? raised.failures : []));
+      return undefined;
+    }
     let attempts = await this.describeAcquire(keys, all);
     if (raised?.ok === false) attempts = withRaiseFailures(attempts, raised.failures);
     const detail = countGranted(results) >= q && raised?.ok !== false ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
