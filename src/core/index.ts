@@ -21,3 +21,6 @@ export { INTERNAL_PREFIX, internalKey, isInternalKey, parseInternalKey, hashTagO
 export type { InternalKind } from './internalKeys';
 export { fencedWrite, readFenced, fenceKeyOf } from './fencing';
 export type { FencedWriteResult } from './fencing';
+export { readTlsFiles, checkTls, PLAIN_ON_TLS } from './tls';
+export type { TlsSettings, TlsFiles } from './tls';
+export { keySlot, patternSlot } from './clusterTopology';

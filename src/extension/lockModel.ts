@@ -1,9 +1,9 @@
 // Owns the Redlock built from the settings and SecretStorage, polls the nodes, and says
 // which keys changed. Views render it; commands write through its Redlock.
 import * as vscode from 'vscode';
-import { NodeConfigError, Redlock, type InspectPage, type LockEntry, type NodeFacts, type ScanCursor, type Snapshot } from '../core';
+import { NodeConfigError, readTlsFiles, Redlock, type InspectPage, type LockEntry, type NodeFacts, type ScanCursor, type Snapshot } from '../core';
 import type { Log } from './log';
-import { parseNodeSettings, withPassword, type ConfiguredNode } from './nodeSettings';
+import { parseNodeSettings, tlsPaths, withPassword, type ConfiguredNode } from './nodeSettings';
 import type { PasswordStore } from './passwords';
 import { readSettings, type Settings } from './settings';
 import { diffLocks, mergePages, type LockDiff } from './snapshotDiff';
@@ -148,7 +148,11 @@ export class LockModel implements vscode.Disposable {
     try {
       const nodes = parseNodeSettings(s.nodes);
       const inputs = await Promise.all(
-        nodes.map(async (n) => ({ name: n.id, url: withPassword(n.url, await this.passwords.get(n.id)) })),
+        nodes.map(async (n) => ({
+          name: n.id,
+          url: withPassword(n.url, await this.passwords.get(n.id)),
+          tls: n.tls ? readTlsFiles({ ...tlsPaths(n.tls), passphrase: await this.passwords.passphrase(n.id) }) : undefined,
+        })),
       );
       const redlock = inputs.length > 0 ? new Redlock(inputs, { driftFactor: s.driftFactor, connectTimeoutMs: 1500 }) : undefined;
       built = { signature, redlock, nodes, error: undefined };

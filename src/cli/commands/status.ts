@@ -58,6 +58,18 @@ export async function humanStatus(redlock: Redlock, snap: Snapshot, cmd: ReadArg
   return renderStatus(snap, facts, { patterns: cmd.patterns, style: styleFor(io.colour) });
 }
 
+/**
+ * A cluster's part of the keyspace on a master that did not answer holds unknown locks:
+ * too few nodes answered for that part (exit 3), even though other masters did.
+ */
+export function unreadLine(unread: readonly string[], nodes: Snapshot['nodes'] = []): string {
+  const why = (id: string): string => {
+    const error = nodes.find((n) => n.node === id)?.error;
+    return error ? ` (${escapeText(error)})` : '';
+  };
+  return `redlock-inspector: part of the keyspace was not read: ${unread.map((n) => `master ${escapeText(n)} could not be read${why(n)}`).join('; ')}; its locks are unknown`;
+}
+
 /** The node facts a `nodes[]` entry of the JSON document gains; unknown ones as the core says. */
 export type NodeFactFields = Pick<NodeFacts, 'version' | 'role' | 'clockOffsetMs' | 'uptimeS' | 'persistence' | 'restartRisk' | 'libraries'>;
 
@@ -90,6 +102,11 @@ export async function runStatus(redlock: Redlock, cmd: ReadArgs & { failOn?: Rea
   if (code !== EXIT.ok) {
     io.err(noQuorumLine(snap));
     return code;
+  }
+  // Exit 3 (too few nodes for part of the keyspace) wins over --fail-on's 4.
+  if (page.unread.length > 0) {
+    io.err(unreadLine(page.unread, snap.nodes));
+    return EXIT.noQuorum;
   }
   if (!cmd.failOn) return code;
   const matched = matchingLocks(snap.locks, cmd.failOn);

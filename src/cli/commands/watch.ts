@@ -13,7 +13,7 @@ import { DEFAULT_INTERVAL_MS, durationParser, MIN_INTERVAL_MS, readOptions, Read
 import { clockTime, lockLine } from '../render';
 import { styleFor } from '../style';
 import { WatchLines } from '../watchLines';
-import { humanStatus, jsonStatus, noQuorumLine, ReadArgs, readArgs, reachableCount, statusExit } from './status';
+import { humanStatus, jsonStatus, noQuorumLine, ReadArgs, readArgs, reachableCount, statusExit, unreadLine } from './status';
 
 export function register(program: Command, ctx: CliContext): void {
   readOptions(program.command('watch').description('print a snapshot, then every change until Ctrl-C (reads only)'))
@@ -34,9 +34,15 @@ export async function runWatch(redlock: Redlock, cmd: ReadArgs & { intervalMs: n
     // The watcher hands a snapshot over as soon as it is read: that is its time.
     const receivedAtMs = Date.now();
     queue = queue.then(async () => {
-      const nextCode = statusExit(snapshot);
+      let nextCode = statusExit(snapshot);
       // One stderr line when the quorum of answering nodes is lost (or missing at start).
       if (nextCode !== EXIT.ok && (prev === undefined || code === EXIT.ok)) io.err(noQuorumLine(snapshot));
+      // A cluster master that owns part of the watched keyspace and went silent: as status.
+      const unread = nextCode === EXIT.ok ? redlock.unreadKeyspace(snapshot.nodes, cmd.patterns) : [];
+      if (unread.length > 0) {
+        if (prev === undefined || code === EXIT.ok) io.err(unreadLine(unread, snapshot.nodes));
+        nextCode = EXIT.noQuorum;
+      }
       const wasCode = code;
       code = nextCode;
       if (!change || !prev) {
