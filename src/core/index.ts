@@ -24,6 +24,8 @@ export type { IdentityMode, IdentityOptions, Identity } from './holders';
 export type { LockEvent, EventType, EventOptions } from './events';
 export type { History } from './history';
 export { findCycles } from './deadlocks';
+export { fencedWrite, readFenced, fenceKeyOf } from './fencing';
+export type { FencedWriteResult } from './fencing';
 export { readTlsFiles, checkTls, PLAIN_ON_TLS } from './tls';
 export type { TlsSettings, TlsFiles } from './tls';
 export { keySlot, patternSlot } from './clusterTopology';

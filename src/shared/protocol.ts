@@ -174,7 +174,9 @@ export function isLockEntry(x: unknown): x is LockEntry {
     && isNum(x.quorum) && isHolders(x.holders) && arrayOf(x.nodes, isObservation, MAX_NODES)
     && (x.holder === undefined || x.holder === null || isPerson(x.holder))
     && (x.waiters === undefined || arrayOf(x.waiters, isPerson, MAX_WAITERS))
-    && (x.cycle === undefined || arrayOf(x.cycle, isStr, MAX_WAITERS));
+    && (x.cycle === undefined || arrayOf(x.cycle, isStr, MAX_WAITERS))
+    // Optional on the wire: a panel state saved before fences existed still restores.
+    && (x.fence === undefined || isNumOrNull(x.fence)) && (x.fenceRisk === undefined || isBool(x.fenceRisk));
 }
 
 export function isHistoryEvent(x: unknown): x is HistoryEvent {

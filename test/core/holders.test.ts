@@ -206,6 +206,22 @@ describe('holders, waiters and deadlocks (real processes)', function () {
     }
   });
 
+  it('a fenced acquire waits, is listed, and is unlisted once granted', async () => {
+    const other = new Redlock(servers.map((s) => s.url), { holderName: 'fenced-waiter', retryDelayMs: 50 });
+    try {
+      const held = await redlock.acquire('lock:fencedwait', 30_000);
+      const waiting = other.acquire('lock:fencedwait', 30_000, { retryCount: 1000, fencing: true });
+      await waitFor(async () => lockOf(await redlock.inspect({ patterns: ['lock:fencedwait'] }), 'lock:fencedwait')?.waiters?.[0]?.name === 'fenced-waiter', 10_000, 'the fenced waiter');
+      await redlock.release(held);
+      const got = await waiting;
+      assert.ok(typeof got.fence === 'number');
+      await waitFor(async () => lockOf(await redlock.inspect({ patterns: ['lock:fencedwait'] }), 'lock:fencedwait')?.waiters?.length === 0, 10_000, 'the granted waiter unlisted');
+      await other.release(got);
+    } finally {
+      await other.quit();
+    }
+  });
+
   it('anonymous identity hides host and pid', async () => {
     const w = worker({ name: 'quiet', hold: 'lock:anon', identity: 'anonymous' });
     await w.said('held');

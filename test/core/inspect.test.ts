@@ -47,7 +47,7 @@ describe('inspect on 5 real nodes', function () {
     assert.deepEqual(snap.nodes.map((n) => n.node), rl.nodes.map((n) => n.id));
     assert.ok(snap.nodes.every((n) => n.reachable && n.error === null && typeof n.latencyMs === 'number'));
     const e = entry(snap, 'lock:doc');
-    assert.deepEqual(Object.keys(e), ['key', 'verdict', 'flags', 'validityMs', 'quorum', 'holders', 'nodes', 'holder', 'waiters']);
+    assert.deepEqual(Object.keys(e), ['key', 'verdict', 'flags', 'validityMs', 'quorum', 'holders', 'fence', 'fenceRisk', 'nodes', 'holder', 'waiters']);
     assert.deepEqual(e.waiters, []);
     assert.deepEqual(Object.keys(e.holder!), ['name', 'host', 'pid', 'since']);
     assert.equal(e.holder!.pid, process.pid);
