@@ -33,7 +33,7 @@ if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND
 const tmp = mkdtempSync(join(tmpdir(), 'redlock-ext-test-'));
 const workspace = join(tmp, 'workspace');
 mkdirSync(workspace);
-let code = 1;
+let code;
 try {
   code = await runTests({
     version: process.env.REDLOCK_VSCODE_VERSION || 'stable',

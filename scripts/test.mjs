@@ -1,4 +1,5 @@
-// `npm test`: build, compile the tests, run the core and CLI suites against real
+// @ts-check
+// `npm test`: lint, build, compile the tests, run the core and CLI suites against real
 // redis-server processes, then the extension-host suite in a real VS Code, then one UI
 // test in the real workbench.
 // `npm test -- --core-only` skips the extension host.
@@ -12,6 +13,7 @@ function run(cmd, args) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
+run('npm', ['run', '-s', 'lint']);
 run('npm', ['run', '-s', 'build']);
 run('npx', ['tsc', '-p', 'tsconfig.test.json']);
 run('npx', ['mocha', ...mochaArgs]);

@@ -41,7 +41,6 @@ export async function run(): Promise<void> {
   // The same root hooks as the core suite (every redis-server a test started is stopped).
   const hooks = path.resolve(__dirname, '../../support/hooks.js');
   if (fs.existsSync(hooks)) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     mocha.rootHooks(require(hooks).mochaHooks);
   }
 
