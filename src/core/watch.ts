@@ -4,10 +4,14 @@
 // with PTTLs, and only a key that appeared, vanished, lost its TTL or whose expiry jumped
 // (a new SET, an extend) has its value read again. Only those keys, and keys whose
 // `expiring` flag may have flipped, are classified again. Ticks are single-flight.
+// One watcher serves any number of consumers (the CLI, the editor's views, the exporter):
+// see docs/architecture.md for the flow and docs/decisions.md for the rates.
 import type Redis from 'ioredis';
 import { performance } from 'node:perf_hooks';
+import { quorumOf } from './classify';
+import { nodeFacts } from './facts';
 import { classifyKeys, clockNow, DEFAULT_PATTERNS, fillGaps, InspectContext, NodeScan, readBatch, scanNode, validatePatterns, withDeadline } from './inspect';
-import type { InspectOptions } from './inspectTypes';
+import type { InspectOptions, NodeFacts } from './inspectTypes';
 import { describeFailure } from './nodes';
 import { digestPage, scanTtlPage } from './readScript';
 import type { LockEntry, NodeStatus, SkippedKey, Snapshot } from './types';
@@ -15,6 +19,13 @@ import type { LockEntry, NodeStatus, SkippedKey, Snapshot } from './types';
 export interface WatchOptions extends Omit<InspectOptions, 'continueFrom'> {
   /** Time between the start of two ticks; default 1,000 ms. */
   intervalMs?: number;
+  /**
+   * Keys scanned per node and tick (one "page"); default 100,000. `loadMore()` raises the
+   * bound by one page at a time, and later ticks keep watching that far.
+   */
+  maxKeys?: number;
+  /** Node facts (INFO, CONFIG, SCRIPT EXISTS) every this many ms; default never. */
+  factsEveryMs?: number;
 }
 
 /** One watch JSON line after the first: what changed since the previous tick. */
@@ -33,13 +44,26 @@ export interface WatchStatus {
 }
 
 export interface WatchListener {
+  /** The full state: after the first tick, or at once for a consumer subscribing later. */
   snapshot?(snapshot: Snapshot): void;
   change?(change: WatchChange, status: WatchStatus): void;
+  /** After every tick, changed or not (node reachability, truncation). */
+  status?(status: WatchStatus): void;
+  /** Node facts, read every `factsEveryMs` and on `refresh({ facts: true })`. */
+  facts?(facts: NodeFacts[]): void;
   error?(error: unknown): void;
 }
 
-/** Expiry instants may differ by the read-instant error without being a jump. */
-const JUMP_TOLERANCE_MS = 25;
+/** A consumer's hold on a watcher: dispose() stops its callbacks. */
+export interface WatchSubscription {
+  dispose(): void;
+}
+
+/**
+ * Expiry instants may differ by the read-instant error without being a jump (an extend,
+ * a new SET). The one tolerance every change detector uses: the watcher, the panel history.
+ */
+export const JUMP_TOLERANCE_MS = 25;
 const SCAN_COUNT = 1000;
 
 interface PageMemo {
@@ -102,42 +126,177 @@ export class Watcher {
   private known = new Map<string, Known>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  /** Callers of refresh() arriving during a tick share the one tick queued after it. */
+  private queued: { facts: boolean; promise: Promise<void> } | undefined;
   private stopped = false;
   private started = false;
+  private paused = false;
   private ctx!: InspectContext;
   private readonly patterns: string[];
+  private intervalMs: number;
+  private pages = 1;
+  private lastStatus: WatchStatus | undefined;
+  private lastFacts: NodeFacts[] | undefined;
+  private factsAt = -Infinity;
+  private lastTickAt = 0;
+  private readonly listeners = new Set<WatchListener>();
 
   constructor(
     /** Read at every tick: a cluster's masters may change under a running watch. */
     private readonly context: () => InspectContext,
     private readonly options: WatchOptions,
-    private readonly listener: WatchListener,
+    listener?: WatchListener,
   ) {
     this.patterns = options.patterns?.length ? options.patterns : DEFAULT_PATTERNS;
     validatePatterns(this.patterns);
+    this.intervalMs = options.intervalMs ?? 1000;
+    if (listener) this.listeners.add(listener);
+  }
+
+  /**
+   * Adds a consumer. One that arrives after the first tick is sent the current state
+   * (snapshot, facts) at once, so it never waits a tick to show something.
+   */
+  subscribe(listener: WatchListener): WatchSubscription {
+    this.listeners.add(listener);
+    const now = this.snapshot();
+    if (now) listener.snapshot?.(now);
+    if (this.lastFacts) listener.facts?.(this.lastFacts);
+    return { dispose: () => void this.listeners.delete(listener) };
+  }
+
+  private emit<K extends keyof WatchListener>(kind: K, ...args: Parameters<NonNullable<WatchListener[K]>>): void {
+    for (const l of [...this.listeners]) {
+      const f = l[kind] as ((...a: unknown[]) => void) | undefined;
+      if (!f) continue;
+      try {
+        f.apply(l, args);
+      } catch (e) {
+        // One consumer's bug must not stop the others, nor the watch.
+        if (kind !== 'error') this.emit('error', e);
+      }
+    }
+  }
+
+  /** The full current state, every copy's PTTL counted down to the last tick; none before it. */
+  snapshot(): Snapshot | undefined {
+    if (!this.started || !this.lastStatus) return undefined;
+    return this.fullSnapshot(this.lastStatus, this.states.map((s) => s.scan), this.lastTickAt);
+  }
+
+  /** Local epoch ms of the last tick: the instant the PTTLs it emitted were counted to. */
+  get takenAtMs(): number {
+    return this.lastTickAt;
+  }
+
+  get status(): WatchStatus | undefined {
+    return this.lastStatus;
+  }
+
+  get facts(): NodeFacts[] | undefined {
+    return this.lastFacts;
+  }
+
+  /** Keys watched per node: the `maxKeys` page times the pages loaded. */
+  get keyLimit(): number {
+    return (this.options.maxKeys ?? 100_000) * this.pages;
   }
 
   start(): void {
-    this.schedule(0);
+    if (this.timer === undefined && !this.running) this.schedule(0);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.listeners.clear();
+    await this.queued?.promise.catch(() => undefined);
     await this.running;
   }
 
+  /** Pausing keeps the state and the subscribers; only the timer stops. refresh() still reads. */
+  setPaused(paused: boolean): void {
+    if (this.paused === paused) return;
+    this.paused = paused;
+    if (paused) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    } else if (!this.running) this.schedule(0);
+  }
+
+  /** A new rate (e.g. slower while nobody looks); a shorter one applies from now. */
+  setIntervalMs(ms: number): void {
+    const before = this.intervalMs;
+    this.intervalMs = ms;
+    if (ms < before && this.timer !== undefined && !this.running) {
+      clearTimeout(this.timer);
+      this.schedule(Math.min(ms, Math.max(0, this.lastTickAt + ms - clockNow())));
+    }
+  }
+
+  /** Watches one more `maxKeys` page per node from now on; resolves after a tick that reads it. */
+  loadMore(): Promise<void> {
+    this.pages++;
+    return this.refresh();
+  }
+
+  /**
+   * A tick that starts after this call (so a write just made is in it); with `facts`, the
+   * node facts are read too. Resolves when it is done; errors go to the listeners.
+   */
+  refresh(options: { facts?: boolean } = {}): Promise<void> {
+    if (this.queued) {
+      this.queued.facts ||= options.facts === true;
+      return this.queued.promise;
+    }
+    const queued = { facts: options.facts === true, promise: Promise.resolve() };
+    this.queued = queued;
+    queued.promise = (async () => {
+      await this.running;
+      // Queued -> running with no await in between: a caller arriving now queues behind it.
+      if (this.queued === queued) this.queued = undefined;
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      await this.runTick(queued.facts);
+    })();
+    return queued.promise;
+  }
+
   private schedule(delay: number): void {
-    if (this.stopped) return;
+    if (this.stopped || this.paused) return;
+    clearTimeout(this.timer);
     this.timer = setTimeout(() => {
-      const started = performance.now();
-      this.running = this.tick()
-        .catch((e: unknown) => this.listener.error?.(e))
-        .then(() => {
-          this.running = undefined;
-          this.schedule(Math.max(0, (this.options.intervalMs ?? 1000) - (performance.now() - started)));
-        });
+      this.timer = undefined;
+      void this.runTick(false);
     }, delay);
+  }
+
+  private async runTick(facts: boolean): Promise<void> {
+    if (this.stopped) return;
+    const started = performance.now();
+    const run = (async () => {
+      try {
+        await this.tick();
+        const every = this.options.factsEveryMs;
+        if (facts || (every !== undefined && clockNow() - this.factsAt >= every)) await this.readFacts();
+      } catch (e) {
+        this.emit('error', e);
+      }
+    })();
+    this.running = run;
+    await run;
+    this.running = undefined;
+    if (!this.queued) this.schedule(Math.max(0, this.intervalMs - (performance.now() - started)));
+  }
+
+  private async readFacts(): Promise<void> {
+    const ctx = this.ctx ?? this.context();
+    let longest = 0;
+    for (const k of this.known.values()) for (const e of k.expiries) if (e !== null && e >= 0) longest = Math.max(longest, e - this.lastTickAt);
+    this.factsAt = clockNow();
+    const facts = await Promise.all(ctx.nodes.map((n) => nodeFacts(n, longest, ctx.commandTimeoutMs)));
+    this.lastFacts = facts;
+    this.emit('facts', facts);
   }
 
   /** One tick: refresh what each node holds, classify what may have changed, emit. */
@@ -146,7 +305,7 @@ export class Watcher {
     const ids = (c: InspectContext): string => c.nodes.map((n) => n.id).join('\n');
     if (this.ctx && ids(ctx) !== ids(this.ctx)) this.states = [];
     this.ctx = ctx;
-    const maxKeys = this.options.maxKeys ?? 100_000;
+    const maxKeys = this.keyLimit;
     const deadline = performance.now() + (this.options.timeBudgetMs ?? 3_000);
 
     const dirty = new Set<string>();
@@ -161,7 +320,7 @@ export class Watcher {
           return { scan, pages: new Map(), digests: known?.digests ?? true };
         }
         const before = known.scan.status.reachable;
-        await this.refresh(known, i, maxKeys, deadline, dirty);
+        await this.refreshNode(known, i, maxKeys, deadline, dirty);
         if (known.scan.status.reachable !== before) everything = true;
         return known;
       }),
@@ -218,16 +377,19 @@ export class Watcher {
     });
 
     const status: WatchStatus = {
-      quorum: ctx.ownerOnly ? 1 : Math.floor(ctx.nodes.length / 2) + 1,
-      nodes: scans.map((s) => s.status),
+      quorum: ctx.ownerOnly ? 1 : quorumOf(ctx.nodes.length),
+      nodes: scans.map((s) => ({ ...s.status })),
       truncated: scans.some((s) => s.truncated),
     };
+    this.lastStatus = status;
+    this.lastTickAt = nowMs;
     if (!this.started) {
       this.started = true;
-      this.listener.snapshot?.(this.fullSnapshot(status, scans, nowMs));
+      this.emit('snapshot', this.fullSnapshot(status, scans, nowMs));
     } else if (added.length || changed.length || removed.length) {
-      this.listener.change?.({ at: new Date(nowMs).toISOString(), added, changed, removed }, status);
+      this.emit('change', { at: new Date(nowMs).toISOString(), added, changed, removed }, status);
     }
+    this.emit('status', status);
   }
 
   private fullSnapshot(status: WatchStatus, scans: NodeScan[], nowMs: number): Snapshot {
@@ -243,7 +405,7 @@ export class Watcher {
   }
 
   /** Brings one node's reads up to date; adds every key that may have changed to `dirty`. */
-  private async refresh(w: NodeWatch, i: number, maxKeys: number, deadline: number, dirty: Set<string>): Promise<void> {
+  private async refreshNode(w: NodeWatch, i: number, maxKeys: number, deadline: number, dirty: Set<string>): Promise<void> {
     const node = this.ctx.nodes[i];
     const client = node.client as Redis;
     const known = w.scan;

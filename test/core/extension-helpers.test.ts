@@ -1,5 +1,5 @@
 // The extension's pure helpers (no VS Code needed): escaping, ids, ordering, countdown,
-// diffs, node settings. Loaded here without an editor, so none of them may import `vscode`;
+// node settings. Loaded here without an editor, so none of them may import `vscode`;
 // eslint.config.mjs holds the layer boundaries.
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -11,7 +11,6 @@ import { copyDescription, lockContextValue, lockIcon, shortToken } from '../../s
 import { cell, escapeMarkdown, printable } from '../../src/extension/markdown';
 import { isAuthError, parseNodeSettings, splitPassword, withPassword } from '../../src/extension/nodeSettings';
 import { nodeDescription } from '../../src/extension/nodeText';
-import { diffLocks, mergePages } from '../../src/extension/snapshotDiff';
 import { lockTooltipMarkdown } from '../../src/extension/tooltip';
 import { elementId } from '../../src/extension/treeIds';
 
@@ -114,18 +113,6 @@ describe('extension helpers (pure)', () => {
     assert.ok(globToRegExp('a.b(c)').test('a.b(c)'));
     assert.ok(keyMatcher('split')('lock:split:payments'));
     assert.ok(keyMatcher('')('anything'));
-  });
-
-  it('diffs snapshots ignoring time, and merges load-more pages', () => {
-    const a = entry('a');
-    const b = entry('b');
-    const d = diffLocks([a, b], [{ ...a, validityMs: 100, nodes: a.nodes.map((o) => ({ ...o, pttlMs: 100 })) }, entry('c')]);
-    assert.deepEqual(d, { added: ['c'], changed: [], removed: ['b'] });
-    assert.deepEqual(diffLocks([a], [{ ...a, verdict: 'partial' }]).changed, ['a']);
-    const snap = (locks: LockEntry[], truncated: boolean) => ({ quorum: 2, nodes: [], locks, skipped: [], truncated });
-    const merged = mergePages(snap([a], true), snap([b], false));
-    assert.deepEqual(merged.locks.map((e) => e.key), ['a', 'b']);
-    assert.equal(merged.truncated, false);
   });
 
   it('keeps passwords out of settings and puts them into the URL for the core only', () => {

@@ -2,7 +2,8 @@
 // Pure (no VS Code): loaded here without an editor; eslint.config.mjs holds the boundaries.
 import * as assert from 'node:assert/strict';
 import type { LockEntry, Observation } from '../../src/core/types';
-import { EXTEND_TOLERANCE_MS, appendHistory, buildHistory, historyDocument } from '../../src/extension/panel/history';
+import { JUMP_TOLERANCE_MS } from '../../src/core/watch';
+import { appendHistory, buildHistory, historyDocument } from '../../src/extension/panel/history';
 import { isHistoryEvent, type HistoryEvent } from '../../src/shared/protocol';
 
 const A = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
@@ -46,7 +47,7 @@ describe('panel history builder', () => {
     const evs = buildHistory(e([A, A, null], 3_000), e([A, A, null], 9_000), 2000, { prevAt: 1000, nextAt: 2000 });
     assert.deepEqual(kinds(evs), [['extended', ['n1', 'n2'], A]]);
     // Within the tolerance: not an extension.
-    assert.deepEqual(buildHistory(e([A]), e([A], 10_000 + EXTEND_TOLERANCE_MS), 1000), []);
+    assert.deepEqual(buildHistory(e([A]), e([A], 10_000 + JUMP_TOLERANCE_MS), 1000), []);
   });
 
   it('tells an expiry from a release', () => {
