@@ -1,6 +1,7 @@
 // `npm run bench`: runs every bench (or those named on the command line, e.g. `locks`).
 // Not a test: it prints tables and writes bench/results/*.json for the record.
 import { stopAll } from '../test/support/redisServer';
+import { runExtensionBench } from './extension';
 import { runLockBench } from './locks';
 import { runSnapshotBench } from './snapshot';
 import { runWatchBench } from './watch';
@@ -10,6 +11,7 @@ const BENCHES: Record<string, () => Promise<boolean>> = {
   locks: () => runLockBench(),
   snapshot: () => runSnapshotBench(),
   scale: () => runWatchBench(),
+  extension: () => runExtensionBench(),
 };
 
 async function main(): Promise<number> {

@@ -13,7 +13,7 @@ const WATCH_KEYS = Number(process.env.BENCH_WATCH_KEYS ?? 10_000);
 const WATCH_SECONDS = Number(process.env.BENCH_WATCH_SECONDS ?? 60);
 const RSS_SECONDS = Number(process.env.BENCH_RSS_SECONDS ?? 300);
 
-async function seed(servers: RedisServer[], count: number): Promise<void> {
+export async function seed(servers: RedisServer[], count: number): Promise<void> {
   await Promise.all(servers.map(async (s) => {
     const c = s.client();
     await c.flushall();

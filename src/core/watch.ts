@@ -328,32 +328,44 @@ export class Watcher {
     const scans = this.states.map((s) => s.scan);
 
     // Keys some node holds; a key new to the watch is read on every other node too.
-    const union = new Set<string>();
-    if (everything) {
-      for (const s of scans) for (const [id, slot] of s.reads) if (slot.obs !== s.absent) union.add(id);
-    } else {
-      for (const id of this.known.keys()) union.add(id);
-      for (const id of dirty) {
-        if (scans.some((s) => { const slot = s.reads.get(id); return slot !== undefined && slot.obs !== s.absent; })) union.add(id);
-        else union.delete(id);
-      }
-    }
-    if (!ctx.ownerOnly) await fillGaps(ctx, scans, everything ? union : new Set([...dirty].filter((id) => union.has(id))));
-    for (const s of scans) for (const id of s.reads.keys()) if (!union.has(id)) s.reads.delete(id);
-
-    const nowMs = clockNow();
-    const toClassify = new Set<string>();
-    if (everything) for (const id of union) toClassify.add(id);
-    else {
-      for (const id of dirty) if (union.has(id)) toClassify.add(id);
-      for (const [id, k] of this.known) if (k.recheckAt <= nowMs) toClassify.add(id);
-    }
+    // A quiet tick touches only the dirty keys: the rest of the watch state stands as is.
+    const heldSomewhere = (id: string): boolean => scans.some((s) => { const slot = s.reads.get(id); return slot !== undefined && slot.obs !== s.absent; });
     const removed: string[] = [];
-    for (const [id, k] of this.known) {
-      if (!union.has(id)) {
-        if (k.kind === 'lock') removed.push(k.key);
-        this.known.delete(id);
+    const toClassify = new Set<string>();
+    let nowMs: number;
+    if (everything) {
+      const union = new Set<string>();
+      for (const s of scans) for (const [id, slot] of s.reads) if (slot.obs !== s.absent) union.add(id);
+      if (!ctx.ownerOnly) await fillGaps(ctx, scans, union);
+      for (const s of scans) for (const id of s.reads.keys()) if (!union.has(id)) s.reads.delete(id);
+      nowMs = clockNow();
+      for (const [id, k] of this.known) {
+        if (!union.has(id)) {
+          if (k.kind === 'lock') removed.push(k.key);
+          this.known.delete(id);
+        }
       }
+      for (const id of union) toClassify.add(id);
+    } else {
+      const fresh = new Set<string>();
+      const gone: string[] = [];
+      for (const id of dirty) {
+        if (heldSomewhere(id)) {
+          fresh.add(id);
+          toClassify.add(id);
+        } else gone.push(id);
+      }
+      if (!ctx.ownerOnly && fresh.size) await fillGaps(ctx, scans, fresh);
+      for (const id of gone) {
+        for (const s of scans) s.reads.delete(id);
+        const k = this.known.get(id);
+        if (k) {
+          if (k.kind === 'lock') removed.push(k.key);
+          this.known.delete(id);
+        }
+      }
+      nowMs = clockNow();
+      for (const [id, k] of this.known) if (k.recheckAt <= nowMs) toClassify.add(id);
     }
     const threshold = this.options.expiringThresholdMs ?? 2_000;
     const { locks, lockIds, skipped, skippedIds } = classifyKeys(ctx, scans, toClassify, nowMs, threshold);
@@ -412,13 +424,15 @@ export class Watcher {
     const pages = new Map<string, PageMemo>();
     let listed = false;
     let scanned = 0;
+    // Each page loaded reads at least one more SCAN page, however small maxKeys is.
+    let scanPages = 0;
     let complete = true;
     try {
       for (let p = 0; p < this.patterns.length && complete; p++) {
         const pattern = this.patterns[p];
         let cursor = '0';
         do {
-          if (scanned >= maxKeys || performance.now() > deadline) {
+          if ((scanned >= maxKeys && scanPages >= this.pages) || performance.now() > deadline) {
             complete = false;
             break;
           }
@@ -432,6 +446,7 @@ export class Watcher {
               if (memo && memo.digest === digest) {
                 pages.set(memoKey, memo);
                 scanned += memo.ids.length;
+                scanPages++;
                 cursor = d.cursor;
                 continue;
               }
@@ -462,6 +477,7 @@ export class Watcher {
           if (digest !== undefined) pages.set(memoKey, { digest, ids });
           else pages.set(memoKey, { digest: '', ids });
           scanned += page.keys.length;
+          scanPages++;
           cursor = page.cursor;
         } while (cursor !== '0');
       }

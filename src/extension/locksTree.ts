@@ -115,9 +115,12 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     if (changed.length > 0) this.emitter.fire(changed);
   }
 
+  /** What the row shows; the node rows below it only count when they are open to see. */
   private render(el: LockElement, entry: LockEntry): string {
-    const copies = entry.nodes.map((o) => copyDescription(o, agedPttl(o, Date.now() - this.model.takenAtOf(el.key))));
-    return `${describeVerdict(entry, entry.nodes.length)}|${entry.flags.join()}|${copies.join('|')}`;
+    const head = `${describeVerdict(entry, entry.nodes.length)}|${entry.flags.join()}`;
+    if (!el.watched) return head;
+    const elapsed = Date.now() - this.model.takenAtOf(el.key);
+    return `${head}|${entry.nodes.map((o) => copyDescription(o, agedPttl(o, elapsed))).join('|')}`;
   }
 
   /** Set by the view: a hidden tree needs no countdown (it re-renders when shown). */

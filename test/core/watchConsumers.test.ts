@@ -161,6 +161,20 @@ describe('watcher consumers, paging and rates', function () {
       assert.equal(status!.truncated, false);
       assert.equal(seen.size, 3500);
       assert.equal(w.keyLimit, 1000 * (loads + 1));
+
+      // A bound smaller than a SCAN page still moves on by at least one page per load.
+      let small: Snapshot | undefined;
+      let smallSeen = 0;
+      const w1 = one.watch({ intervalMs: 60_000, maxKeys: 1 }, { snapshot: (s) => { small = s; smallSeen = s.locks.length; }, change: (ch) => (smallSeen += ch.added.length) });
+      try {
+        await waitFor(() => small, 10_000, 'first snapshot (maxKeys 1)');
+        assert.equal(small!.truncated, true);
+        const before = smallSeen;
+        await w1.loadMore();
+        assert.ok(smallSeen > before, `maxKeys 1: ${before} -> ${smallSeen}`);
+      } finally {
+        await w1.stop();
+      }
     } finally {
       await w.stop();
       await one.quit();
