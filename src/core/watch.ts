@@ -101,9 +101,14 @@ function countedDown(e: LockEntry, scans: NodeScan[], id: string, ownerOnly: boo
   };
 }
 
-/** Each copy's expiry instant (local epoch ms; -1 no expiry, null no copy). */
-function expiriesOf(counted: LockEntry, nowMs: number): Array<number | null> {
-  return counted.nodes.map((o) => (o.pttlMs === null || o.pttlMs < 0 ? o.pttlMs : nowMs + o.pttlMs));
+/** Each copy's expiry instant (local epoch ms; -1 no expiry, null no copy), as countedDown() would count it. */
+function expiriesOf(e: LockEntry, scans: NodeScan[], id: string, ownerOnly: boolean, nowMs: number): Array<number | null> {
+  return e.nodes.map((o, i) => {
+    if (o.pttlMs === null || o.pttlMs < 0) return o.pttlMs;
+    const slot = ownerOnly ? scans.find((s) => s.reads.has(id))?.reads.get(id) : scans[i].reads.get(id);
+    if (o.state !== 'present' || !slot) return nowMs + o.pttlMs;
+    return nowMs + Math.max(0, Math.round(slot.at + o.pttlMs - nowMs));
+  });
 }
 
 /** "Changed" is everything but the countdown itself; expiries may move by the read error. */
@@ -371,14 +376,19 @@ export class Watcher {
     const { locks, lockIds, skipped, skippedIds } = classifyKeys(ctx, scans, toClassify, nowMs, threshold);
     const added: LockEntry[] = [];
     const changed: LockEntry[] = [];
+    // The first tick emits one full snapshot: no per-key change copies to build (at 100k
+    // keys they would double the peak memory).
+    const first = !this.started;
     locks.forEach((e, li) => {
       const id = lockIds[li];
-      const counted = countedDown(e, scans, id, ctx.ownerOnly === true, nowMs);
-      const expiries = expiriesOf(counted, nowMs);
+      const expiries = expiriesOf(e, scans, id, ctx.ownerOnly === true, nowMs);
       const before = this.known.get(id);
+      const counted = (): LockEntry => countedDown(e, scans, id, ctx.ownerOnly === true, nowMs);
       const recheckAt = e.validityMs !== null && e.validityMs >= threshold ? nowMs + (e.validityMs - threshold) : Infinity;
-      if (!before || before.kind !== 'lock') added.push(counted);
-      else if (!sameEntry(before, e, expiries)) changed.push(counted);
+      if (first) {
+        // Nothing to compare with.
+      } else if (!before || before.kind !== 'lock') added.push(counted());
+      else if (!sameEntry(before, e, expiries)) changed.push(counted());
       this.known.set(id, { key: e.key, expiries, recheckAt, kind: 'lock', entry: e });
     });
     skipped.forEach((sk, i) => {
