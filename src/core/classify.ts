@@ -83,7 +83,7 @@ export function classify(input: ClassifyInput): Classification | null {
   if (unreachable > 0) flags.push('degraded');
   if (reentrant) flags.push('reentrant');
 
-  return { verdict, flags, validityMs, quorum: q, holders };
+  return { verdict, flags, validityMs, quorum: q, holders, quorumToken: quorumToken ?? null };
 }
 
 function pttlOf(o: Observation): number {

@@ -38,6 +38,11 @@ export interface Classification {
   quorum: number;
   /** token -> number of nodes holding it. A null-prototype object: tokens may be any string. */
   holders: Record<string, number>;
+  /**
+   * The token on a quorum of nodes (at most one can be, even in a split), else null. It is
+   * the lock's holder: validity is its validity, and Extend extends it (docs/decisions.md).
+   */
+  quorumToken: string | null;
 }
 
 export interface LockEntry extends Classification {

@@ -1,4 +1,5 @@
 // Words and icons of the Locks tree, as plain data so they can be tested without VS Code.
+import { extendable } from '../core/actions';
 import type { LockEntry, Observation } from '../core';
 import { printable, truncate } from './markdown';
 import { anomalyRank } from './lockOrder';
@@ -24,12 +25,14 @@ export function copyDescription(o: Observation, pttlMs: number | null): string {
 }
 
 /**
- * `lock;<verdict>;<flags>;[token;][mine;]`, matched by regex in package.json `when`
- * clauses (e.g. `viewItem =~ /;mine;/`). `token` means one token to copy.
+ * `lock;<verdict>;<flags>;[token;][extendable;][mine;]`, matched by regex in package.json
+ * `when` clauses (e.g. `viewItem =~ /;mine;/`). `token` means a token to copy;
+ * `extendable` is the core's rule (src/core/actions.ts), which the detail panel follows too.
  */
-export function lockContextValue(e: Pick<LockEntry, 'verdict' | 'flags' | 'holders'>, mine: boolean): string {
+export function lockContextValue(e: Pick<LockEntry, 'verdict' | 'flags' | 'holders' | 'quorumToken'>, mine: boolean): string {
   const parts = ['lock', e.verdict, ...e.flags];
   if (Object.keys(e.holders).length > 0) parts.push('token');
+  if (extendable(e, mine)) parts.push('extendable');
   if (mine) parts.push('mine');
   return parts.join(';') + ';';
 }

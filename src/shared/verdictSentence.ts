@@ -49,7 +49,7 @@ export function verdictSentence(entry: LockEntry | null): string {
   const n = entry.nodes.length;
   const tokens = holderTokens(entry);
   const [top, topCount] = tokens[0] ?? ['', 0];
-  const quorumToken = tokens.find(([, c]) => c >= entry.quorum)?.[0];
+  const quorumToken = entry.quorumToken ?? undefined;
   const parts: string[] = [];
   switch (entry.verdict) {
     case 'held':

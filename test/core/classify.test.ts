@@ -93,7 +93,7 @@ function oracle(input: ClassifyInput): Classification | null {
 
   const holders: Record<string, number> = Object.create(null);
   for (const [t, c] of counts) holders[t] = c;
-  return { verdict, flags, validityMs, quorum: q, holders };
+  return { verdict, flags, validityMs, quorum: q, holders, quorumToken };
 }
 
 const arbObservation: fc.Arbitrary<Observation> = fc.oneof(
@@ -239,7 +239,7 @@ describe('classify', () => {
 
 describe('describeVerdict', () => {
   const c = (verdict: Verdict, holders: Record<string, number>, validityMs: number | null): Classification => ({
-    verdict, flags: [], validityMs, quorum: 3, holders,
+    verdict, flags: [], validityMs, quorum: 3, holders, quorumToken: Object.keys(holders).find((t) => holders[t] >= 3) ?? null,
   });
   it('tree descriptions', () => {
     assert.equal(describeVerdict(c('held', { t: 3 }, 4_200), 5), 'held 3/5 · 4.2 s');

@@ -4,6 +4,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { LockEntry, Observation } from '../../src/core';
+import { lockEntry } from '../support/entries';
 import { agedEntry, agedPttl, formatSeconds } from '../../src/shared/countdown';
 import { globToRegExp, keyMatcher } from '../../src/extension/glob';
 import { compareLocks, isAnomaly, sortLocks } from '../../src/extension/lockOrder';
@@ -19,9 +20,8 @@ function obs(node: string, token: string | null, pttlMs: number | null = 10_000)
 }
 
 function entry(key: string, over: Partial<LockEntry> = {}): LockEntry {
-  const holders = Object.create(null) as Record<string, number>;
-  holders.t = 3;
-  return { key, verdict: 'held', flags: [], validityMs: 5000, quorum: 2, holders, nodes: [obs('a', 't'), obs('b', 't'), obs('c', 't')], ...over };
+  // The core's entry for three copies of `t`, with a round validity for the wording.
+  return lockEntry(key, over.nodes ?? [obs('a', 't'), obs('b', 't'), obs('c', 't')], { validityMs: 5000, ...over });
 }
 
 /** Unescaped pipes in one Markdown line. */
@@ -100,7 +100,7 @@ describe('extension helpers (pure)', () => {
     assert.equal(shortToken('0123456789abcdef0123'), '0123456789abc…');
     assert.equal(copyDescription(obs('a', 'tok', -1), -1), 'tok · no TTL');
     assert.equal(copyDescription({ ...obs('a', null), state: 'unreachable', reason: 'ECONNREFUSED' }, null), 'unreachable: ECONNREFUSED');
-    assert.equal(lockContextValue(entry('k'), true), 'lock;held;token;mine;');
+    assert.equal(lockContextValue(entry('k'), true), 'lock;held;token;extendable;mine;');
     assert.match(lockContextValue(entry('k', { verdict: 'split' }), false), /^lock;split;/);
     assert.equal(lockIcon(entry('k', { verdict: 'split' }), false).id, 'error');
     assert.equal(nodeDescription(undefined, { node: 'a', reachable: false, latencyMs: null, error: 'NOAUTH\nx' }), 'unreachable: NOAUTH\\nx');

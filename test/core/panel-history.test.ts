@@ -2,6 +2,7 @@
 // Pure (no VS Code): loaded here without an editor; eslint.config.mjs holds the boundaries.
 import * as assert from 'node:assert/strict';
 import type { LockEntry, Observation } from '../../src/core/types';
+import { lockEntry } from '../support/entries';
 import { JUMP_TOLERANCE_MS } from '../../src/core/watch';
 import { appendHistory, buildHistory, historyDocument } from '../../src/extension/panel/history';
 import { isHistoryEvent, type HistoryEvent } from '../../src/shared/protocol';
@@ -15,15 +16,10 @@ function o(node: string, token: string | null | 'down', pttlMs: number | null = 
   if (token === null) return { node, state: 'absent', token: null, pttlMs: null, type: null, format: null, holdCount: null, reason: null };
   return { node, state: 'present', token, pttlMs, type: 'string', format: 'string', holdCount: null, reason: null };
 }
-/** An entry from per-node tokens (null absent, 'down' unreachable); the verdict as the core would say. */
+/** An entry from per-node tokens (null absent, 'down' unreachable), classified by the core. */
 function e(tokens: Array<string | null | 'down'>, pttl: number | Array<number | null> = 10_000): LockEntry {
   const nodes = tokens.map((t, i) => o(NODES[i], t, Array.isArray(pttl) ? pttl[i] : pttl));
-  const holders: Record<string, number> = Object.create(null);
-  for (const x of nodes) if (x.state === 'present') holders[x.token!] = (holders[x.token!] ?? 0) + 1;
-  const counts = Object.values(holders);
-  const down = nodes.filter((x) => x.state === 'unreachable').length;
-  const verdict: LockEntry['verdict'] = counts.length > 1 ? 'split' : (counts[0] ?? 0) >= 2 ? 'held' : (counts[0] ?? 0) + down >= 2 ? 'unknown' : 'partial';
-  return { key: 'k', verdict, flags: [], validityMs: null, quorum: 2, holders, nodes };
+  return lockEntry('k', nodes);
 }
 const kinds = (evs: HistoryEvent[]): Array<[string, string[], string | null]> => evs.map((x) => [x.kind, x.nodes, x.token]);
 

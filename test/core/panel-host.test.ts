@@ -5,6 +5,7 @@
 import * as assert from 'node:assert/strict';
 import Module from 'node:module';
 import type { LockEntry, Observation } from '../../src/core/types';
+import { lockEntry } from '../support/entries';
 import type * as PanelModule from '../../src/extension/panel/lockDetailsPanel';
 import { PROTOCOL_VERSION, type HostMessage } from '../../src/shared/protocol';
 
@@ -102,11 +103,7 @@ function o(node: string, token: string | null, pttlMs = 10_000): Observation {
     : { node, state: 'present', token, pttlMs, type: 'string', format: 'string', holdCount: null, reason: null };
 }
 function entry(key: string, tokens: Array<string | null>): LockEntry {
-  const nodes = tokens.map((t, i) => o(`n${i + 1}`, t));
-  const holders: Record<string, number> = Object.create(null);
-  for (const x of nodes) if (x.token) holders[x.token] = (holders[x.token] ?? 0) + 1;
-  const distinct = Object.keys(holders).length;
-  return { key, verdict: distinct > 1 ? 'split' : (Object.values(holders)[0] ?? 0) >= 2 ? 'held' : 'partial', flags: [], validityMs: 9000, quorum: 2, holders, nodes };
+  return lockEntry(key, tokens.map((t, i) => o(`n${i + 1}`, t)), { validityMs: 9000 });
 }
 
 describe('lock detail panel host (stand-in vscode)', () => {

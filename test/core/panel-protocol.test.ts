@@ -2,6 +2,7 @@
 // validators, the verdict sentence, and the HTML / CSP shell.
 import * as assert from 'node:assert/strict';
 import type { LockEntry, Observation } from '../../src/core/types';
+import { lockEntry } from '../support/entries';
 import { makeNonce, panelCsp, panelHtml } from '../../src/extension/panel/html';
 import { PROTOCOL_VERSION, isHostMessage, isPanelState, isWebviewMessage, type HistoryEvent, type LockView } from '../../src/shared/protocol';
 import { agedEntryWithCopies, describeEvent, describeFormat, formatSeconds, shortToken, verdictBadge, verdictSentence } from '../../src/shared/verdictSentence';
@@ -13,9 +14,7 @@ function obs(node: string, state: Observation['state'], token: string | null = n
   return { node, state, token, pttlMs, type: state === 'present' ? 'string' : null, format: state === 'present' ? 'string' : null, holdCount: null, reason: state === 'unreachable' ? 'timeout' : null, ...extra };
 }
 function entry(verdict: LockEntry['verdict'], nodes: Observation[], validityMs: number | null, flags: LockEntry['flags'] = []): LockEntry {
-  const holders = Object.create(null) as Record<string, number>;
-  for (const o of nodes) if (o.state === 'present') holders[o.token ?? ''] = (holders[o.token ?? ''] ?? 0) + 1;
-  return { key: 'k', verdict, flags, validityMs, quorum: Math.floor(nodes.length / 2) + 1, holders, nodes };
+  return lockEntry('k', nodes, { verdict, flags, validityMs });
 }
 const held = (): LockEntry => entry('held', [obs('node-a', 'present', T1, 5000), obs('node-b', 'present', T1, 5000), obs('node-c', 'present', T1, 5000), obs('node-d', 'absent'), obs('node-e', 'unreachable')], 4100, ['degraded']);
 const view = (over: Partial<LockView> = {}): LockView => ({ key: 'k', nodes: ['node-a', 'node-b', 'node-c', 'node-d', 'node-e'], entry: held(), readAt: 1, sentAt: 2, readOnly: false, mine: true, expiringThresholdMs: 2000, ...over });

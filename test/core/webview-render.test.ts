@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { LockEntry, Observation } from '../../src/core/types';
+import { lockEntry } from '../support/entries';
 import { panelHtml } from '../../src/extension/panel/html';
 import { PROTOCOL_VERSION, type HistoryEvent, type HostMessage, type LockView } from '../../src/shared/protocol';
 
@@ -40,7 +41,8 @@ function holdersOf(nodes: Observation[]): Record<string, number> {
   return h;
 }
 function entry(key: string, verdict: LockEntry['verdict'], nodes: Observation[], validityMs: number | null, flags: LockEntry['flags'] = []): LockEntry {
-  return { key, verdict, flags, validityMs, quorum: Math.floor(nodes.length / 2) + 1, holders: holdersOf(nodes), nodes };
+  // The core's classification, with round figures pinned for the rendering under test.
+  return lockEntry(key, nodes, { verdict, flags, validityMs, holders: holdersOf(nodes) });
 }
 function lockView(key: string, e: LockEntry | null, over: Partial<LockView> = {}): LockView {
   const now = Date.now();

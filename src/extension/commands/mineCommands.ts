@@ -1,7 +1,7 @@
 // Extend and release. Release only for locks acquired in this window; extend also for a
 // foreign lock, by compare-and-set on the token the user sees, after a modal confirmation.
 import * as vscode from 'vscode';
-import { parseKeyArg, type Lock, type ReleaseResult } from '../../core';
+import { parseKeyArg, quorumOf, type Lock, type ReleaseResult } from '../../core';
 import { field, isBoolean, isNumber, keyOf } from '../commandArgs';
 import { shortToken } from '../lockText';
 import { reportFailure } from '../failures';
@@ -51,8 +51,8 @@ export async function extend(s: Services, arg?: unknown): Promise<LockResult | R
 /** Extends another client's lock: only the quorum token the user sees, only where it still is. */
 async function extendForeign(s: Services, key: string, arg: unknown): Promise<LockResult | Failed | undefined> {
   const entry = s.model.entry(key);
-  const token = entry ? Object.keys(entry.holders).find((t) => entry.holders[t] >= entry.quorum) : undefined;
-  if (!entry || token === undefined) {
+  const token = entry?.quorumToken ?? null;
+  if (!entry || token === null) {
     const error = `extend: ${printable(key)} has no holder with a quorum in the current snapshot (nothing to extend)`;
     void vscode.window.showWarningMessage(`Redlock: ${error}`);
     return { error };
@@ -113,7 +113,7 @@ export async function release(s: Services, arg?: unknown): Promise<ReleaseResult
     const summary = result.nodes.map((n) => `${n.node}: ${n.outcome}${n.reason ? ` (${n.reason})` : ''}`).join('; ');
     s.log.info(`released ${printable(mine.key)}: ${summary}`);
     const released = result.nodes.filter((n) => n.outcome === 'released').length;
-    const show = released >= Math.floor(result.nodes.length / 2) + 1 ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+    const show = released >= quorumOf(result.nodes.length) ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
     void show(`Redlock: released ${printable(mine.key)} on ${released} of ${result.nodes.length} nodes. ${summary}`);
     await s.model.refresh();
     return result;
