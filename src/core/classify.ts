@@ -133,7 +133,7 @@ export function skipReason(observations: Observation[]): string {
 }
 
 /** Tree description: `held 3/5 · 4.2 s`, `split 2+2/5`, `partial 2/5`, `held 3/5 · no TTL`. */
-export function describeVerdict(c: Classification, n: number): string {
+export function describeVerdict(c: Pick<Classification, 'verdict' | 'holders' | 'validityMs'>, n: number): string {
   const counts = Object.values(c.holders).sort((a, b) => b - a);
   if (c.verdict === 'split') return `split ${counts.join('+')}/${n}`;
   const head = `${c.verdict} ${counts[0] ?? 0}/${n}`;

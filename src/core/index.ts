@@ -9,7 +9,7 @@ export type { NodeSpec } from './urls';
 export { displayToken, displayKey, parseTokenArg, parseKeyArg } from './tokens';
 export * from './types';
 export { classify, describeVerdict, quorumOf, skipReason } from './classify';
-export { extendable, releasable } from './actions';
+export { extendable, quorumTokenOf, releasable } from './actions';
 export type { ClassifyInput } from './classify';
 export { recognise, MAX_TOKEN_BYTES } from './formats';
 export type { RawValue, Recognised } from './formats';

@@ -220,7 +220,7 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
       skippedIds.push(id);
       continue;
     }
-    locks.push({ key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, quorumToken: c.quorumToken, nodes: observations });
+    locks.push({ key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, nodes: observations });
     lockIds.push(id);
   }
   return { locks, lockIds, skipped, skippedIds };

@@ -41,11 +41,12 @@ export interface Classification {
   /**
    * The token on a quorum of nodes (at most one can be, even in a split), else null. It is
    * the lock's holder: validity is its validity, and Extend extends it (docs/decisions.md).
+   * Not part of a LockEntry (the `status --json` shape is fixed): read it with quorumTokenOf().
    */
   quorumToken: string | null;
 }
 
-export interface LockEntry extends Classification {
+export interface LockEntry extends Omit<Classification, 'quorumToken'> {
   key: string;
   nodes: Observation[];
 }

@@ -29,7 +29,7 @@ export function copyDescription(o: Observation, pttlMs: number | null): string {
  * `when` clauses (e.g. `viewItem =~ /;mine;/`). `token` means a token to copy;
  * `extendable` is the core's rule (src/core/actions.ts), which the detail panel follows too.
  */
-export function lockContextValue(e: Pick<LockEntry, 'verdict' | 'flags' | 'holders' | 'quorumToken'>, mine: boolean): string {
+export function lockContextValue(e: Pick<LockEntry, 'verdict' | 'flags' | 'holders' | 'quorum'>, mine: boolean): string {
   const parts = ['lock', e.verdict, ...e.flags];
   if (Object.keys(e.holders).length > 0) parts.push('token');
   if (extendable(e, mine)) parts.push('extendable');

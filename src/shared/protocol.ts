@@ -151,8 +151,7 @@ function isHolders(x: unknown): x is Record<string, number> {
 
 export function isLockEntry(x: unknown): x is LockEntry {
   return isObj(x) && isStr(x.key) && isVerdict(x.verdict) && arrayOf(x.flags, isFlag, FLAGS.length) && isNumOrNull(x.validityMs)
-    && isNum(x.quorum) && isHolders(x.holders) && (x.quorumToken === null || (isStr(x.quorumToken) && Object.hasOwn(x.holders as Rec, x.quorumToken)))
-    && arrayOf(x.nodes, isObservation, MAX_NODES);
+    && isNum(x.quorum) && isHolders(x.holders) && arrayOf(x.nodes, isObservation, MAX_NODES);
 }
 
 export function isHistoryEvent(x: unknown): x is HistoryEvent {

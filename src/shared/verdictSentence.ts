@@ -2,6 +2,7 @@
 // core's classification already decided (verdict, flags, validity, holders). Nothing here
 // classifies again: counts come from `holders`, the quorum from `quorum`, validity from
 // `validityMs`. Pure and DOM-free, shared by the webview and the tests.
+import { quorumTokenOf } from '../core/actions';
 import { describeVerdict } from '../core/classify';
 import type { LockEntry, Observation } from '../core/types';
 import { agedEntryWithCopies, formatSeconds } from './countdown';
@@ -49,7 +50,7 @@ export function verdictSentence(entry: LockEntry | null): string {
   const n = entry.nodes.length;
   const tokens = holderTokens(entry);
   const [top, topCount] = tokens[0] ?? ['', 0];
-  const quorumToken = entry.quorumToken ?? undefined;
+  const quorumToken = quorumTokenOf(entry) ?? undefined;
   const parts: string[] = [];
   switch (entry.verdict) {
     case 'held':

@@ -31,5 +31,6 @@ export function lockEntry(key: string, nodes: Observation[], over: Partial<LockE
   const nowMs = options.nowMs ?? 0;
   const c = classify({ observations: nodes, readAtMs: nodes.map(() => nowMs), nowMs, driftFactor: options.driftFactor ?? 0.01, expiringThresholdMs: options.expiringThresholdMs ?? 2000 });
   if (!c) throw new Error(`lockEntry(${key}): no present copy, not a lock`);
-  return { key, ...c, nodes, ...over };
+  const { quorumToken: _quorumToken, ...fields } = c;
+  return { key, ...fields, nodes, ...over };
 }

@@ -1,7 +1,7 @@
 // Extend and release. Release only for locks acquired in this window; extend also for a
 // foreign lock, by compare-and-set on the token the user sees, after a modal confirmation.
 import * as vscode from 'vscode';
-import { parseKeyArg, quorumOf, type Lock, type ReleaseResult } from '../../core';
+import { parseKeyArg, quorumOf, quorumTokenOf, type Lock, type ReleaseResult } from '../../core';
 import { field, isBoolean, isNumber, keyOf } from '../commandArgs';
 import { shortToken } from '../lockText';
 import { reportFailure } from '../failures';
@@ -51,7 +51,7 @@ export async function extend(s: Services, arg?: unknown): Promise<LockResult | R
 /** Extends another client's lock: only the quorum token the user sees, only where it still is. */
 async function extendForeign(s: Services, key: string, arg: unknown): Promise<LockResult | Failed | undefined> {
   const entry = s.model.entry(key);
-  const token = entry?.quorumToken ?? null;
+  const token = entry ? quorumTokenOf(entry) : null;
   if (!entry || token === null) {
     const error = `extend: ${printable(key)} has no holder with a quorum in the current snapshot (nothing to extend)`;
     void vscode.window.showWarningMessage(`Redlock: ${error}`);
