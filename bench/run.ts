@@ -5,6 +5,7 @@ import { runExtensionBench } from './extension';
 import { runLockBench } from './locks';
 import { runSnapshotBench } from './snapshot';
 import { runWatchBench } from './watch';
+import { runWebviewBench } from './webview';
 
 /** Each bench starts its own nodes and returns false on a safety failure. */
 const BENCHES: Record<string, () => Promise<boolean>> = {
@@ -12,6 +13,7 @@ const BENCHES: Record<string, () => Promise<boolean>> = {
   snapshot: () => runSnapshotBench(),
   scale: () => runWatchBench(),
   extension: () => runExtensionBench(),
+  webview: () => runWebviewBench(),
 };
 
 async function main(): Promise<number> {

@@ -20,6 +20,6 @@ run('npx', ['mocha', ...mochaArgs]);
 if (!coreOnly) {
   run('node', ['scripts/vscode-tools.mjs']);
   run('node', ['scripts/test-extension-auto.mjs']);
-  // One test that clicks through the real workbench (and refreshes README's screenshots).
+  // One test that clicks through the real workbench (`npm run screenshots` saves its views).
   run('node', ['scripts/test-ui.mjs']);
 }

@@ -387,7 +387,7 @@ describe('lock detail panel (webview in headless Chromium)', function () {
     assert.equal(await q.locator('#history li').count(), 1);
   });
 
-  it('stays smooth with 7 nodes and 10 minutes of 1 s samples', async () => {
+  it('keeps the chart bounded with 7 nodes and 10 minutes of 1 s samples', async () => {
     const p = await open();
     const nodes = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7'];
     const now = Date.now();
@@ -404,34 +404,33 @@ describe('lock detail panel (webview in headless Chromium)', function () {
     }, messages);
     await p.waitForFunction(() => document.querySelector('#timeline')?.getAttribute('data-samples') === '600', undefined, { timeout: 10_000 });
     assert.equal(await p.locator('#timeline g.lane').count(), 7);
-    // Several re-renders (the chart slides every second): typically a few ms each; the
-    // median must stay well inside a frame (a shared CI machine may stall one of them).
-    const times: number[] = [];
-    for (let k = 0; k < 5; k++) {
-      await p.waitForTimeout(1050);
-      times.push(parseFloat((await p.locator('#timeline').getAttribute('data-render-ms')) ?? 'NaN'));
-    }
-    if (process.env.PANEL_BENCH) console.log(`      chart render: ${times.join(', ')} ms`);
-    const median = [...times].sort((a, b) => a - b)[2];
-    assert.ok(median < 30, `render times ${times.join(', ')} ms`);
     // The path is bounded: one TTL point pair per sample and lane, at most.
     const points = await p.$$eval('#timeline path.ttl', (ps) => ps.reduce((n, e) => n + ((e.getAttribute('d') ?? '').match(/[ML]/g)?.length ?? 0), 0));
     assert.ok(points <= 7 * 600 * 2, `${points} path points`);
-    // Frames keep coming: the main thread is not blocked by the countdown or the chart.
-    const frames = await p.evaluate(() => new Promise<number>((resolve) => {
-      let n = 0;
-      const start = performance.now();
-      const step = (): void => {
-        n++;
-        if (performance.now() - start < 1000) requestAnimationFrame(step);
-        else resolve(n);
-      };
-      requestAnimationFrame(step);
-    }));
-    assert.ok(frames >= 20, `${frames} frames in 1 s`);
+    // How fast it renders is measured, not asserted: bench/webview.ts runs this test with
+    // PANEL_BENCH_OUT set and holds the figures against their targets.
+    const out = process.env.PANEL_BENCH_OUT;
+    if (out) {
+      const times: number[] = [];
+      for (let k = 0; k < 5; k++) {
+        await p.waitForTimeout(1050);
+        times.push(parseFloat((await p.locator('#timeline').getAttribute('data-render-ms')) ?? 'NaN'));
+      }
+      const frames = await p.evaluate(() => new Promise<number>((resolve) => {
+        let n = 0;
+        const start = performance.now();
+        const step = (): void => {
+          n++;
+          if (performance.now() - start < 1000) requestAnimationFrame(step);
+          else resolve(n);
+        };
+        requestAnimationFrame(step);
+      }));
+      fs.writeFileSync(out, JSON.stringify({ renderMs: times, framesPerSecond: frames }));
+    }
   });
 
-  it('renders the README screenshot', async () => {
+  it('renders the README screenshot scene (four minutes of a lock changing hands)', async () => {
     const p = await open();
     const now = Date.now();
     const key = 'orders:invoice-42:lock';
@@ -481,8 +480,12 @@ describe('lock detail panel (webview in headless Chromium)', function () {
     await send(p, { type: 'events', key, events: history });
     await p.waitForFunction(() => document.querySelectorAll('#history li').length === 17);
     await p.waitForTimeout(400);
-    fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
-    await p.screenshot({ path: SCREENSHOT, fullPage: true });
-    assert.ok(fs.statSync(SCREENSHOT).size > 10_000);
+    assert.equal(await p.locator('#timeline g.lane').count(), 5);
+    assert.equal(await text(p, '#key'), key);
+    // The README image is written by `npm run screenshots` only: a test run leaves tracked files alone.
+    if (process.env.REDLOCK_SCREENSHOTS === '1') {
+      fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
+      await p.screenshot({ path: SCREENSHOT, fullPage: true });
+    }
   });
 });
