@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startNodes } from '../test/support/redisServer';
+import { startNodes } from '../src/dev/redisServer';
 import { table } from './stats';
 import { seed } from './watch';
 

@@ -1,6 +1,6 @@
 // `npm run bench`: runs every bench (or those named on the command line, e.g. `locks`).
 // Not a test: it prints tables and writes bench/results/*.json for the record.
-import { stopAll } from '../test/support/redisServer';
+import { stopAll } from '../src/dev/redisServer';
 import { runExtensionBench } from './extension';
 import { runLockBench } from './locks';
 import { runSnapshotBench } from './snapshot';

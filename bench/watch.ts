@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RedisServer, startNodes } from '../test/support/redisServer';
+import { RedisServer, startNodes } from '../src/dev/redisServer';
 import { table } from './stats';
 
 const SNAPSHOT_KEYS = Number(process.env.BENCH_SCALE_KEYS ?? 100_000);

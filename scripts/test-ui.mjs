@@ -38,7 +38,7 @@ const t0 = Date.now();
 const CONTAINER_TITLE = 'Redlock';
 const VIEW_CONTAINER = '[id="workbench.view.extension.redlock"]';
 const EXTENSION_ID = 'redlock-inspector.redlock-inspector';
-// What the seeded demo states must look like in the Locks view (test/support/demoStates.ts).
+// What the seeded demo states must look like in the Locks view (src/dev/demoStates.ts).
 const SPLIT_KEY = 'lock:split:payments';
 const EXPECTED_ROWS = [
   [SPLIT_KEY, /split 2\+2\/5/],
