@@ -9,7 +9,7 @@ type Listener<T> = (v: T) => unknown;
 
 export class EventEmitter<T> {
   private listeners: Array<Listener<T>> = [];
-  event = (l: Listener<T>, thisArgs?: unknown, disposables?: Disposable[]): Disposable => {
+  event = (l: Listener<T>, thisArgs?: unknown, disposables?: Array<{ dispose(): unknown }>): Disposable => {
     const bound: Listener<T> = thisArgs === undefined ? l : (v) => l.call(thisArgs, v);
     this.listeners.push(bound);
     const d = new Disposable(() => (this.listeners = this.listeners.filter((x) => x !== bound)));
@@ -233,7 +233,7 @@ const STUB = '\0vscode-stub';
 type ResolveFn = (request: string, ...rest: unknown[]) => string;
 
 /** Makes `require('vscode')` return `fake.module` until the returned function is called. */
-export function installFakeVscode(fake: FakeVscode): () => void {
+export function installFakeVscode(fake: Pick<FakeVscode, 'module'>): () => void {
   const M = Module as unknown as { _resolveFilename: ResolveFn };
   const original = M._resolveFilename;
   M._resolveFilename = function (request: string, ...rest: unknown[]) {
