@@ -1,4 +1,4 @@
-// The inspector's cost at scale (issue 4): a full snapshot of 100,000 keys on each of 5
+// The inspector's cost at scale: a full snapshot of 100,000 keys on each of 5
 // nodes; a 1 Hz watch over 10,000 locks on 5 nodes (each node's CPU from INFO's
 // used_cpu_sys/user deltas, the watching process's own CPU); the watcher's peak RSS with
 // 100,000 keys under watch. The watcher runs in a child process so its CPU and RSS are its own.

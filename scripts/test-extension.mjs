@@ -13,7 +13,7 @@
 // REDLOCK_TOOLS_DIR (where code-server and Node 24 are cached, see vscode-tools.mjs),
 // REDLOCK_EXT_TEST_KEEP_TMP=1 (keep the temp dir: workspace, user data, code-server.log),
 // REDLOCK_EXT_TEST_ARGS (extra code-server arguments, space-separated).
-// Recipe: /work/shared/notes/vscode-extension-host-offline.md
+// How it works offline: docs/extension-host.md
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';

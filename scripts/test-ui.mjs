@@ -17,7 +17,7 @@
 // `--screenshots` (what `npm run screenshots` passes) also saves the README screenshots
 // into media/screenshots; without it the run only checks, and writes no tracked file.
 // REDLOCK_TOOLS_DIR (see vscode-tools.mjs).
-// Recipe: /work/shared/notes/vscode-extension-host-offline.md
+// How it works offline: docs/extension-host.md
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -3,7 +3,7 @@
 // They live in a cache folder OUTSIDE the repo (~800 MB):
 //   ${REDLOCK_TOOLS_DIR:-$HOME/.cache/redlock-inspector-tools}
 // `node scripts/vscode-tools.mjs` installs what is missing; a marker file with the
-// versions makes a second call instant. See /work/shared/notes/vscode-extension-host-offline.md.
+// versions makes a second call instant. See docs/extension-host.md.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';

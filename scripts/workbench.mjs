@@ -2,7 +2,7 @@
 // (for the tests) look at it through headless Chromium: test-extension.mjs, test-ui.mjs
 // and demo-main.mjs. One copy, so that a flag, an environment variable or a cleanup rule
 // fixed for one of them holds for all. Installing the tools stays in vscode-tools.mjs.
-// Recipe: /work/shared/notes/vscode-extension-host-offline.md
+// How it works offline: docs/extension-host.md
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';

@@ -1,4 +1,4 @@
-// The lock detail panel (issue 6), browser side. It receives `init` / `snapshot` /
+// The lock detail panel, browser side. It receives `init` / `snapshot` /
 // `events` messages (validated with the shared protocol's guards), shows the verdict in
 // words, a per-node table with live TTL countdowns, a per-node SVG timeline and the event
 // history, and posts `ready`, `action`, `copyToken` and `exportHistory` back.

@@ -1,5 +1,5 @@
-// Verdict, flags and validity of one key across the N configured nodes (DESIGN.md
-// "Vocabulary"). Pure: every renderer shows what this decides and decides nothing itself.
+// Verdict, flags and validity of one key across the N configured nodes
+// (docs/vocabulary.md). Pure: every renderer shows what this decides and decides nothing itself.
 import type { Classification, Flag, Observation, Verdict } from './types';
 import { dataRecord } from './tokens';
 

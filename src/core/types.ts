@@ -1,4 +1,4 @@
-// The shared vocabulary (DESIGN.md). The CLI, the trees and the webview render these
+// The shared vocabulary (docs/vocabulary.md). The CLI, the trees and the webview render these
 // types; none of them classifies anything on its own.
 
 export type Verdict = 'split' | 'held' | 'unknown' | 'partial';

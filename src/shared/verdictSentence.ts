@@ -1,4 +1,4 @@
-// The lock detail panel's words (issue 6): one sentence per lock, phrased from what the
+// The lock detail panel's words: one sentence per lock, phrased from what the
 // core's classification already decided (verdict, flags, validity, holders). Nothing here
 // classifies again: counts come from `holders`, the quorum from `quorum`, validity from
 // `validityMs`. Pure and DOM-free, shared by the webview and the tests.

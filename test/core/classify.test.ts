@@ -25,7 +25,7 @@ function run(observations: Observation[], opts: Partial<ClassifyInput> = {}): Cl
   });
 }
 
-// Independent brute-force reading of DESIGN.md, written with plain loops.
+// Independent brute-force reading of docs/vocabulary.md, written with plain loops.
 function oracle(input: ClassifyInput): Classification | null {
   const n = input.observations.length;
   const q = Math.floor(n / 2) + 1;

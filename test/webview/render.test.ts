@@ -1,4 +1,4 @@
-// The lock detail panel (issue 6) rendered in a real browser: headless Debian Chromium
+// The lock detail panel rendered in a real browser: headless Debian Chromium
 // (playwright-core, never a downloaded browser) loads the built webview (dist/webview)
 // inside the same HTML and CSP the extension serves, with a stand-in acquireVsCodeApi,
 // receives init / snapshot / events messages, and is checked through its DOM.

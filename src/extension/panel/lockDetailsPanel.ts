@@ -1,4 +1,4 @@
-// The lock detail panel (issue 6), extension side: one WebviewPanel per lock key (shown
+// The lock detail panel, extension side: one WebviewPanel per lock key (shown
 // again when it is already open), restored after a window reload by a serializer, fed
 // snapshots and history events over the typed protocol in src/shared/protocol.ts.
 // The webview only reads; its action buttons run the same commands as the tree, with the
