@@ -1,3 +1,4 @@
+// @ts-check
 // The UI test: clicks through the real VS Code workbench (code-server + headless Chromium)
 // with the packaged extension on 5 seeded redis-server nodes, asserts what a user sees,
 // and saves the README screenshots:
@@ -40,6 +41,7 @@ const VIEW_CONTAINER = '[id="workbench.view.extension.redlock"]';
 const EXTENSION_ID = 'redlock-inspector.redlock-inspector';
 // What the seeded demo states must look like in the Locks view (src/dev/demoStates.ts).
 const SPLIT_KEY = 'lock:split:payments';
+/** @type {Array<[string, RegExp]>} */
 const EXPECTED_ROWS = [
   [SPLIT_KEY, /split 2\+2\/5/],
   ['lock:partial:report-export', /partial 2\/5/],
@@ -377,7 +379,7 @@ async function main() {
     const sash = await page.evaluate(() => {
       const bar = document.querySelector('.part.sidebar')?.getBoundingClientRect();
       if (!bar) return undefined;
-      const cands = [...document.querySelectorAll('.monaco-sash.vertical')].map((e) => e.getBoundingClientRect()).filter((r) => r.height > 100);
+      const cands = Array.from(document.querySelectorAll('.monaco-sash.vertical')).map((e) => e.getBoundingClientRect()).filter((r) => r.height > 100);
       cands.sort((a, b) => Math.abs(a.x + a.width / 2 - bar.right) - Math.abs(b.x + b.width / 2 - bar.right));
       const r = cands[0];
       return r && { x: r.x + r.width / 2, y: r.y + r.height / 2, right: bar.right, all: cands.map((c) => `${c.x},${c.y},${c.width}x${c.height}`) };

@@ -19,7 +19,7 @@ run('npx', ['tsc', '-p', 'tsconfig.test.json']);
 run('npx', ['mocha', ...mochaArgs]);
 if (!coreOnly) {
   run('node', ['scripts/vscode-tools.mjs']);
-  run('node', ['scripts/test-extension-auto.mjs']);
+  run('node', ['scripts/test-extension.mjs']);
   // One test that clicks through the real workbench (`npm run screenshots` saves its views).
   run('node', ['scripts/test-ui.mjs']);
 }

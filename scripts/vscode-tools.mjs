@@ -1,3 +1,4 @@
+// @ts-check
 // Offline tools for the extension-host tests: Node 24 and code-server (VS Code's
 // server + web workbench) from the npm registry, Debian's Chromium from apt.
 // They live in a cache folder OUTSIDE the repo (~800 MB):
@@ -205,6 +206,7 @@ export function ensureTools({ quiet = false } = {}) {
         aptInstall(['libkrb5-dev']);
       }
       initPrefix(codeServerDir());
+      /** @type {NodeJS.ProcessEnv} */
       const env = envWithNode24(npmEnv);
       // Native modules build against Node 24's own headers when its package ships them
       // (a user ~/.npmrc `nodedir` would otherwise point node-gyp at another Node's headers).

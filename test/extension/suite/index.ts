@@ -1,6 +1,6 @@
 // Entry point of the extension-host test suite: VS Code loads this file inside the
 // extension host (through @vscode/test-electron or, offline, through code-server; see
-// scripts/test-extension*.mjs) and awaits run(). A rejection is a failed run.
+// scripts/test-extension.mjs) and awaits run(). A rejection is a failed run.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { format } from 'node:util';
