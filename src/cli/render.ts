@@ -1,22 +1,14 @@
 // Human output. Pure: documents in, lines of terminal-safe text out. Every untrusted
 // string (key, token, node error) goes through escapeText before it is padded or coloured.
-import { describeVerdict } from '../core/classify';
+import { describeVerdict, formatDuration } from '../core/present';
 import type { NodeAttempt } from '../core/errors';
 import type { NodeFacts } from '../core/inspectTypes';
 import type { LockEntry, Observation, Snapshot, Verdict } from '../core/types';
 import { escapeText } from './escape';
 import { PLAIN, Style } from './style';
 
-/** Durations as people read them; tenths round down so no output promises extra time. */
-export function formatMs(ms: number): string {
-  if (ms < 0) return 'no TTL';
-  if (ms < 1000) return `${Math.floor(ms)} ms`;
-  if (ms < 100_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
-  const s = Math.floor(ms / 1000);
-  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
-  if (s < 86_400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
-  return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
-}
+/** Durations as every surface prints them (src/core/present.ts). */
+export const formatMs = formatDuration;
 
 /** Length in code points: what padding is based on (escaped text is ASCII plus printables). */
 function width(s: string): number {

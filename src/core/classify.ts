@@ -132,13 +132,5 @@ export function skipReason(observations: Observation[]): string {
   return 'absent';
 }
 
-/** Tree description: `held 3/5 · 4.2 s`, `split 2+2/5`, `partial 2/5`, `held 3/5 · no TTL`. */
-export function describeVerdict(c: Pick<Classification, 'verdict' | 'holders' | 'validityMs'>, n: number): string {
-  const counts = Object.values(c.holders).sort((a, b) => b - a);
-  if (c.verdict === 'split') return `split ${counts.join('+')}/${n}`;
-  const head = `${c.verdict} ${counts[0] ?? 0}/${n}`;
-  if (c.verdict !== 'held') return head;
-  if (c.validityMs === null) return `${head} · no TTL`;
-  // Tenths round down: the tree never promises more time than is left.
-  return `${head} · ${(Math.floor(c.validityMs / 100) / 10).toFixed(1)} s`;
-}
+// The short form of a verdict is presentation: src/core/present.ts (no Node types there).
+export { describeVerdict } from './present';

@@ -1,21 +1,22 @@
 // Words and icons of the Locks tree, as plain data so they can be tested without VS Code.
 import { extendable } from '../core/actions';
 import type { LockEntry, Observation } from '../core';
-import { printable, truncate } from './markdown';
+import { shortToken, TOKEN_IN_ROW, ttlText } from '../core/present';
+import { printable } from './markdown';
 import { anomalyRank } from './lockOrder';
-import { formatSeconds } from '../shared/countdown';
 
-export function shortToken(token: string, max = 14): string {
-  return truncate(printable(token), max);
+/** A token in a tree row or a dialog: escaped, then cut like every surface cuts (src/core/present.ts). */
+export function rowToken(token: string, keep = TOKEN_IN_ROW.keep): string {
+  return shortToken(printable(token), { keep, head: keep - 1 });
 }
 
 /** One node row: `a1b2c3d4e5f6… · 4.2 s`, `absent`, `unreachable: <reason>`. */
 export function copyDescription(o: Observation, pttlMs: number | null): string {
   switch (o.state) {
     case 'present': {
-      const ttl = pttlMs === null ? 'TTL ?' : pttlMs < 0 ? 'no TTL' : formatSeconds(pttlMs);
+      const ttl = pttlMs === null ? 'TTL ?' : ttlText(pttlMs);
       const hold = o.holdCount !== null && o.holdCount > 1 ? ` · ×${o.holdCount}` : '';
-      return `${shortToken(o.token ?? '')} · ${ttl}${hold}`;
+      return `${rowToken(o.token ?? '')} · ${ttl}${hold}`;
     }
     case 'absent':
       return 'absent';

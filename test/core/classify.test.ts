@@ -244,7 +244,9 @@ describe('describeVerdict', () => {
   it('tree descriptions', () => {
     assert.equal(describeVerdict(c('held', { t: 3 }, 4_200), 5), 'held 3/5 · 4.2 s');
     assert.equal(describeVerdict(c('held', { t: 3 }, null), 5), 'held 3/5 · no TTL');
-    assert.equal(describeVerdict(c('held', { t: 1 }, 0), 1), 'held 1/1 · 0.0 s');
+    // One duration format on every surface (src/core/present.ts): under a second in ms.
+    assert.equal(describeVerdict(c('held', { t: 1 }, 0), 1), 'held 1/1 · 0 ms');
+    assert.equal(describeVerdict(c('held', { t: 3 }, 294_000), 5), 'held 3/5 · 4 min 54 s');
     assert.equal(describeVerdict(c('split', { a: 2, b: 2 }, null), 5), 'split 2+2/5');
     assert.equal(describeVerdict(c('split', { a: 1, b: 3, c: 1 }, 9_000), 5), 'split 3+1+1/5');
     assert.equal(describeVerdict(c('partial', { t: 2 }, null), 5), 'partial 2/5');

@@ -8,7 +8,7 @@ import { lockEntry } from '../support/entries';
 import { agedEntry, agedPttl, formatSeconds } from '../../src/shared/countdown';
 import { globToRegExp, keyMatcher } from '../../src/extension/glob';
 import { compareLocks, isAnomaly, sortLocks } from '../../src/extension/lockOrder';
-import { copyDescription, lockContextValue, lockIcon, shortToken } from '../../src/extension/lockText';
+import { copyDescription, lockContextValue, lockIcon, rowToken } from '../../src/extension/lockText';
 import { cell, escapeMarkdown, printable } from '../../src/extension/markdown';
 import { isAuthError, parseNodeSettings, splitPassword, withPassword } from '../../src/extension/nodeSettings';
 import { nodeDescription } from '../../src/extension/nodeText';
@@ -97,7 +97,7 @@ describe('extension helpers (pure)', () => {
 
   it('describes rows and context values for menus', () => {
     assert.equal(formatSeconds(4290), '4.2 s');
-    assert.equal(shortToken('0123456789abcdef0123'), '0123456789abc…');
+    assert.equal(rowToken('0123456789abcdef0123'), '0123456789abc…');
     assert.equal(copyDescription(obs('a', 'tok', -1), -1), 'tok · no TTL');
     assert.equal(copyDescription({ ...obs('a', null), state: 'unreachable', reason: 'ECONNREFUSED' }, null), 'unreachable: ECONNREFUSED');
     assert.equal(lockContextValue(entry('k'), true), 'lock;held;token;extendable;mine;');

@@ -5,7 +5,10 @@ import type { LockEntry, Observation } from '../../src/core/types';
 import { lockEntry } from '../support/entries';
 import { makeNonce, panelCsp, panelHtml } from '../../src/extension/panel/html';
 import { PROTOCOL_VERSION, isHostMessage, isPanelState, isWebviewMessage, type HistoryEvent, type LockView } from '../../src/shared/protocol';
-import { agedEntryWithCopies, describeEvent, describeFormat, formatSeconds, shortToken, verdictBadge, verdictSentence } from '../../src/shared/verdictSentence';
+import { shortToken as cutToken, TOKEN_IN_SENTENCE } from '../../src/core/present';
+import { agedEntryWithCopies, describeEvent, describeFormat, formatSeconds, verdictBadge, verdictSentence } from '../../src/shared/verdictSentence';
+
+const shortToken = (t: string): string => cutToken(t, TOKEN_IN_SENTENCE);
 
 const T1 = '7f3a9b0c1d2e3f4a5b6c7d8e9f0a1bc2';
 const T2 = '91bc4e5f6a7b8c9d0e1f2a3b4c5d6e0d';
@@ -106,7 +109,8 @@ describe('panel verdict sentence', () => {
     assert.equal(shortToken(T1), '7f3a…c2');
     assert.equal(shortToken('abc'), 'abc');
     assert.equal(formatSeconds(4199), '4.1 s');
-    assert.equal(formatSeconds(7_200_000), '120 min');
+    // One duration format on every surface (src/core/present.ts).
+    assert.equal(formatSeconds(7_200_000), '2 h 0 min');
     assert.equal(describeFormat(obs('a', 'present', 'x', 1, { format: 'redisson-lock', holdCount: 3 })), 'Redisson lock · hold 3');
     assert.equal(describeFormat(obs('a', 'present', 'x,y', 1, { format: 'semaphore' })), 'semaphore · 2 holders');
     assert.equal(describeEvent(event({ nodes: ['a', 'b'] })), 'Acquired by 7f3a…c2 on a, b');

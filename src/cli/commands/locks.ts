@@ -3,7 +3,8 @@
 // a failed acquire has token null (its attempt was rolled back), a failed extend keeps the
 // given token, and validityMs is null whenever nothing is held afterwards (release included).
 import { Command, Option } from 'commander';
-import { describeAttempt, NodeAttempt, RedlockError } from '../../core/errors';
+import { NodeAttempt, RedlockError } from '../../core/errors';
+import { noQuorumLine } from '../../core/present';
 import { Lock, Redlock } from '../../core/redlock';
 import { displayToken } from '../../core/tokens';
 import { escapeText, safeJson } from '../escape';
@@ -23,17 +24,13 @@ interface LockDoc {
 
 const pick = (nodes: ReadonlyArray<{ node: string; outcome: string }>): LockDoc['nodes'] => nodes.map(({ node, outcome }) => ({ node, outcome }));
 
-const ANSWERED = new Set(['granted', 'held-by-other', 'not-held', 'wrong-type']);
-
 /**
  * The core's message already names every node and what it answered; when fewer than a
- * quorum answered at all (exit 3) the line leads with that instead of the grant count.
+ * quorum answered at all (exit 3) the line leads with that instead of the grant count
+ * (a refusal such as NOPERM or READONLY counts as an answer: src/core/present.ts).
  */
 export function failureLine(e: RedlockError): string {
-  if (!e.unreachable) return e.message;
-  const answered = e.nodes.filter((n) => ANSWERED.has(n.outcome)).length;
-  const tries = e.attempts > 1 ? ` after ${e.attempts} attempts` : '';
-  return `cannot ${e.operation} ${e.resources.join(', ')}${tries}: only ${answered} of ${e.nodes.length} nodes answered, ${e.quorum} needed: ${e.nodes.map(describeAttempt).join('; ')}`;
+  return e.unreachable ? noQuorumLine(e) : e.message;
 }
 
 /** Points at where the password comes from, without ever showing it. */

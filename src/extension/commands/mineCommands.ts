@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { parseKeyArg, quorumOf, quorumTokenOf, type Lock, type ReleaseResult } from '../../core';
 import { field, isBoolean, isNumber, keyOf } from '../commandArgs';
-import { shortToken } from '../lockText';
+import { rowToken } from '../lockText';
 import { reportFailure } from '../failures';
 import { printable } from '../markdown';
 import type { Services } from '../services';
@@ -73,7 +73,7 @@ async function extendForeign(s: Services, key: string, arg: unknown): Promise<Lo
   if (confirm !== true) {
     const where = entry.nodes.map((o) => `${o.node}: ${o.state === 'present' && o.token === token ? 'holds it → PEXPIRE ' + ttlMs + ' ms' : o.state === 'present' ? 'another token → untouched' : o.state + ' → untouched'}`).join('\n');
     const pick = await vscode.window.showWarningMessage(
-      `Extend ${printable(key)}, held by ${shortToken(token, 20)} (not taken in this window)?`,
+      `Extend ${printable(key)}, held by ${rowToken(token, 20)} (not taken in this window)?`,
       { modal: true, detail: `${where}\n\nOnly copies that still hold this token are extended.` },
       'Extend',
     );
@@ -84,7 +84,7 @@ async function extendForeign(s: Services, key: string, arg: unknown): Promise<Lo
   try {
     const lock = redlock.lockFor(parseKeyArg(entry.key), token, ttlMs);
     const longer = await withProgress(`Extending ${printable(key)}…`, () => redlock.extend(lock, ttlMs!));
-    s.log.info(`extended foreign lock ${printable(key)} (token ${shortToken(token, 20)}) to ${ttlMs} ms (validity ${longer.validityMs} ms)`);
+    s.log.info(`extended foreign lock ${printable(key)} (token ${rowToken(token, 20)}) to ${ttlMs} ms (validity ${longer.validityMs} ms)`);
     await s.model.refresh();
     return { key, token: longer.token, validityMs: longer.validityMs };
   } catch (e) {
