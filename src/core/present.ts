@@ -61,6 +61,14 @@ export function stateText(o: Pick<Observation, 'state' | 'reason'>): string {
   return o.state === 'present' || o.state === 'absent' ? o.state : `${o.state}${o.reason ? `: ${o.reason}` : ''}`;
 }
 
+/**
+ * Whether a node's failure text says it wants (another) password. A node status carries
+ * only that text (its JSON shape is fixed), so this is the one place that reads it.
+ */
+export function isAuthFailure(reason: string | null | undefined): boolean {
+  return !!reason && /NOAUTH|WRONGPASS|invalid username-password|\bAUTH\b|invalid password/i.test(reason);
+}
+
 /** What one node said to a write, as a failure line names it. */
 export interface NodeAnswer {
   node: string;

@@ -1,6 +1,7 @@
 // `redlock.nodes` entries to core node inputs. Passwords come from SecretStorage and are
 // put into the URL handed to the core only: node ids never carry them.
 import { parseNodeUrl, type NodeSpec } from '../core';
+import { isAuthFailure } from '../core/present';
 
 export type NodeSetting = string | { name?: string; url: string };
 
@@ -52,7 +53,7 @@ export function withPassword(url: string, password: string | undefined): string 
 
 /** Whether a node's error means it wants (another) password. */
 export function isAuthError(reason: string | null | undefined): boolean {
-  return !!reason && /NOAUTH|WRONGPASS|invalid username-password|AUTH failed|invalid password/i.test(reason);
+  return isAuthFailure(reason);
 }
 
 /** Splits a password out of a URL so the URL can go into settings and the password into SecretStorage. */

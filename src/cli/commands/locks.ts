@@ -4,7 +4,7 @@
 // given token, and validityMs is null whenever nothing is held afterwards (release included).
 import { Command, Option } from 'commander';
 import { NodeAttempt, RedlockError } from '../../core/errors';
-import { noQuorumLine } from '../../core/present';
+import { isAuthFailure, noQuorumLine } from '../../core/present';
 import { Lock, Redlock } from '../../core/redlock';
 import { displayToken } from '../../core/tokens';
 import { escapeText, safeJson } from '../escape';
@@ -93,7 +93,7 @@ export async function runRelease(redlock: Redlock, cmd: { resources: Buffer[]; t
     io.out([`${styleFor(io.colour).green('released')} ${keyList(lock.resources)} on ${released} of ${r.nodes.length} nodes`, ...renderNodeList(r.nodes, styleFor(io.colour))].join('\n'));
   }
   if (answered < redlock.quorum) {
-    const auth = down.some((n) => /NOAUTH|WRONGPASS|AUTH/i.test(n.reason ?? '')) ? ' (check the password in the node URL or REDLOCK_PASSWORD)' : '';
+    const auth = down.some((n) => isAuthFailure(n.reason)) ? ' (check the password in the node URL or REDLOCK_PASSWORD)' : '';
     io.err(`redlock-inspector: cannot release ${what}: fewer than ${redlock.quorum} of ${r.nodes.length} nodes answered: ${downList}${auth}`);
     return EXIT.noQuorum;
   }

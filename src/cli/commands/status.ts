@@ -4,6 +4,7 @@
 // change the exit code, and too few nodes (exit 3) wins over a match.
 import { Command, Option } from 'commander';
 import type { Redlock } from '../../core/redlock';
+import { isAuthFailure } from '../../core/present';
 import type { Snapshot } from '../../core/types';
 import type { CliContext } from '../context';
 import { escapeText, safeJson } from '../escape';
@@ -40,7 +41,7 @@ export function statusExit(snap: NodeSide): ExitCode {
 /** One stderr line naming every node that did not answer. */
 export function noQuorumLine(snap: NodeSide): string {
   const down = snap.nodes.filter((n) => !n.reachable).map((n) => `${escapeText(n.node)}: ${escapeText(n.error ?? 'no answer')}`);
-  const auth = snap.nodes.some((n) => !n.reachable && /NOAUTH|WRONGPASS|AUTH/i.test(n.error ?? ''));
+  const auth = snap.nodes.some((n) => !n.reachable && isAuthFailure(n.error));
   const hint = auth ? ' (check the password in the node URL or REDLOCK_PASSWORD)' : '';
   return `redlock-inspector: only ${reachableCount(snap)} of ${snap.nodes.length} nodes answered (quorum ${snap.quorum}): ${down.join('; ')}${hint}`;
 }
