@@ -4,6 +4,7 @@
 // `action()`; nothing here calls process.exit.
 import type { Command } from 'commander';
 import { Redlock } from '../core/redlock';
+import { escapeText } from './escape';
 import { CliError, EXIT, ExitCode } from './exit';
 import type { Io } from './io';
 import { envFlag, NodeOptions, splitNodeList } from './options';
@@ -65,7 +66,10 @@ export class CliContext {
       defaultPassword: this.io.env.REDLOCK_PASSWORD || undefined,
     });
     try {
-      return await run(redlock);
+      const code = await run(redlock);
+      // A node whose identity rests on host:port only (the user may not run INFO).
+      for (const w of redlock.warnings) this.io.err(`${PREFIX}warning: ${escapeText(w)}`);
+      return code;
     } finally {
       await redlock.quit().catch(() => undefined);
     }

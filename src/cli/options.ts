@@ -70,15 +70,17 @@ export function parseToken(text: string): Buffer {
 
 /**
  * REDLOCK_NODES is comma-separated, but a sentinel or cluster URL holds commas of its own
- * (`redis+sentinel://a:26379,b:26379/mymaster`): a piece without `://` continues the URL
- * before it.
+ * (`redis+sentinel://a:26379,b:26379/mymaster`): a piece without `://` continues a
+ * sentinel or cluster URL before it.
  */
 export function splitNodeList(text: string): string[] {
   const urls: string[] = [];
   for (const piece of text.split(',')) {
     const p = piece.trim();
     if (!p) continue;
-    if (p.includes('://') || urls.length === 0) urls.push(p);
+    // Only a sentinel or cluster URL continues; anything else starts a new entry, so a
+    // malformed piece never becomes part of another URL's password.
+    if (p.includes('://') || urls.length === 0 || !/^redis\+(sentinel|cluster):\/\//i.test(urls[urls.length - 1])) urls.push(p);
     else urls[urls.length - 1] += ',' + p;
   }
   return urls;

@@ -8,7 +8,7 @@ import { classify, quorumOf, skipReason } from './classify';
 import type { InspectOptions, InspectPage, ScanCursor } from './inspectTypes';
 import { DeadlineError, describeFailure, RedisNode } from './nodes';
 import type Redis from 'ioredis';
-import { absentOn, decodeScanPage, pageCursor, ReadBatch, readObservations, requestScanPage } from './readScript';
+import { absentOn, decodeScanPage, pageCursor, pageKeyCount, ReadBatch, readObservations, requestScanPage } from './readScript';
 import { displayKey } from './tokens';
 import type { LockEntry, NodeStatus, Observation, SkippedKey, Snapshot } from './types';
 
@@ -17,7 +17,7 @@ const SCAN_COUNT = 1000;
 const READ_BATCH = 1000;
 /** Cursor of a pattern whose scan finished ('0' is a scan not yet started). */
 const DONE = 'done';
-const ASCII_NAME = /^[\x00-\x7f]*$/;
+const PRINTABLE_ASCII_NAME = /^[\x20-\x7e]*$/;
 
 /** Epoch ms that never jumps backwards with the wall clock during a snapshot. */
 const wallAnchor = Date.now();
@@ -92,6 +92,8 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     truncated: false,
   };
   try {
+    // A node that just (re)connected is read once the server it reaches is known and distinct.
+    if (!node.identified) await withDeadline(node.gate(ctx.commandTimeoutMs), ctx.commandTimeoutMs);
     // TIME doubles as the health probe: its round trip is the latency, its answer the offset.
     const t0 = performance.now();
     const sent = clockNow();
@@ -132,7 +134,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         const next = pageCursor(flat);
         cursor = next === '0' ? DONE : next;
         scan.cursors[p] = cursor;
-        scanned += (flat.length - 3) / 4;
+        scanned += pageKeyCount(flat);
         inFlight = undefined;
         if (cursor !== DONE) {
           if (outOfBudget()) scan.truncated = true;
@@ -142,6 +144,8 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         const page = decodeScanPage(flat, node.id, scan.absent);
         const at = page.nodeTimeMs - scan.offsetMs;
         for (let i = 0; i < page.keys.length; i++) scan.reads.set(page.keys[i].toString('latin1'), { obs: page.observations[i], at });
+        // The call's budget ran out on a page of fat keys: the rest in calls of their own.
+        if (page.unread.length) pendingReads.push(readBatch(ctx, node, page.unread, scan));
       }
     }
     await Promise.all(pendingReads);
@@ -226,9 +230,9 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
   return { locks, lockIds, skipped, skippedIds };
 }
 
-/** ASCII names are their own display form; only other bytes need decoding. */
+/** Printable ASCII names are their own display form; only other bytes need decoding. */
 export function keyOf(id: string): string {
-  return ASCII_NAME.test(id) && !id.startsWith('hex:') ? id : displayKey(Buffer.from(id, 'latin1'));
+  return PRINTABLE_ASCII_NAME.test(id) && !id.startsWith('hex:') ? id : displayKey(Buffer.from(id, 'latin1'));
 }
 
 export async function inspectNodes(ctx: InspectContext, options: InspectOptions = {}): Promise<InspectPage> {

@@ -3,7 +3,7 @@ import './disposable';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { LockAbortedError, NodeAttempt, RedlockError } from './errors';
-import { createNodes, DeadlineError, describeFailure, FailureOutcome, NodeInput, NodeSetOptions, RedisNode } from './nodes';
+import { checkDistinct, createNodes, DeadlineError, describeFailure, FailureOutcome, NodeInput, NodeSetOptions, RedisNode, waitForQuorum } from './nodes';
 import { lockCommands, releaseKeysOn } from './scripts';
 import { InspectContext, inspectNodes } from './inspect';
 import { Watcher, WatchListener, WatchOptions } from './watch';
@@ -30,8 +30,8 @@ export interface AcquireOptions {
 }
 
 export type Resource = string | Buffer;
-export type ReleaseOutcome = 'released' | 'not-held' | 'unreachable';
-export type ForceOutcome = 'deleted' | 'changed' | 'absent' | 'unreachable';
+export type ReleaseOutcome = 'released' | 'not-held' | 'refused' | 'unreachable';
+export type ForceOutcome = 'deleted' | 'changed' | 'absent' | 'refused' | 'unreachable';
 
 export interface ReleaseResult {
   nodes: Array<{ node: string; outcome: ReleaseOutcome; reason?: string }>;
@@ -66,6 +66,8 @@ function newToken(): string {
 }
 
 const isGrant = (v: unknown): boolean => v === 'OK' || v === 0;
+/** The extend script's success: {1, expiry before, expiry after, ...}. */
+const extended = (v: unknown): boolean => Array.isArray(v) && v[0] === 1;
 
 function countGranted(rs: ReadonlyArray<{ ok: boolean; value?: unknown } | undefined>): number {
   let n = 0;
@@ -171,14 +173,24 @@ function round<T>(
   nodes.forEach((node, i) => {
     let p: Promise<T>;
     try {
-      node.cork();
-      p = call(node);
+      // A node just (re)connected counts once the server it reaches is known and distinct.
+      if (node.identified) {
+        node.cork();
+        p = call(node);
+      } else p = node.gate(deadlineMs).then(() => call(node));
     } catch (e) {
       p = Promise.reject(e);
     }
+    node.inflight++;
     p.then(
-      (value) => settle(i, { ok: true, value }),
-      (err) => settle(i, { ok: false, ...describeFailure(err, node) }),
+      (value) => {
+        node.settleOne();
+        settle(i, { ok: true, value });
+      },
+      (err) => {
+        node.settleOne();
+        settle(i, { ok: false, ...describeFailure(err, node) });
+      },
     );
   });
   if (nodes.length === 0) finish();
@@ -235,14 +247,25 @@ export class Redlock {
     this.nodes = createNodes(nodes, options);
     this.quorum = Math.floor(this.nodes.length / 2) + 1;
     const wait = options.connectTimeoutMs ?? 2000;
-    this.connecting = Promise.all(this.nodes.map((n) => n.waitReady(wait))).then(() => {
+    // A quorum of identified connections is enough to start: one frozen node must not
+    // delay every call by the connect timeout; calls wait for the rest within their deadline.
+    this.connecting = waitForQuorum(this.nodes, this.quorum, wait).then(() => {
       this.connecting = undefined;
     });
   }
 
-  /** The first calls after construction wait (bounded) for connections. */
-  private ready(): Promise<void> | undefined {
-    return this.connecting;
+  /**
+   * The first calls after construction wait (bounded) for connections; every call rejects
+   * (NodeConfigError) while two entries are known to reach one server. No round trip.
+   */
+  private async ready(): Promise<void> {
+    if (this.connecting) await this.connecting;
+    checkDistinct(this.nodes);
+  }
+
+  /** Why a node's identity rests on host:port only (the user may not run INFO), per node. */
+  get warnings(): string[] {
+    return this.nodes.flatMap((n) => (n.identityWarning ? [n.identityWarning] : []));
   }
 
   private deadlineFor(ttlMs: number): number {
@@ -265,6 +288,7 @@ export class Redlock {
     const retries = options.retryCount ?? this.options.retryCount ?? 0;
     const signal = options.signal;
     if (this.connecting) await this.connecting;
+    checkDistinct(this.nodes);
     let last: RedlockError | undefined;
     for (let attempt = 0; attempt <= retries; attempt++) {
       if (signal?.aborted) throw new LockAbortedError('acquire aborted');
@@ -349,20 +373,20 @@ export class Redlock {
       this.deadlineFor(ttlMs),
       (rs, pending) => {
         let ok = 0;
-        for (const x of rs) if (x?.ok && x.value === 1) ok++;
+        for (const x of rs) if (x?.ok && extended(x.value)) ok++;
         return ok >= q || ok + pending < q;
       },
     );
     const decided = await r.decided;
     const elapsed = now() - start;
     const validity = ttlMs - elapsed - drift;
-    const describe = (all: ReadonlyArray<Settled<number | [number, Buffer]> | undefined>): NodeAttempt[] =>
+    const describe = (all: ReadonlyArray<Settled<number | [number, Buffer] | number[]> | undefined>): NodeAttempt[] =>
       this.nodes.map((node, i): NodeAttempt => {
         const x = all[i];
         if (!x) return { node: node.id, outcome: 'timeout', reason: 'no answer yet' };
         if (!x.ok) return { node: node.id, outcome: x.outcome, reason: x.reason, ...(x.answered ? { answered: true } : {}) };
-        if (x.value === 1) return { node: node.id, outcome: 'granted' };
-        if (Array.isArray(x.value)) return { node: node.id, outcome: 'held-by-other', heldBy: displayToken(x.value[1]) };
+        if (extended(x.value)) return { node: node.id, outcome: 'granted' };
+        if (Array.isArray(x.value)) return { node: node.id, outcome: 'held-by-other', heldBy: displayToken(x.value[1] as Buffer) };
         if (x.value === -1) return { node: node.id, outcome: 'wrong-type' };
         return { node: node.id, outcome: 'not-held' };
       });
@@ -371,16 +395,38 @@ export class Redlock {
       return this.own(new Lock(lock.token, lock.resources, Math.floor(validity), ttlMs, () => r.settled.then(describe), start + ttlMs - drift, lock.keys, lock.rawToken));
     }
     const detail = granted >= q ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
-    throw new RedlockError('extend', lock.resources, q, describe(await r.settled), detail);
+    const all = await r.settled;
+    await this.restoreExpiries(lock, all);
+    throw new RedlockError('extend', lock.resources, q, describe(all), detail);
+  }
+
+  /**
+   * A failed extend must not leave longer copies behind (a leftover copy extended by a
+   * huge TTL would outlive everything): put back the expiry it replaced on each node that
+   * extended, where nothing changed since (see RESTORE_EXPIRY in scripts.ts).
+   */
+  private async restoreExpiries(lock: Lock, results: ReadonlyArray<Settled<unknown>>): Promise<void> {
+    const targets: RedisNode[] = [];
+    const args: Array<Array<string | Buffer>> = [];
+    this.nodes.forEach((node, i) => {
+      const r = results[i];
+      if (!r?.ok || !extended(r.value)) return;
+      targets.push(node);
+      args.push([...lock.keys, lock.rawToken, ...(r.value as number[]).slice(1).map(String)]);
+    });
+    if (targets.length === 0) return;
+    await round(targets, (node) => lockCommands(node.client).rliRestoreExpiry(lock.keys.length, ...args[targets.indexOf(node)]), this.deadlineFor(lock.ttlMs)).settled;
   }
 
   async release(lock: Lock): Promise<ReleaseResult> {
     if (this.connecting) await this.connecting;
+    checkDistinct(this.nodes);
     const results = await this.releaseKeys(lock.keys, lock.rawToken, lock.ttlMs).settled;
     return {
       nodes: this.nodes.map((node, i) => {
         const r = results[i];
-        if (!r.ok) return { node: node.id, outcome: 'unreachable', reason: r.reason };
+        // A node that answered with a refusal (NOPERM, READONLY...) is not an outage.
+        if (!r.ok) return { node: node.id, outcome: r.answered ? 'refused' : 'unreachable', reason: r.reason };
         return { node: node.id, outcome: r.value > 0 ? 'released' : 'not-held' };
       }),
     };
@@ -415,7 +461,7 @@ export class Redlock {
         const i = targets.indexOf(node);
         if (i < 0) return { node: node.id, outcome: 'absent' as const };
         const r = results[i];
-        if (!r.ok) return { node: node.id, outcome: 'unreachable' as const, reason: r.reason };
+        if (!r.ok) return { node: node.id, outcome: r.answered ? ('refused' as const) : ('unreachable' as const), reason: r.reason };
         return { node: node.id, outcome: r.value === 1 ? ('deleted' as const) : r.value === 0 ? ('absent' as const) : ('changed' as const) };
       }),
     };
@@ -489,8 +535,12 @@ export class Redlock {
 
   /** Live watch: `snapshot` once, then `change` for what changed; stop() ends it. Reads only. */
   watch(options: WatchOptions, listener: WatchListener): Watcher {
-    const watcher = new Watcher(() => this.readContext(), options, listener);
-    void Promise.resolve(this.ready()).then(() => watcher.start());
+    const watcher = new Watcher(() => {
+      checkDistinct(this.nodes);
+      return this.readContext();
+    }, options, listener);
+    // A refused node set surfaces through the first tick (listener.error), like any failure.
+    void this.ready().catch(() => undefined).then(() => watcher.start());
     return watcher;
   }
 
@@ -512,6 +562,10 @@ export class Redlock {
   }
 
   async quit(): Promise<void> {
+    // A call's deadline does not cancel its commands: a SET that answers after the round
+    // gave up, or a compare-and-delete still on its way, must land before the connection
+    // closes, or it could leave a copy behind (bounded: a dead node never answers).
+    await Promise.all(this.nodes.map((n) => n.drained(2000)));
     await Promise.all(this.nodes.map((n) => n.close()));
   }
 }

@@ -3,7 +3,7 @@
 // commands write through its Redlock. The watcher decides what changed (one change engine,
 // docs/architecture.md); this model only applies its changes.
 import * as vscode from 'vscode';
-import { quorumOf, Redlock, type LockEntry, type NodeFacts, type NodeStatus, type Snapshot, type WatchChange, type Watcher, type WatchStatus } from '../core';
+import { NodeConfigError, quorumOf, Redlock, type LockEntry, type NodeFacts, type NodeStatus, type Snapshot, type WatchChange, type Watcher, type WatchStatus } from '../core';
 import type { Log } from './log';
 import { parseNodeSettings, withPassword, type ConfiguredNode } from './nodeSettings';
 import type { PasswordStore } from './passwords';
@@ -58,6 +58,7 @@ export class LockModel implements vscode.Disposable {
   private disposed = false;
   private facts: NodeFacts[] | undefined;
   private lastError: string | undefined;
+  private aliasError: string | undefined;
   /** Redlocks replaced while an auto-extended lock still runs on them. */
   private readonly retiring = new Map<Redlock, number>();
 
@@ -96,7 +97,8 @@ export class LockModel implements vscode.Disposable {
   }
 
   get configError(): string | undefined {
-    return this.built.error;
+    // Two entries found to reach one server (same run_id) are a configuration error too.
+    return this.built.error ?? this.aliasError;
   }
 
   get error(): string | undefined {
@@ -236,6 +238,7 @@ export class LockModel implements vscode.Disposable {
           firstDone();
           if (this.watch?.watcher !== watcher) return;
           const message = e instanceof Error ? e.message : String(e);
+          this.aliasError = e instanceof NodeConfigError ? message : undefined;
           if (message !== this.lastError) this.log.error(`refresh: ${message}`);
           this.lastError = message;
           this.stateEmitter.fire();
@@ -320,6 +323,7 @@ export class LockModel implements vscode.Disposable {
     const previous = this.status;
     const hadError = this.lastError !== undefined;
     this.lastError = undefined;
+    this.aliasError = undefined;
     const nodesChanged = !previous || !sameNodes(previous.nodes, st.nodes);
     for (const n of st.nodes) {
       const was = previous?.nodes.find((p) => p.node === n.node);

@@ -39,7 +39,8 @@ export function parseNodeSettings(raw: readonly unknown[]): ConfiguredNode[] {
 /** The URL with `password` as its credential, unless the URL already carries one. */
 export function withPassword(url: string, password: string | undefined): string {
   if (!password) return url;
-  const m = /^([a-z][a-z0-9+.-]*:\/\/)(?:([^@/]*)@)?(.*)$/is.exec(url.trim());
+  // Userinfo runs to the last '@', as the core parses it (a password may hold '@' or '/').
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)(?:(.*)@)?([^@]*)$/is.exec(url.trim());
   if (!m) return url;
   const [, scheme, userinfo, rest] = m;
   const enc = encodeURIComponent(password);
@@ -58,7 +59,8 @@ export function isAuthError(reason: string | null | undefined): boolean {
 
 /** Splits a password out of a URL so the URL can go into settings and the password into SecretStorage. */
 export function splitPassword(url: string): { url: string; password?: string } {
-  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^@/]*)@(.*)$/is.exec(url.trim());
+  // Userinfo runs to the last '@', as the core parses it (a password may hold '@' or '/').
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)(.*)@([^@]*)$/is.exec(url.trim());
   if (!m) return { url: url.trim() };
   const [, scheme, userinfo, rest] = m;
   const colon = userinfo.indexOf(':');

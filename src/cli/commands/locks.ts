@@ -19,10 +19,12 @@ interface LockDoc {
   resources: string[];
   token: string | null;
   validityMs: number | null;
-  nodes: Array<{ node: string; outcome: string }>;
+  nodes: Array<{ node: string; outcome: string; reason?: string }>;
 }
 
-const pick = (nodes: ReadonlyArray<{ node: string; outcome: string }>): LockDoc['nodes'] => nodes.map(({ node, outcome }) => ({ node, outcome }));
+/** A refusal carries the server's words in `reason`; other outcomes are their own word. */
+export const pick = (nodes: ReadonlyArray<{ node: string; outcome: string; reason?: string }>): LockDoc['nodes'] =>
+  nodes.map(({ node, outcome, reason }) => (outcome === 'refused' && reason !== undefined ? { node, outcome, reason } : { node, outcome }));
 
 /**
  * The core's message already names every node and what it answered; when fewer than a
@@ -75,8 +77,9 @@ export async function runExtend(redlock: Redlock, cmd: { resources: Buffer[]; to
 }
 
 /**
- * Exit codes for release: 3 when fewer than a quorum answered; 1 when no node that answered
- * held the token (expired, already released, or another token's lock: nothing was deleted);
+ * Exit codes for release: 3 when fewer than a quorum answered (a refusal is an answer);
+ * 1 when a node refused (NOPERM, READONLY...: its copy stays until its TTL) or no node
+ * that answered held the token (expired, already released, or another token's lock);
  * otherwise 0, since no answering node holds the token any more.
  */
 export async function runRelease(redlock: Redlock, cmd: { resources: Buffer[]; token: Buffer; json: boolean }, io: Io): Promise<ExitCode> {
@@ -85,17 +88,25 @@ export async function runRelease(redlock: Redlock, cmd: { resources: Buffer[]; t
   const doc: LockDoc = { resources: lock.resources, token: lock.token, validityMs: null, nodes: pick(r.nodes) };
   const released = r.nodes.filter((n) => n.outcome === 'released').length;
   const down = r.nodes.filter((n) => n.outcome === 'unreachable');
+  const refused = r.nodes.filter((n) => n.outcome === 'refused');
   const answered = r.nodes.length - down.length;
   const what = `${keyList(lock.resources)} with token ${escapeText(lock.token)}`;
-  const downList = down.map((n) => `${escapeText(n.node)} unreachable${n.reason ? ` (${escapeText(n.reason)})` : ''}`).join('; ');
+  const list = (ns: typeof down, word: string): string => ns.map((n) => `${escapeText(n.node)}${word}${n.reason ? ` (${escapeText(n.reason)})` : ''}`).join('; ');
+  const downList = list(down, ' unreachable');
   if (cmd.json) io.out(safeJson(doc, 2));
   else if (released > 0) {
     io.out([`${styleFor(io.colour).green('released')} ${keyList(lock.resources)} on ${released} of ${r.nodes.length} nodes`, ...renderNodeList(r.nodes, styleFor(io.colour))].join('\n'));
   }
   if (answered < redlock.quorum) {
     const auth = down.some((n) => isAuthFailure(n.reason)) ? ' (check the password in the node URL or REDLOCK_PASSWORD)' : '';
-    io.err(`redlock-inspector: cannot release ${what}: fewer than ${redlock.quorum} of ${r.nodes.length} nodes answered: ${downList}${auth}`);
+    const also = refused.length ? `; ${list(refused, ' refused')}` : '';
+    io.err(`redlock-inspector: cannot release ${what}: fewer than ${redlock.quorum} of ${r.nodes.length} nodes answered: ${downList}${also}${auth}`);
     return EXIT.noQuorum;
+  }
+  if (refused.length) {
+    const rest = down.length ? `; ${downList}` : '';
+    io.err(`redlock-inspector: cannot release ${what}: refused by ${list(refused, '')}${rest}; those copies stay until their TTL`);
+    return EXIT.refused;
   }
   if (released === 0) {
     io.err(`redlock-inspector: cannot release ${what}: none of the ${answered} nodes that answered holds that token (expired, already released, or held by another token)`);

@@ -2,6 +2,7 @@
 // status document, each next one { at, added, changed, removed }.
 import { Command, Option } from 'commander';
 import type { Redlock } from '../../core/redlock';
+import { NodeConfigError } from '../../core/urls';
 import type { Snapshot } from '../../core/types';
 import type { WatchChange, WatchStatus } from '../../core/watch';
 import type { CliContext } from '../context';
@@ -56,12 +57,31 @@ export async function runWatch(redlock: Redlock, cmd: ReadArgs & { intervalMs: n
       prev = snapshot;
     });
   };
+  // Two entries found to reach one server end the watch (exit 2): every later count would be wrong.
+  let configError: NodeConfigError | undefined;
+  let stopForConfig: () => void = () => undefined;
   const watcher = redlock.watch(
     { patterns: cmd.patterns, expiringThresholdMs: cmd.expiringMs, intervalMs: cmd.intervalMs },
-    { snapshot: (s) => emit(s), change: (c, s) => emit(s, c), error: (e) => io.err(`watch: ${escapeText(e instanceof Error ? e.message : String(e))}`) },
+    {
+      snapshot: (s) => emit(s),
+      change: (c, s) => emit(s, c),
+      error: (e) => {
+        if (e instanceof NodeConfigError) {
+          configError = e;
+          stopForConfig();
+          return;
+        }
+        io.err(`watch: ${escapeText(e instanceof Error ? e.message : String(e))}`);
+      },
+    },
   );
-  await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  await new Promise<void>((resolve) => {
+    stopForConfig = resolve;
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
   await watcher.stop();
   await queue;
+  if (configError) throw configError;
   return code;
 }
