@@ -42,6 +42,8 @@ export default tseslint.config(
       // A variable declared with a default before a block that sets it reads better than
       // the alternatives; TypeScript already reports what is truly unused.
       'no-useless-assignment': 'off',
+      // Style only (let vs const); reviews catch it where it matters.
+      'prefer-const': 'off',
     },
   },
   {

@@ -10,6 +10,7 @@ import { DeadlineError, describeFailure, RedisNode } from './nodes';
 import type Redis from 'ioredis';
 import { absentOn, decodeScanPage, pageCursor, pageKeyCount, ReadBatch, readObservations, requestScanPage } from './readScript';
 import { displayKey } from './tokens';
+import { exactKeysOn, unreadMasters } from './clusterTopology';
 import type { LockEntry, NodeStatus, Observation, SkippedKey, Snapshot } from './types';
 
 export const DEFAULT_PATTERNS = ['*lock*'];
@@ -28,6 +29,8 @@ export interface InspectContext {
   nodes: readonly RedisNode[];
   /** Redis Cluster: each key lives on one master, so its entry lists that master only (N = 1). */
   ownerOnly?: boolean;
+  /** Redis Cluster: the slot ranges each of `nodes` owns (empty while the slot map is unknown). */
+  slotRanges?: ReadonlyArray<Array<[number, number]>>;
   driftFactor: number;
   /** Per call deadline for one SCAN or read batch. */
   commandTimeoutMs: number;
@@ -253,10 +256,31 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
 
   const nowMs = clockNow();
   const { locks, skipped } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);
+  const unread = unreadPart(ctx, scans, patterns, skipped);
   const truncated = scans.some((s) => s.truncated);
   const snapshot: Snapshot = { quorum: ctx.ownerOnly ? 1 : quorumOf(ctx.nodes.length), nodes: scans.map((s) => s.status), locks, skipped, truncated };
   const next: ScanCursor | null = truncated
     ? { patterns, cursors: Object.fromEntries(ctx.nodes.map((n, i) => [n.id, scans[i].status.reachable ? scans[i].cursors : (cont?.cursors[n.id] ?? patterns.map(() => '0'))])) }
     : null;
-  return { snapshot, next, takenAtMs: nowMs };
+  return { snapshot, next, takenAtMs: nowMs, unread };
+}
+
+/**
+ * Cluster masters that own part of the requested keyspace and did not answer. An exact
+ * key on such a master is listed in `skipped` as unreachable: its lock is unknown, not
+ * absent.
+ */
+export function unreadPart(ctx: InspectContext, scans: NodeScan[], patterns: readonly string[], skipped: SkippedKey[]): string[] {
+  if (!ctx.slotRanges) return [];
+  const members = scans.map((s, i) => ({ reachable: s.status.reachable, ranges: ctx.slotRanges![i] ?? [] }));
+  const silent = unreadMasters(patterns, members);
+  let added = false;
+  for (const key of exactKeysOn(patterns, members, silent)) {
+    const shown = displayKey(Buffer.from(key));
+    if (skipped.some((k) => k.key === shown)) continue;
+    skipped.push({ key: shown, reason: 'unreachable' });
+    added = true;
+  }
+  if (added) skipped.sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
+  return silent.map((i) => scans[i].status.node);
 }

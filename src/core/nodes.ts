@@ -6,13 +6,19 @@ import Redis, { Cluster, RedisOptions, ReplyError } from 'ioredis';
 import { classifyFailure, Failure, firstLine } from './replies';
 import { aliasError, checkConfiguredAliases, hostPortKey, runIdOf } from './identity';
 import { formatHostPort, NodeConfigError, NodeSpec, parseNodeUrl } from './urls';
+import { seedIds, trackNodeErrors, waitClusterReady } from './clusterTopology';
+import { clusterMembers } from './clusterMembers';
+import { checkTls, connectionOptions, plainOnTlsReason, plainOnTlsSettled, TlsSettings, watchPlainOnTls } from './tls';
 
-export type NodeInput = string | { name?: string; url: string } | Redis | Cluster;
+/** A URL, a URL with a name and TLS settings of its own, or a client the caller owns. */
+export type NodeInput = string | { name?: string; url: string; tls?: TlsSettings } | Redis | Cluster;
 
 export interface NodeSetOptions {
   connectTimeoutMs?: number;
   /** Used when a URL carries no password (e.g. REDLOCK_PASSWORD). */
   defaultPassword?: string;
+  /** TLS settings for every TLS node that has none of its own (a private CA, a client certificate). */
+  tls?: TlsSettings;
 }
 
 export { DeadlineError, firstLine } from './replies';
@@ -21,6 +27,9 @@ export type { Failure, FailureOutcome } from './replies';
 
 /** Maps any failure of a node call to the contract's outcome words and a safe reason. */
 export function describeFailure(err: unknown, node?: RedisNode): Failure {
+  // A plain connection that a TLS-only port reset: say so instead of ECONNRESET.
+  const plainOnTls = err instanceof ReplyError || err instanceof DeadlineError ? undefined : plainOnTlsReason(node);
+  if (plainOnTls) return { outcome: 'refused', reason: plainOnTls, answered: false };
   return classifyFailure(err, node);
 }
 
@@ -28,11 +37,11 @@ function retryStrategy(times: number): number {
   return Math.min(50 * 2 ** Math.min(times, 6), 2000);
 }
 
-function clientOptions(spec: NodeSpec, connectTimeoutMs: number): RedisOptions {
+function clientOptions(spec: NodeSpec, connectTimeoutMs: number, tls?: TlsSettings): RedisOptions {
   return {
     username: spec.username,
     password: spec.password,
-    tls: spec.tls ? {} : undefined,
+    tls: spec.tls ? connectionOptions(tls) : undefined,
     connectTimeout: connectTimeoutMs,
     enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,
@@ -50,8 +59,13 @@ function clientOptions(spec: NodeSpec, connectTimeoutMs: number): RedisOptions {
   };
 }
 
-function createClient(spec: NodeSpec, connectTimeoutMs: number): Redis | Cluster {
-  const base = clientOptions(spec, connectTimeoutMs);
+/** Well below the overall wait, so at least a second sentinel is asked in time. */
+export function sentinelTimeout(connectTimeoutMs: number): number {
+  return Math.max(100, Math.min(500, Math.floor(connectTimeoutMs / 4)));
+}
+
+function createClient(spec: NodeSpec, connectTimeoutMs: number, tls?: TlsSettings): Redis | Cluster {
+  const base = clientOptions(spec, connectTimeoutMs, tls);
   if (spec.kind === 'standalone') return new Redis({ ...base, host: spec.host, port: spec.port, db: spec.db });
   if (spec.kind === 'sentinel') {
     return new Redis({
@@ -62,28 +76,49 @@ function createClient(spec: NodeSpec, connectTimeoutMs: number): Redis | Cluster
       sentinelUsername: spec.username,
       sentinelPassword: spec.password,
       sentinelRetryStrategy: retryStrategy,
+      // A hung sentinel (paused, overloaded) accepts the connection and never answers:
+      // each one gets a short deadline so the next one is asked within the overall wait.
+      sentinelCommandTimeout: sentinelTimeout(connectTimeoutMs),
       enableTLSForSentinelMode: spec.tls,
     });
   }
-  return new Cluster(spec.seeds, {
+  const cluster = new Cluster(spec.seeds, {
     enableOfflineQueue: false,
     clusterRetryStrategy: retryStrategy,
+    // ioredis' own readiness probe goes to a random member while the others still
+    // connect, and with the offline queue off it fails and reconnects, again and again:
+    // waitClusterReady waits for the slot map and the member connections instead.
+    enableReadyCheck: false,
+    // ioredis would resend a command on its own after CLUSTERDOWN or a dropped member
+    // connection, later, past our per-call deadline: a lock written after its caller gave
+    // up. The honest answer now is better (docs/deployments.md).
+    retryDelayOnClusterDown: 0,
+    retryDelayOnFailover: 0,
     redisOptions: (({ enableOfflineQueue: _q, retryStrategy: _r, ...rest }) => rest)(base),
   });
+  trackNodeErrors(cluster);
+  return cluster;
 }
 
 function idOfClient(client: Redis | Cluster): string {
-  if (client instanceof Cluster) {
-    const seeds = (client as unknown as { startupNodes?: Array<{ host?: string; port?: number }> }).startupNodes ?? [];
-    return seeds.map((s) => formatHostPort({ host: s.host ?? '127.0.0.1', port: s.port ?? 6379 })).join(',') || 'cluster';
-  }
+  if (client instanceof Cluster) return seedIds(client).join(',') || 'cluster';
   const o = client.options;
   if (o.sentinels && o.name) return o.name;
   if (o.path) return o.path;
   return formatHostPort({ host: o.host ?? '127.0.0.1', port: o.port ?? 6379 }) + (o.db ? `/${o.db}` : '');
 }
 
-const memberNodes = new WeakMap<Redis, RedisNode>();
+/** A plain standalone node checks its first exchange, so a TLS-only port is named as such. */
+function plainWatched(node: RedisNode, connectTimeoutMs: number): RedisNode {
+  const spec = node.spec;
+  if (spec?.kind === 'standalone' && !spec.tls) watchPlainOnTls(node, node.client as Redis, spec.host, spec.port, Math.min(1000, connectTimeoutMs));
+  return node;
+}
+
+function trackedClient(client: Redis | Cluster): Redis | Cluster {
+  if (client instanceof Cluster) trackNodeErrors(client);
+  return client;
+}
 
 export class RedisNode {
   lastError: string | null = null;
@@ -240,37 +275,33 @@ export class RedisNode {
 
   /** Resolves when connected, or after `ms` whatever the state: callers then fail fast. */
   waitReady(ms: number): Promise<void> {
+    if (this.client instanceof Cluster) return waitClusterReady(this.client, ms);
     if (this.ready || this.client.status === 'end') return Promise.resolve();
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
-        this.client.off('ready', done);
+        this.client.off('ready', answered);
         this.client.off('end', done);
-        this.client.off('error', done);
+        this.client.off('error', answered);
         resolve();
       };
+      // Once a reset has been explained (a plain connection to a TLS-only port).
+      const answered = (): void => void plainOnTlsSettled(this).then(done);
       const timer = setTimeout(done, ms);
-      this.client.once('ready', done);
+      this.client.once('ready', answered);
       this.client.once('end', done);
       // A refused or failed first connection is an answer too: fail fast, do not wait it out.
-      this.client.once('error', done);
+      this.client.once('error', answered);
     });
   }
 
   /**
-   * The masters of a cluster node, as nodes of their own (ids host:port). Cached per
-   * connection so listeners are attached once.
+   * The masters of a cluster's slot map, as nodes of their own (ids host:port); a master
+   * without a connection is still listed, and fails every read with the reason.
    */
   clusterMasters(): RedisNode[] {
     if (!(this.client instanceof Cluster)) return [this];
-    return this.client.nodes('master').map((m) => {
-      let member = memberNodes.get(m);
-      if (!member) {
-        member = new RedisNode(formatHostPort({ host: m.options.host ?? '127.0.0.1', port: m.options.port ?? 6379 }), m, false, undefined, true);
-        memberNodes.set(m, member);
-      }
-      return member;
-    });
+    return clusterMembers(this.client).map((m) => m.node);
   }
 
   /** The string for messages: never carries credentials. */
@@ -299,8 +330,12 @@ export function createNodes(inputs: readonly NodeInput[], options: NodeSetOption
     const spec = typeof input === 'string'
       ? parseNodeUrl(input, undefined, options.defaultPassword)
       : parseNodeUrl(input.url, input.name, options.defaultPassword);
-    return { id: spec.id, spec };
+    const own = typeof input === 'string' ? undefined : input.tls;
+    if (own && !spec.tls) throw new NodeConfigError(`${spec.id}: TLS settings given for a plain URL (use rediss://)`);
+    if (own) checkTls(own);
+    return { id: spec.id, spec, tls: own ?? options.tls };
   });
+  if (options.tls) checkTls(options.tls);
   const seen = new Set<string>();
   for (const s of specs) {
     if (seen.has(s.id)) throw new NodeConfigError(`node ${s.id} is configured twice`);
@@ -314,8 +349,8 @@ export function createNodes(inputs: readonly NodeInput[], options: NodeSetOption
   }
   const nodes = specs.map((s) =>
     'client' in s && s.client
-      ? new RedisNode(s.id, s.client, false)
-      : new RedisNode(s.id, createClient(s.spec!, connectTimeoutMs), true, s.spec),
+      ? new RedisNode(s.id, trackedClient(s.client), false)
+      : plainWatched(new RedisNode(s.id, createClient(s.spec!, connectTimeoutMs, s.tls), true, s.spec), connectTimeoutMs),
   );
   for (const n of nodes) {
     n.peers = nodes;

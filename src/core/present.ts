@@ -5,24 +5,37 @@
 import type { Classification, Observation } from './types';
 
 /**
- * Durations as people read them: `622 ms`, `8.7 s`, `4 min 54 s`, `2 h 5 min`, `3 d 4 h`.
- * Everything rounds down, so no surface promises more time than is left; a negative
- * value is a copy without expiry.
+ * Durations as people read them on every surface: `0.4 ms` (fractions only below 10 ms,
+ * for latencies), `950 ms`, `4.9 s` (tenths up to 100 s), `2 min 3 s`, `1 h 5 min`,
+ * `2 d 3 h`. Everything rounds down, so no surface promises more time than is left;
+ * negative input reads as 0. The scale is in docs/cli.md ("Durations").
  */
 export function formatDuration(ms: number): string {
-  if (ms < 0) return 'no TTL';
-  if (ms < 1000) return `${Math.floor(ms)} ms`;
-  if (ms < 100_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
-  const s = Math.floor(ms / 1000);
+  const v = Math.max(0, ms);
+  if (v < 10 && !Number.isInteger(v)) return `${(Math.floor(v * 10) / 10).toFixed(1)} ms`;
+  if (v < 1000) return `${Math.floor(v)} ms`;
+  if (v < 100_000) return `${(Math.floor(v / 100) / 10).toFixed(1)} s`;
+  const s = Math.floor(v / 1000);
   if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
   if (s < 86_400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
   return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
 }
 
-/** A copy's remaining time: a duration, `no TTL` (never expires) or `?` (not known). */
-export function ttlText(pttlMs: number | null): string {
-  if (pttlMs === null) return '?';
+/** A PTTL as shown: -1 (no expiry) is `no TTL`, an unknown one `TTL ?`. */
+export function formatTtl(pttlMs: number | null): string {
+  if (pttlMs === null) return 'TTL ?';
   return pttlMs < 0 ? 'no TTL' : formatDuration(pttlMs);
+}
+
+/** The same in a table's TTL column, where the heading already says TTL: `?` when unknown. */
+export function ttlText(pttlMs: number | null): string {
+  return pttlMs === null ? '?' : formatTtl(pttlMs);
+}
+
+/** A signed difference such as a clock offset: `+3 ms`, `-1.2 s`, `0 ms`. */
+export function formatOffset(ms: number): string {
+  const sign = ms > 0 ? '+' : ms < 0 ? '-' : '';
+  return `${sign}${formatDuration(Math.abs(ms))}`;
 }
 
 /** How much of a token a surface shows: `keep` or fewer characters whole, else head…tail. */
@@ -47,13 +60,13 @@ export function shortToken(token: string, cut: TokenCut = TOKEN_IN_ROW): string 
 }
 
 /** The short form of a verdict: `held 3/5 · 4.2 s`, `split 2+2/5`, `partial 2/5`, `held 3/5 · no TTL`. */
-export function describeVerdict(c: Pick<Classification, 'verdict' | 'holders' | 'validityMs'>, n: number): string {
+export function describeVerdict(c: Pick<Classification, 'verdict' | 'holders' | 'validityMs'>, n: number, duration: (ms: number) => string = formatDuration): string {
   const counts = Object.values(c.holders).sort((a, b) => b - a);
   if (c.verdict === 'split') return `split ${counts.join('+')}/${n}`;
   const head = `${c.verdict} ${counts[0] ?? 0}/${n}`;
   if (c.verdict !== 'held') return head;
   if (c.validityMs === null) return `${head} · no TTL`;
-  return `${head} · ${formatDuration(c.validityMs)}`;
+  return `${head} · ${duration(c.validityMs)}`;
 }
 
 /** One node's state in a word or two: `present`, `absent`, `unreachable: timeout`. */

@@ -5,12 +5,15 @@ import { performance } from 'node:perf_hooks';
 import { LockAbortedError, NodeAttempt, RedlockError } from './errors';
 import { checkDistinct, createNodes, DeadlineError, describeFailure, FailureOutcome, NodeInput, NodeSetOptions, RedisNode, waitForQuorum } from './nodes';
 import { lockCommands, releaseKeysOn } from './scripts';
-import { InspectContext, inspectNodes } from './inspect';
+import { DEFAULT_PATTERNS, InspectContext, inspectNodes } from './inspect';
 import { Watcher, WatchListener, WatchOptions } from './watch';
 import { nodeFacts } from './facts';
 import type { InspectOptions, InspectPage, NodeFacts } from './inspectTypes';
 import type { Snapshot } from './types';
 import { displayKey, displayToken, parseTokenArg } from './tokens';
+import { Cluster } from 'ioredis';
+import { clusterMembers } from './clusterMembers';
+import { ownerOf, unreadMasters } from './clusterTopology';
 
 export interface RedlockOptions extends NodeSetOptions {
   /** Clock drift allowance as a fraction of the TTL (drift = ttl * driftFactor + 2 ms). */
@@ -27,6 +30,11 @@ export interface RedlockOptions extends NodeSetOptions {
 export interface AcquireOptions {
   retryCount?: number;
   signal?: AbortSignal;
+  /**
+   * Called after each refused attempt that a retry follows, with every node's answer (a
+   * refusal names the holder: one extra bounded GET per refusing node, only when set).
+   */
+  onAttempt?: (refused: { attempt: number; attempts: number; nodes: NodeAttempt[] }) => void;
 }
 
 export type Resource = string | Buffer;
@@ -296,7 +304,8 @@ export class Redlock {
         const jitter = Math.random() * (this.options.retryJitterMs ?? 100);
         await sleep((this.options.retryDelayMs ?? 200) + jitter, signal);
       }
-      const result = await this.attemptAcquire(keys, ttlMs, attempt + 1, attempt === retries);
+      const onRefused = options.onAttempt && ((nodes: NodeAttempt[]): void => options.onAttempt!({ attempt: attempt + 1, attempts: retries + 1, nodes }));
+      const result = await this.attemptAcquire(keys, ttlMs, attempt + 1, attempt === retries, onRefused);
       if (result instanceof Lock) return result;
       if (result) last = result;
     }
@@ -304,7 +313,7 @@ export class Redlock {
   }
 
   /** Resolves undefined for a failed attempt that is not the last: a retry follows. */
-  private async attemptAcquire(keys: Resource[], ttlMs: number, attempt: number, final: boolean): Promise<Lock | RedlockError | undefined> {
+  private async attemptAcquire(keys: Resource[], ttlMs: number, attempt: number, final: boolean, onRefused?: (nodes: NodeAttempt[]) => void): Promise<Lock | RedlockError | undefined> {
     const token = newToken();
     const q = this.quorum;
     const px = String(ttlMs);
@@ -333,8 +342,12 @@ export class Redlock {
     // Some nodes may have granted without the reply arriving: undo on all of them. The
     // release goes out after the SET on each connection, so it also undoes a late one.
     const [all] = await Promise.all([r.settled, this.releaseKeys(keys, token, ttlMs).settled]);
-    // Nobody reads the error of an attempt that is retried: skip asking who holds the key.
-    if (!final) return undefined;
+    // Unless a caller shows progress, nobody reads why a retried attempt failed: skip
+    // asking who holds the key.
+    if (!final) {
+      if (onRefused) onRefused(await this.describeAcquire(keys, all));
+      return undefined;
+    }
     const attempts = await this.describeAcquire(keys, all);
     const detail = countGranted(results) >= q ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
     return new RedlockError('acquire', shown, q, attempts, detail, attempt);
@@ -342,7 +355,7 @@ export class Redlock {
 
   /** Turns round results into per-node answers; a refused SET NX asks who holds the key. */
   private async describeAcquire(keys: Resource[], results: Array<Settled<unknown>>): Promise<NodeAttempt[]> {
-    return Promise.all(
+    return this.named(keys, await Promise.all(
       this.nodes.map(async (node, i): Promise<NodeAttempt> => {
         const r = results[i];
         if (!r.ok) return { node: node.id, outcome: r.outcome, reason: r.reason, ...(r.answered ? { answered: true } : {}) };
@@ -354,7 +367,18 @@ export class Redlock {
         if (!h.ok && h.outcome === 'wrong-type') return { node: node.id, outcome: 'wrong-type', reason: h.reason, answered: true };
         return { node: node.id, outcome: 'held-by-other', heldBy: h.ok && h.value ? displayToken(h.value) : undefined };
       }),
-    );
+    ));
+  }
+
+  /**
+   * A cluster's answers name the master that owns the key, as status does, not the seed
+   * list (every key of one call lives in one slot).
+   */
+  private named<T extends { node: string }>(keys: readonly Resource[], list: T[]): T[] {
+    const client = this.nodes[0].client;
+    if (!(client instanceof Cluster) || keys.length === 0) return list;
+    const owner = ownerOf(client, keys[0]);
+    return owner === undefined ? list : list.map((e) => ({ ...e, node: owner }));
   }
 
   private releaseKeys(keys: Resource[], rawToken: Buffer | string, ttlMs: number): Round<number> {
@@ -380,7 +404,7 @@ export class Redlock {
     const decided = await r.decided;
     const elapsed = now() - start;
     const validity = ttlMs - elapsed - drift;
-    const describe = (all: ReadonlyArray<Settled<number | [number, Buffer] | number[]> | undefined>): NodeAttempt[] =>
+    const describe = (all: ReadonlyArray<Settled<number | [number, Buffer] | number[]> | undefined>): NodeAttempt[] => this.named(lock.keys,
       this.nodes.map((node, i): NodeAttempt => {
         const x = all[i];
         if (!x) return { node: node.id, outcome: 'timeout', reason: 'no answer yet' };
@@ -389,7 +413,7 @@ export class Redlock {
         if (Array.isArray(x.value)) return { node: node.id, outcome: 'held-by-other', heldBy: displayToken(x.value[1] as Buffer) };
         if (x.value === -1) return { node: node.id, outcome: 'wrong-type' };
         return { node: node.id, outcome: 'not-held' };
-      });
+      }));
     const granted = describe(decided).filter((a) => a.outcome === 'granted').length;
     if (granted >= q && validity > 0) {
       return this.own(new Lock(lock.token, lock.resources, Math.floor(validity), ttlMs, () => r.settled.then(describe), start + ttlMs - drift, lock.keys, lock.rawToken));
@@ -423,12 +447,12 @@ export class Redlock {
     checkDistinct(this.nodes);
     const results = await this.releaseKeys(lock.keys, lock.rawToken, lock.ttlMs).settled;
     return {
-      nodes: this.nodes.map((node, i) => {
+      nodes: this.named(lock.keys, this.nodes.map((node, i): ReleaseResult['nodes'][number] => {
         const r = results[i];
         // A node that answered with a refusal (NOPERM, READONLY...) is not an outage.
         if (!r.ok) return { node: node.id, outcome: r.answered ? 'refused' : 'unreachable', reason: r.reason };
         return { node: node.id, outcome: r.value > 0 ? 'released' : 'not-held' };
-      }),
+      })),
     };
   }
 
@@ -439,12 +463,15 @@ export class Redlock {
    */
   async forceRelease(resource: Resource, observed: readonly ObservedCopy[]): Promise<ForceReleaseResult> {
     validateResources([resource]);
-    const byNode = new Map<string, string | null>();
-    for (const o of observed) {
-      if (!this.nodes.some((n) => n.id === o.node)) throw new RangeError(`unknown node "${o.node}" in the observation`);
-      byNode.set(o.node, o.token);
-    }
     await this.ready();
+    const byNode = new Map<string, string | null>();
+    // A cluster snapshot names the owning master; it stands for the cluster node here.
+    const [owner] = this.named([resource], [{ node: this.nodes[0].id }]);
+    for (const o of observed) {
+      const id = o.node === owner.node ? this.nodes[0].id : o.node;
+      if (!this.nodes.some((n) => n.id === id)) throw new RangeError(`unknown node "${o.node}" in the observation`);
+      byNode.set(id, o.token);
+    }
     const targets = this.nodes.filter((n) => typeof byNode.get(n.id) === 'string');
     const results = await round(
       targets,
@@ -457,13 +484,13 @@ export class Redlock {
       this.options.commandTimeoutMs ?? 1000,
     ).settled;
     return {
-      nodes: this.nodes.map((node) => {
+      nodes: this.named([resource], this.nodes.map((node): ForceReleaseResult['nodes'][number] => {
         const i = targets.indexOf(node);
         if (i < 0) return { node: node.id, outcome: 'absent' as const };
         const r = results[i];
         if (!r.ok) return { node: node.id, outcome: r.answered ? ('refused' as const) : ('unreachable' as const), reason: r.reason };
         return { node: node.id, outcome: r.value === 1 ? ('deleted' as const) : r.value === 0 ? ('absent' as const) : ('changed' as const) };
-      }),
+      })),
     };
   }
 
@@ -544,12 +571,27 @@ export class Redlock {
     return watcher;
   }
 
+  /**
+   * Redis Cluster: the masters among `nodes` (a snapshot's or a watch status's) that did
+   * not answer and own part of the keyspace `patterns` can reach; [] elsewhere. What
+   * `inspectPage()` returns as `unread`, for a watch.
+   */
+  unreadKeyspace(nodes: ReadonlyArray<{ node: string; reachable: boolean }>, patterns: readonly string[] = DEFAULT_PATTERNS): string[] {
+    const client = this.nodes[0].client;
+    if (!(client instanceof Cluster)) return [];
+    const ranges = new Map(clusterMembers(client).map((m) => [m.node.id, m.ranges]));
+    const members = nodes.map((n) => ({ reachable: n.reachable, ranges: ranges.get(n.node) ?? [] }));
+    return unreadMasters(patterns, members).map((i) => nodes[i].node);
+  }
+
   /** Read paths see a cluster as its masters; everything else as configured. */
   private readContext(): InspectContext {
-    const cluster = this.nodes[0].isCluster;
+    const cluster = this.nodes[0].client instanceof Cluster ? this.nodes[0].client : undefined;
+    const members = cluster ? clusterMembers(cluster) : undefined;
     return {
-      nodes: cluster ? this.nodes[0].clusterMasters() : this.nodes,
-      ownerOnly: cluster,
+      nodes: members ? members.map((m) => m.node) : this.nodes,
+      ownerOnly: members !== undefined,
+      slotRanges: members?.map((m) => m.ranges),
       driftFactor: this.driftFactor,
       commandTimeoutMs: this.options.readTimeoutMs ?? 2000,
     };

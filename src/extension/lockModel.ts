@@ -3,9 +3,9 @@
 // commands write through its Redlock. The watcher decides what changed (one change engine,
 // docs/architecture.md); this model only applies its changes.
 import * as vscode from 'vscode';
-import { NodeConfigError, quorumOf, Redlock, type LockEntry, type NodeFacts, type NodeStatus, type Snapshot, type WatchChange, type Watcher, type WatchStatus } from '../core';
+import { NodeConfigError, quorumOf, readTlsFiles, Redlock, type LockEntry, type NodeFacts, type NodeStatus, type Snapshot, type WatchChange, type Watcher, type WatchStatus } from '../core';
 import type { Log } from './log';
-import { parseNodeSettings, withPassword, type ConfiguredNode } from './nodeSettings';
+import { parseNodeSettings, tlsPaths, withPassword, type ConfiguredNode } from './nodeSettings';
 import type { PasswordStore } from './passwords';
 import { readSettings, type Settings } from './settings';
 
@@ -168,7 +168,11 @@ export class LockModel implements vscode.Disposable {
     try {
       const nodes = parseNodeSettings(s.nodes);
       const inputs = await Promise.all(
-        nodes.map(async (n) => ({ name: n.id, url: withPassword(n.url, await this.passwords.get(n.id)) })),
+        nodes.map(async (n) => ({
+          name: n.id,
+          url: withPassword(n.url, await this.passwords.get(n.id)),
+          tls: n.tls ? readTlsFiles({ ...tlsPaths(n.tls), passphrase: await this.passwords.passphrase(n.id) }) : undefined,
+        })),
       );
       const redlock = inputs.length > 0 ? new Redlock(inputs, { driftFactor: s.driftFactor, connectTimeoutMs: 1500 }) : undefined;
       built = { signature, redlock, nodes, error: undefined };

@@ -1,9 +1,9 @@
 // Words and icons of the Locks tree, as plain data so they can be tested without VS Code.
 import { extendable } from '../core/actions';
 import type { LockEntry, Observation } from '../core';
-import { shortToken, TOKEN_IN_ROW, ttlText } from '../core/present';
+import { formatTtl, shortToken, TOKEN_IN_ROW } from '../core/present';
 import { printable } from './markdown';
-import { anomalyRank } from './lockOrder';
+import { anomalyRank } from '../shared/lockOrder';
 
 /** A token in a tree row or a dialog: escaped, then cut like every surface cuts (src/core/present.ts). */
 export function rowToken(token: string, keep = TOKEN_IN_ROW.keep): string {
@@ -14,7 +14,7 @@ export function rowToken(token: string, keep = TOKEN_IN_ROW.keep): string {
 export function copyDescription(o: Observation, pttlMs: number | null): string {
   switch (o.state) {
     case 'present': {
-      const ttl = pttlMs === null ? 'TTL ?' : ttlText(pttlMs);
+      const ttl = formatTtl(pttlMs);
       const hold = o.holdCount !== null && o.holdCount > 1 ? ` · ×${o.holdCount}` : '';
       return `${rowToken(o.token ?? '')} · ${ttl}${hold}`;
     }

@@ -1,7 +1,7 @@
 // Lock and anomaly counts; a warning background while any anomaly exists.
 import * as vscode from 'vscode';
 import type { LockModel } from './lockModel';
-import { isAnomaly } from './lockOrder';
+import { isAnomaly } from '../shared/lockOrder';
 
 export class LockStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('redlock.status', vscode.StatusBarAlignment.Left, 50);

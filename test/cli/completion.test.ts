@@ -34,7 +34,8 @@ describe('cli: completion', () => {
     assert.match(text, /complete -F _redlock_inspector redlock-inspector$/);
     assert.deepEqual(bashComplete(text, ['st']), ['status']);
     assert.deepEqual(bashComplete(text, ['']).sort(), ['acquire', 'completion', 'extend', 'force-release', 'help', 'release', 'status', 'watch']);
-    assert.deepEqual(bashComplete(text, ['acquire', 'x', '--t']), ['--ttl']);
+    assert.deepEqual(bashComplete(text, ['acquire', 'x', '--tt']), ['--ttl']);
+    assert.deepEqual(bashComplete(text, ['status', '--tls-c']).sort(), ['--tls-ca', '--tls-cert']);
     assert.deepEqual(bashComplete(text, ['status', '--fa']), ['--fail-on']);
     assert.deepEqual(bashComplete(text, ['status', '--fail-on', 'split,no']), ['split,no-ttl']);
     assert.deepEqual(bashComplete(text, ['status', '--fail-on', 'pa']), ['partial']);

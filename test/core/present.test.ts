@@ -5,7 +5,7 @@ import { answeredCount, isAuthFailure, describeAnswer, formatDuration, noQuorumL
 describe('presentation vocabulary', () => {
   it('prints durations one way, rounding down', () => {
     assert.deepEqual([622, 8_799, 99_999, 294_000, 7_500_000, 2 * 86_400_000 + 3_600_000].map(formatDuration), ['622 ms', '8.7 s', '99.9 s', '4 min 54 s', '2 h 5 min', '2 d 1 h']);
-    assert.equal(formatDuration(-1), 'no TTL');
+    assert.equal(formatDuration(0.42), '0.4 ms');
     assert.deepEqual([null, -1, 4_200].map(ttlText), ['?', 'no TTL', '4.2 s']);
   });
 

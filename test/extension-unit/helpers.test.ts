@@ -7,7 +7,7 @@ import type { LockEntry, Observation } from '../../src/core';
 import { lockEntry } from '../support/entries';
 import { agedEntry, agedPttl, formatSeconds } from '../../src/shared/countdown';
 import { globToRegExp, keyMatcher } from '../../src/extension/glob';
-import { compareLocks, isAnomaly, sortLocks } from '../../src/extension/lockOrder';
+import { compareLocks, isAnomaly, sortLocks } from '../../src/shared/lockOrder';
 import { copyDescription, lockContextValue, lockIcon, rowToken } from '../../src/extension/lockText';
 import { cell, escapeMarkdown, printable } from '../../src/extension/markdown';
 import { isAuthError, parseNodeSettings, splitPassword, withPassword } from '../../src/extension/nodeSettings';

@@ -4,9 +4,9 @@
 // given token, and validityMs is null whenever nothing is held afterwards (release included).
 import { Command, Option } from 'commander';
 import { NodeAttempt, RedlockError } from '../../core/errors';
-import { isAuthFailure, noQuorumLine } from '../../core/present';
-import { Lock, Redlock } from '../../core/redlock';
-import { displayToken } from '../../core/tokens';
+import { isAuthFailure, noQuorumLine, shortToken, TOKEN_IN_SENTENCE } from '../../core/present';
+import { AcquireOptions, Lock, Redlock } from '../../core/redlock';
+import { displayKey, displayToken } from '../../core/tokens';
 import { escapeText, safeJson } from '../escape';
 import type { CliContext } from '../context';
 import { EXIT, ExitCode } from '../exit';
@@ -47,13 +47,31 @@ function failed(e: RedlockError, token: string | null, json: boolean, io: Io): E
   return e.unreachable ? EXIT.noQuorum : EXIT.refused;
 }
 
+/** `waiting for lock:x (held by 7f3a…c2), attempt 7/21`: the progress line of a retrying acquire. */
+export function waitingLine(resources: readonly string[], refused: { attempt: number; attempts: number; nodes: readonly NodeAttempt[] }): string {
+  const holders = new Map<string, number>();
+  for (const n of refused.nodes) if (n.heldBy !== undefined) holders.set(n.heldBy, (holders.get(n.heldBy) ?? 0) + 1);
+  const [top] = [...holders].sort((a, b) => b[1] - a[1]);
+  const others = holders.size - 1;
+  const granted = refused.nodes.filter((n) => n.outcome === 'granted').length;
+  const why = top
+    ? `held by ${escapeText(shortToken(top[0], TOKEN_IN_SENTENCE))}${others > 0 ? ` and ${others} other token${others === 1 ? '' : 's'}` : ''}`
+    : `${granted} of ${refused.nodes.length} nodes granted`;
+  return `waiting for ${keyList(resources)} (${why}), attempt ${refused.attempt}/${refused.attempts}`;
+}
+
 export async function runAcquire(redlock: Redlock, cmd: { resources: Buffer[]; ttlMs: number; retry: number; json: boolean }, io: Io): Promise<ExitCode> {
   let lock: Lock;
+  // Progress only for a person at a terminal; scripts (--json, a pipe) see the result alone.
+  const shown = cmd.resources.map(displayKey);
+  const onAttempt = cmd.retry > 0 && io.errIsTTY && !cmd.json ? (r: Parameters<NonNullable<AcquireOptions['onAttempt']>>[0]): void => io.progress(waitingLine(shown, r)) : undefined;
   try {
-    lock = await redlock.acquire(cmd.resources, cmd.ttlMs, { retryCount: cmd.retry });
+    lock = await redlock.acquire(cmd.resources, cmd.ttlMs, { retryCount: cmd.retry, onAttempt });
   } catch (e) {
     if (e instanceof RedlockError) return failed(e, null, cmd.json, io);
     throw e;
+  } finally {
+    if (onAttempt) io.progress(null);
   }
   const nodes = await lock.settled;
   if (cmd.json) io.out(safeJson({ resources: lock.resources, token: lock.token, validityMs: lock.validityMs, nodes: pick(nodes) } satisfies LockDoc, 2));
