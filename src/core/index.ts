@@ -20,6 +20,8 @@ export { Watcher, JUMP_TOLERANCE_MS } from './watch';
 export type { WatchOptions, WatchChange, WatchListener, WatchStatus, WatchSubscription } from './watch';
 export { INTERNAL_PREFIX, internalKey, isInternalKey, parseInternalKey, hashTagOf } from './internalKeys';
 export type { InternalKind } from './internalKeys';
+export { fencedWrite, readFenced, fenceKeyOf } from './fencing';
+export type { FencedWriteResult } from './fencing';
 export { readTlsFiles, checkTls, PLAIN_ON_TLS } from './tls';
 export type { TlsSettings, TlsFiles } from './tls';
 export { keySlot, patternSlot } from './clusterTopology';

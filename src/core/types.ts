@@ -48,6 +48,10 @@ export interface Classification {
 
 export interface LockEntry extends Omit<Classification, 'quorumToken'> {
   key: string;
+  /** The highest fence counter any node holds for this resource; null when none does. */
+  fence: number | null;
+  /** Fewer than a quorum of reachable nodes hold `fence`: the next fence may repeat one. */
+  fenceRisk: boolean;
   nodes: Observation[];
 }
 

@@ -13,6 +13,7 @@ import { nodeFacts } from './facts';
 import { classifyKeys, clockNow, DEFAULT_PATTERNS, fillGaps, InspectContext, NodeScan, readBatch, scanNode, validatePatterns, withDeadline } from './inspect';
 import type { InspectOptions, NodeFacts } from './inspectTypes';
 import { describeFailure } from './nodes';
+import { attachFences } from './fenceRead';
 import { digestPage, scanTtlPage, UNDIGESTED } from './readScript';
 import type { LockEntry, NodeStatus, SkippedKey, Snapshot } from './types';
 
@@ -115,6 +116,7 @@ function expiriesOf(e: LockEntry, scans: NodeScan[], id: string, ownerOnly: bool
 function sameEntry(a: Known, e: LockEntry, expiries: Array<number | null>): boolean {
   const b = a.entry!;
   if (b.verdict !== e.verdict || b.flags.join() !== e.flags.join() || b.nodes.length !== e.nodes.length) return false;
+  if (b.fence !== e.fence || b.fenceRisk !== e.fenceRisk) return false;
   for (let i = 0; i < e.nodes.length; i++) {
     const x = b.nodes[i];
     const y = e.nodes[i];
@@ -370,10 +372,12 @@ export class Watcher {
         }
       }
       nowMs = clockNow();
-      for (const [id, k] of this.known) if (k.recheckAt <= nowMs) toClassify.add(id);
+      // A fence read between a grant and its raise looks at risk: read it again next tick.
+      for (const [id, k] of this.known) if (k.recheckAt <= nowMs || k.entry?.fenceRisk) toClassify.add(id);
     }
     const threshold = this.options.expiringThresholdMs ?? 2_000;
-    const { locks, lockIds, skipped, skippedIds } = classifyKeys(ctx, scans, toClassify, nowMs, threshold);
+    const { locks, lockIds, skipped, skippedIds, fencesToRead } = classifyKeys(ctx, scans, toClassify, nowMs, threshold);
+    await attachFences(ctx, scans, locks, lockIds, fencesToRead);
     const added: LockEntry[] = [];
     const changed: LockEntry[] = [];
     // The first tick emits one full snapshot: no per-key change copies to build (at 100k

@@ -47,6 +47,12 @@ describe('extension helpers (pure)', () => {
       assert.equal(cell('x'.repeat(100), 10), 'xxxxxxxxx…');
     });
 
+    it('the tooltip shows the fence, and says when it is a fencing risk', () => {
+      assert.doesNotMatch(lockTooltipMarkdown(entry('k'), 0, false), /Fence/);
+      assert.match(lockTooltipMarkdown(entry('k', { fence: 34 }), 0, false), /^Fence: 34$/m);
+      assert.match(lockTooltipMarkdown(entry('k', { fence: 34, fenceRisk: true }), 0, false), /^Fence: 34 · \*\*fencing risk\*\*: fewer than 2 reachable nodes hold it/m);
+    });
+
     it('builds a tooltip table whose rows keep their cells, whatever the key and tokens', () => {
       fc.assert(
         fc.property(fc.string(), fc.array(fc.string(), { minLength: 1, maxLength: 5 }), (key, tokens) => {

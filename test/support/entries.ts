@@ -32,5 +32,6 @@ export function lockEntry(key: string, nodes: Observation[], over: Partial<LockE
   const c = classify({ observations: nodes, readAtMs: nodes.map(() => nowMs), nowMs, driftFactor: options.driftFactor ?? 0.01, expiringThresholdMs: options.expiringThresholdMs ?? 2000 });
   if (!c) throw new Error(`lockEntry(${key}): no present copy, not a lock`);
   const { quorumToken: _quorumToken, ...fields } = c;
-  return { key, ...fields, nodes, ...over };
+  // Fences are read beside the lock, not classified: none unless a test pins one.
+  return { key, ...fields, fence: null, fenceRisk: false, nodes, ...over };
 }
