@@ -5,7 +5,7 @@
 // them by the client's clock.
 import type Redis from 'ioredis';
 import type { Cluster } from 'ioredis';
-import { decodeIdentity } from './holders';
+import { decodeIdentity } from './holderToken';
 import type { Resource } from './redlock';
 import type { Holder } from './types';
 import { internalKeyOf } from './waiters';

@@ -2,7 +2,7 @@
 // from its token, no read), who waits (one read-only script per node and batch), and
 // which locks sit on a wait-for cycle. Reads only.
 import { findCycles, WaitNode } from './deadlocks';
-import { holderOf, processIdOf } from './holders';
+import { holderOf, processIdOf } from './holderToken';
 import type { InspectContext, NodeScan } from './inspect';
 import { withDeadline } from './inspect';
 import type { RedisNode } from './nodes';

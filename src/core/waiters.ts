@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { Cluster } from 'ioredis';
-import { decodeIdentity } from './holders';
+import { decodeIdentity } from './holderToken';
 import { internalKey } from './internalKeys';
 import type { Resource } from './redlock';
 import type { Waiter } from './types';

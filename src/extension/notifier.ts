@@ -38,17 +38,18 @@ export class Notifier implements vscode.Disposable {
   }
 
   private onChange(c: ModelChange): void {
-    const snap = this.model.snapshot;
-    if (!snap) return;
     const wanted = readSettings().notifyOn;
-    const before = new Map((c.previous?.locks ?? []).map((e) => [e.key, e]));
-    if (wanted.includes('lost')) void this.checkLost(snap.locks);
+    if (wanted.length === 0) return;
+    if (wanted.includes('lost')) {
+      const touched = [...c.added, ...c.changed].map((k) => this.model.entry(k)).filter((e): e is LockEntry => e !== undefined);
+      void this.checkLost(touched);
+    }
     for (const key of [...c.added, ...c.changed]) {
-      const e = snap.locks.find((l) => l.key === key);
+      const e = this.model.entry(key);
       if (!e) continue;
       for (const kind of wanted) {
         if (kind === 'lost') continue;
-        const old = before.get(key);
+        const old = c.before.get(key);
         if (CONDITIONS[kind](e) && !(old && CONDITIONS[kind](old))) this.notify(kind, e);
       }
     }
