@@ -5,7 +5,7 @@
 // top of the list, the expanded and the selected ones; the rest every COUNTDOWN_FAR_EVERY
 // ticks (docs/decisions.md: the cost of a countdown over 10,000 rows).
 import * as vscode from 'vscode';
-import { describeVerdict, type LockEntry, type Observation } from '../core';
+import type { LockEntry, Observation } from '../core';
 import { agedEntry, agedPttl } from '../shared/countdown';
 import { keyMatcher } from './glob';
 import type { LockModel, ModelChange } from './lockModel';

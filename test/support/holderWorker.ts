@@ -6,7 +6,6 @@ import { createInterface } from 'node:readline';
 
 type Core = typeof import('../../src/core');
 // Resolved from the working directory: the tests run from the repository root.
-// eslint-disable-next-line @typescript-eslint/no-var-requires
 const core = require(resolve(process.cwd(), 'dist/core/index.js')) as Core;
 
 interface Plan {
