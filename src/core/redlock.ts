@@ -8,6 +8,7 @@ import { lockCommands, releaseKeysOn } from './scripts';
 import { DEFAULT_PATTERNS, InspectContext, inspectNodes } from './inspect';
 import { Watcher, WatchListener, WatchOptions } from './watch';
 import { nodeFacts } from './facts';
+import { quorumOf } from './classify';
 import type { InspectOptions, InspectPage, NodeFacts } from './inspectTypes';
 import type { Snapshot } from './types';
 import { displayKey, displayToken, parseTokenArg } from './tokens';
@@ -276,7 +277,7 @@ export class Redlock {
     this.options = options;
     this.driftFactor = options.driftFactor ?? 0.01;
     this.nodes = createNodes(nodes, options);
-    this.quorum = Math.floor(this.nodes.length / 2) + 1;
+    this.quorum = quorumOf(this.nodes.length);
     this.identity = encodeIdentity(options);
     this.events = options.events ? new EventRecorder(() => this.nodes.map((n) => ({ client: n.client, isCluster: n.isCluster })), options.events === true ? {} : options.events, options.commandTimeoutMs ?? 1000) : undefined;
     const wait = options.connectTimeoutMs ?? 2000;
