@@ -4,7 +4,7 @@
 import { parseKeyArg, parseTokenArg } from '../core/tokens';
 import { escapeText } from './escape';
 
-export const COMMANDS = ['status', 'watch', 'acquire', 'extend', 'release', 'force-release'] as const;
+export const COMMANDS = ['status', 'watch', 'acquire', 'extend', 'release', 'force-release', 'doctor', 'exporter', 'mcp'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 /** Commands that write to a node: refused in read-only mode before any connection. */
@@ -45,7 +45,15 @@ export type Command =
   | ({ name: 'acquire'; resources: Buffer[]; ttlMs: number; retry: number } & Common)
   | ({ name: 'extend'; resources: Buffer[]; token: Buffer; ttlMs: number } & Common)
   | ({ name: 'release'; resources: Buffer[]; token: Buffer } & Common)
-  | ({ name: 'force-release'; resource: Buffer; yes: boolean } & Common);
+  | ({ name: 'force-release'; resource: Buffer; yes: boolean } & Common)
+  | ({ name: 'doctor'; patterns: string[] } & Common)
+  | ({ name: 'exporter'; listen: ListenAddress; intervalMs: number } & ReadArgs)
+  | ({ name: 'mcp'; allowWrites: boolean } & Common);
+
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
 
 interface OptionSpec {
   takesValue: boolean;
@@ -54,16 +62,18 @@ interface OptionSpec {
   commands?: readonly CommandName[];
 }
 
-const READS: readonly CommandName[] = ['status', 'watch'];
+const READS: readonly CommandName[] = ['status', 'watch', 'exporter'];
 const OPTIONS: Record<string, OptionSpec> = {
   '--node': { takesValue: true, repeatable: true },
   '--read-only': { takesValue: false },
   '--json': { takesValue: false },
   '--help': { takesValue: false },
   '--version': { takesValue: false },
-  '--pattern': { takesValue: true, repeatable: true, commands: READS },
+  '--pattern': { takesValue: true, repeatable: true, commands: [...READS, 'doctor'] },
   '--expiring-ms': { takesValue: true, commands: READS },
-  '--interval': { takesValue: true, commands: ['watch'] },
+  '--interval': { takesValue: true, commands: ['watch', 'exporter'] },
+  '--listen': { takesValue: true, commands: ['exporter'] },
+  '--allow-writes': { takesValue: false, commands: ['mcp'] },
   '--ttl': { takesValue: true, commands: ['acquire', 'extend'] },
   '--retry': { takesValue: true, commands: ['acquire'] },
   '--token': { takesValue: true, commands: ['extend', 'release'] },
@@ -153,6 +163,14 @@ function resourceArg(text: string): Buffer {
   return key;
 }
 
+/** `HOST:PORT` or `[v6]:PORT`; port 0 picks a free one. */
+export function parseListen(text: string): ListenAddress {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]+)):(\d{1,5})$/.exec(text);
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65535) throw new UsageError(`invalid --listen "${escapeText(text)}": expected HOST:PORT, e.g. 127.0.0.1:9464 or [::1]:9464`);
+  return { host: m[1] ?? m[2], port };
+}
+
 export function parseArgs(argv: readonly string[], env: Env = {}): Command {
   const { options, positionals } = tokenize(argv);
   if (options.has('--help') || positionals[0] === 'help') return { name: 'help' };
@@ -182,8 +200,17 @@ export function parseArgs(argv: readonly string[], env: Env = {}): Command {
   };
 
   switch (name) {
+    case 'doctor':
+    case 'mcp': {
+      if (args.length) throw new UsageError(`${name} takes no arguments (got "${escapeText(args[0])}")`);
+      if (name === 'mcp') return { name, allowWrites: options.has('--allow-writes'), ...common };
+      const patterns = options.get('--pattern') ?? ['*lock*'];
+      if (patterns.some((p) => p === '')) throw new UsageError('empty --pattern value');
+      return { name, patterns, ...common };
+    }
     case 'status':
-    case 'watch': {
+    case 'watch':
+    case 'exporter': {
       if (args.length) throw new UsageError(`${name} takes no arguments (got "${escapeText(args[0])}"; use --pattern GLOB)`);
       const patterns = options.get('--pattern') ?? ['*lock*'];
       if (patterns.some((p) => p === '')) throw new UsageError('empty --pattern value');
@@ -193,7 +220,10 @@ export function parseArgs(argv: readonly string[], env: Env = {}): Command {
       if (name === 'status') return { name, ...read };
       const i = one('--interval');
       const intervalMs = i === undefined ? DEFAULT_INTERVAL_MS : parseInteger('--interval', i, MIN_INTERVAL_MS, MAX_TTL_MS, 'number of milliseconds');
-      return { name, intervalMs, ...read };
+      if (name === 'watch') return { name, intervalMs, ...read };
+      const l = one('--listen');
+      if (l === undefined) throw new UsageError('exporter needs --listen HOST:PORT (e.g. 127.0.0.1:9464)');
+      return { name, listen: parseListen(l), intervalMs, ...read };
     }
     case 'acquire':
     case 'extend':
@@ -241,6 +271,9 @@ export const USAGE = `Usage:
   redlock-inspector extend  RESOURCE... --token TOKEN --ttl MS [--json]
   redlock-inspector release RESOURCE... --token TOKEN [--json]
   redlock-inspector force-release RESOURCE [--yes] [--json]
+  redlock-inspector doctor  [--node URL]... [--pattern GLOB]... [--json]
+  redlock-inspector exporter --listen HOST:PORT [--node URL]... [--pattern GLOB]... [--interval MS]
+  redlock-inspector mcp     [--node URL]... [--allow-writes]
 
 Nodes: --node URL (repeatable) replaces REDLOCK_NODES (comma-separated). URLs:
   redis://[user:pass@]host:port[/db], rediss:// (TLS),
@@ -252,4 +285,4 @@ RESOURCE and TOKEN accept hex:<hex> for bytes that are not printable UTF-8.
 
 Exit codes: 0 done; 1 refused by the nodes that answered; 2 bad usage or input,
 read-only refusal, force-release without --yes off a terminal; 3 fewer than a
-quorum of nodes answered.`;
+quorum of nodes answered; 4 doctor found an error-level problem.`;

@@ -10,6 +10,8 @@ export const EXIT = {
   usage: 2,
   /** Fewer than a quorum of nodes answered. */
   noQuorum: 3,
+  /** A monitoring check matched: the doctor found an error-level problem. */
+  findings: 4,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -7,7 +7,10 @@ import { RedlockError } from '../core/errors';
 import { Redlock } from '../core/redlock';
 import { NodeConfigError } from '../core/urls';
 import { Command, parseArgs, USAGE, UsageError, WRITE_COMMANDS } from './args';
+import { runDoctor } from './commands/doctor';
+import { runExporter } from './commands/exporter';
 import { runForceRelease } from './commands/forceRelease';
+import { runMcp } from './commands/mcp';
 import { runAcquire, runExtend, runRelease } from './commands/locks';
 import { runStatus } from './commands/status';
 import { runWatch } from './commands/watch';
@@ -64,6 +67,12 @@ async function run(cmd: Exclude<Command, { name: 'help' | 'version' }>, redlock:
       return runRelease(redlock, cmd, io);
     case 'force-release':
       return runForceRelease(redlock, cmd, io);
+    case 'doctor':
+      return runDoctor(redlock, cmd, io);
+    case 'exporter':
+      return runExporter(redlock, cmd, io);
+    case 'mcp':
+      return runMcp(redlock, cmd, io);
   }
 }
 

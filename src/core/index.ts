@@ -19,3 +19,6 @@ export { Watcher } from './watch';
 export type { WatchOptions, WatchChange, WatchListener, WatchStatus } from './watch';
 export { INTERNAL_PREFIX, internalKey, isInternalKey, parseInternalKey, hashTagOf } from './internalKeys';
 export type { InternalKind } from './internalKeys';
+export { diagnose } from './doctor';
+export type { Finding, FindingCode, Severity, DoctorReport, DoctorOptions, DiagnoseInput } from './doctor';
+export type { DeploymentFacts, DeniedCommand } from './deploymentFacts';

@@ -7,6 +7,7 @@ import { lockCommands, releaseKeysOn } from './scripts';
 import { InspectContext, inspectNodes } from './inspect';
 import { Watcher, WatchListener, WatchOptions } from './watch';
 import { nodeFacts } from './facts';
+import { DoctorOptions, DoctorReport, runDoctor } from './doctor';
 import type { InspectOptions, InspectPage, NodeFacts } from './inspectTypes';
 import type { Snapshot } from './types';
 import { displayKey, displayToken, parseTokenArg } from './tokens';
@@ -491,6 +492,12 @@ export class Redlock {
   async nodeFacts(longestTtlMs = 0): Promise<NodeFacts[]> {
     await this.ready();
     return Promise.all(this.readContext().nodes.map((n) => nodeFacts(n, longestTtlMs, this.options.readTimeoutMs ?? 2000)));
+  }
+
+  /** Deployment findings (replicas, eviction, persistence, clocks, permissions...). Reads only. */
+  async doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
+    await this.ready();
+    return runDoctor({ ...this.readContext(), configured: this.nodes.length, quorum: this.quorum, deadlineFor: (ttl) => this.deadlineFor(ttl) }, options);
   }
 
   async quit(): Promise<void> {
