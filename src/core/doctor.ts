@@ -180,7 +180,8 @@ function identity(input: DiagnoseInput, add: Add): void {
       .filter((i) => facts[i].role === 'replica')
       .map((i) => `${facts[i].node} replicates from ${facts[i].masterAddress ?? 'the same master'}`)
       .join('; ');
-    const replica = group.find((i) => facts[i].role === 'replica') ?? group[group.length - 1];
+    // Named on the entry that adds the duplicate vote: the (last) replica.
+    const replica = group.filter((i) => facts[i].role === 'replica').pop() ?? group[group.length - 1];
     add('error', 'not-independent', facts[replica].node, `${names.join(', ')} are not independent${how ? ` (${how})` : ''}: they hold one data set, so one failure or failover counts against several votes`, 'configure only independent masters (no replication between them); drop the replicas from the lock configuration');
   }
 }
