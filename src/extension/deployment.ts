@@ -1,0 +1,85 @@
+// The deployment doctor for the Nodes view and the status bar: runs the core's doctor
+// when the configured nodes change and on demand, and keeps its latest findings.
+import * as vscode from 'vscode';
+import type { DoctorReport, Finding } from '../core';
+import type { LockModel } from './lockModel';
+import type { Log } from './log';
+
+export class DeploymentDoctor implements vscode.Disposable {
+  private report: DoctorReport | undefined;
+  private failure: string | undefined;
+  private ranFor = '';
+  private running: Promise<DoctorReport | undefined> | undefined;
+  private disposed = false;
+  private readonly emitter = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.emitter.event;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly model: LockModel, private readonly log: Log) {
+    // Findings are about the configuration, not about each refresh: run when the node list changes.
+    this.subscription = model.onDidChangeNodes(() => {
+      const ids = this.nodeIds();
+      if (ids !== this.ranFor && ids !== '') void this.run();
+    });
+  }
+
+  private nodeIds(): string {
+    return this.model.configuredNodes.map((n) => n.id).join('\n');
+  }
+
+  get findings(): Finding[] | undefined {
+    return this.nodeIds() === '' ? undefined : this.report?.findings;
+  }
+
+  get errorCount(): number {
+    return this.findings?.filter((f) => f.severity === 'error').length ?? 0;
+  }
+
+  /** Why the last run failed (a config error, no node); undefined when it ran. */
+  get error(): string | undefined {
+    return this.failure;
+  }
+
+  get isRunning(): boolean {
+    return this.running !== undefined;
+  }
+
+  /** Single-flight: a call while one runs gets that run. */
+  run(): Promise<DoctorReport | undefined> {
+    this.running ??= this.runOnce().finally(() => {
+      this.running = undefined;
+      if (!this.disposed) this.emitter.fire();
+    });
+    if (!this.disposed) this.emitter.fire();
+    return this.running;
+  }
+
+  private async runOnce(): Promise<DoctorReport | undefined> {
+    this.ranFor = this.nodeIds();
+    const redlock = await this.model.redlock();
+    if (!redlock) {
+      this.report = undefined;
+      this.failure = this.model.configError ?? 'no Redis node configured';
+      return undefined;
+    }
+    const done = redlock.doctor({ patterns: this.model.settings.keyPatterns });
+    this.model.hold(redlock, done);
+    try {
+      this.report = await done;
+      this.failure = undefined;
+      const errors = this.report.findings.filter((f) => f.severity === 'error');
+      for (const f of errors) this.log.warn(`deployment: ${f.code}${f.node ? ` (${f.node})` : ''}: ${f.message}`);
+      return this.report;
+    } catch (e) {
+      this.failure = e instanceof Error ? e.message : String(e);
+      this.log.warn(`deployment doctor failed: ${this.failure}`);
+      return undefined;
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.subscription.dispose();
+    this.emitter.dispose();
+  }
+}
