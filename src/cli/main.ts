@@ -72,7 +72,7 @@ async function run(cmd: Exclude<Command, { name: 'help' | 'version' }>, redlock:
     case 'exporter':
       return runExporter(redlock, cmd, io);
     case 'mcp':
-      return runMcp(redlock, cmd, io);
+      return runMcp(redlock, cmd, io, version());
   }
 }
 
