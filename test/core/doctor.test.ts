@@ -2,7 +2,7 @@
 // finding shows up on the node configured to cause it, and not on a clean node.
 import assert from 'node:assert/strict';
 import { DoctorReport, Finding, FindingCode, Redlock } from '../../src/core';
-import { RedisServer, withClient } from '../support/redisServer';
+import { RedisServer, startCluster, withClient } from '../support/redisServer';
 import { waitFor } from '../support/wait';
 
 /** A node configured safely for Redlock: AOF fsynced on every write, never evicting. */
@@ -230,5 +230,20 @@ describe('deployment doctor on real nodes', function () {
     } finally {
       await rl.quit();
     }
+  });
+
+  it('a Redis Cluster: every master is read, and N = 1 per key is said as an info', async () => {
+    const masters = await startCluster(3);
+    extra.push(...masters);
+    const report = await doctor([`redis+cluster://127.0.0.1:${masters[0].port}`]);
+    assert.equal(report.quorum, 1);
+    assert.equal(report.answered, 3);
+    const [q] = find(report, 'quorum-size');
+    assert.equal(q?.severity, 'info');
+    assert.match(q.message, /Redis Cluster/);
+    // The harness runs them without persistence: one finding per master, by its own id.
+    assert.deepEqual(find(report, 'persistence').map((f) => f.node).sort(), masters.map(idOf).sort());
+    assert.deepEqual(find(report, 'not-independent'), []);
+    assert.deepEqual(find(report, 'same-server'), []);
   });
 });
