@@ -44,19 +44,23 @@ export class DeploymentDoctor implements vscode.Disposable {
     return this.running !== undefined;
   }
 
-  /** Single-flight: a call while one runs gets that run. */
+  /** Single-flight per node list: a call while a run for the same nodes is under way gets that run. */
   run(): Promise<DoctorReport | undefined> {
-    this.running ??= this.runOnce().finally(() => {
-      this.running = undefined;
-      if (!this.disposed) this.emitter.fire();
-    });
+    if (this.running && this.ranFor === this.nodeIds()) return this.running;
+    const next: Promise<DoctorReport | undefined> = (this.running ?? Promise.resolve(undefined))
+      .then(() => this.runOnce())
+      .finally(() => {
+        if (this.running === next) this.running = undefined;
+        if (!this.disposed) this.emitter.fire();
+      });
+    this.running = next;
     if (!this.disposed) this.emitter.fire();
-    return this.running;
+    return next;
   }
 
   private async runOnce(): Promise<DoctorReport | undefined> {
-    this.ranFor = this.nodeIds();
     const redlock = await this.model.redlock();
+    this.ranFor = this.nodeIds();
     if (!redlock) {
       this.report = undefined;
       this.failure = this.model.configError ?? 'no Redis node configured';
