@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ensureSetup, has, repoRoot } from './setup.mjs';
-import { codeServerEnv, dataDirArgs, freePort, serveArgs, spawnCodeServer } from './workbench.mjs';
+import { codeServerEnv, dataDirArgs, freePort, QUIET_USER_SETTINGS, serveArgs, spawnCodeServer, writeUserSettings } from './workbench.mjs';
 
 const say = (msg) => process.stderr.write(`[demo] ${msg}\n`);
 const children = [];
@@ -31,7 +31,10 @@ function stopAll(code) {
     process.exit(code);
   }, 1500);
 }
-process.on('SIGINT', () => stopAll(0));
+process.on('SIGINT', () => {
+  say('Ctrl-C: stopping VS Code, the watch and the demo nodes');
+  stopAll(0);
+});
 process.on('SIGTERM', () => stopAll(0));
 
 async function startNodes() {
@@ -67,23 +70,37 @@ async function openCodeServer(ws) {
   // The demo has always passed NODE_OPTIONS and VSCODE_* through to code-server.
   const env = codeServerEnv(dirs, {}, { scrubHostVars: false });
   spawnSync(tools.node, [tools.codeServerEntry, ...dataDirArgs(dirs), '--install-extension', vsix], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  // The demo opens on the Redlock view in Dark Modern: no welcome page, no chat, no
+  // port-forward toasts for the demo's own ports.
+  writeUserSettings(dirs['user-data'], {
+    ...QUIET_USER_SETTINGS,
+    'workbench.colorTheme': 'Default Dark Modern',
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    'remote.autoForwardPorts': false,
+    'remote.portsAttributes': { '1-65535': { onAutoForward: 'ignore' } },
+  });
   const port = await freePort();
-  // A workbench for a person: the welcome page and the usual reconnection grace stay.
-  children.push(spawnCodeServer(tools, serveArgs(tools, dirs, `127.0.0.1:${port}`, { unattended: false }), { env }));
-  say(`VS Code (code-server) with the extension: http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
+  // The unattended flags matter for a person too: without a short reconnection grace,
+  // every browser reload leaves the previous extension host polling the nodes for hours.
+  children.push(spawnCodeServer(tools, serveArgs(tools, dirs, `127.0.0.1:${port}`, { unattended: true }), { env: { ...env, REDLOCK_REVEAL_VIEW: '1' } }));
+  return `http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`;
 }
 
 async function main() {
   ensureSetup();
   const urls = await startNodes();
   const ws = workspaceFor(urls);
+  let url;
   if (has('code') && !process.env.REDLOCK_DEMO_CODE_SERVER) {
     const code = spawn('code', ['--new-window', `--extensionDevelopmentPath=${repoRoot}`, ws], { detached: true, stdio: 'ignore' });
     code.unref();
     say('opened VS Code with the extension; the Redlock view is in the activity bar');
   } else {
-    await openCodeServer(ws);
+    url = await openCodeServer(ws);
   }
+  // The URL comes last, after the setup noise, so it does not scroll away before the
+  // watch starts.
+  if (url) say(`VS Code (code-server) with the extension: ${url}`);
   say('the same locks in this terminal (Ctrl-C stops everything):');
   const watch = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'watch', '--interval', '2000'], {
     env: { ...process.env, REDLOCK_NODES: urls.join(',') },

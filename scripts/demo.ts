@@ -92,7 +92,9 @@ async function main(): Promise<void> {
   const shutdown = async (sig: string): Promise<void> => {
     if (stopping) process.exit(130); // a second Ctrl-C: do not wait
     stopping = true;
-    console.error(`${sig}: stopping the demo workers and nodes`);
+    // The launcher stops us with SIGTERM after the user's Ctrl-C: no signal name, which
+    // read as if something had killed the demo.
+    console.error(sig === 'SIGHUP' ? 'terminal closed: stopping the demo workers and nodes' : 'stopping the demo workers and nodes');
     const grace = new Promise<void>((r) => setTimeout(r, 3000).unref());
     await Promise.race([demo?.stop().catch(() => undefined), grace]);
     await stopAll();

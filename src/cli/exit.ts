@@ -10,8 +10,8 @@ export const EXIT = {
   usage: 2,
   /** Fewer than a quorum of nodes answered. */
   noQuorum: 3,
-  /** A monitoring check matched: the doctor found an error-level problem. */
-  findings: 4,
+  /** `status --fail-on`: a lock matched one of the given verdicts or flags; `doctor`: an error-level finding. */
+  matched: 4,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -21,4 +21,9 @@ export class CliError extends Error {
   constructor(message: string, readonly code: ExitCode) {
     super(message);
   }
+}
+
+/** Bad usage or input found by our own checks (exit 2), reported as one line. */
+export class UsageError extends Error {
+  override name = 'UsageError';
 }

@@ -1,8 +1,11 @@
 // The process around a command: output streams, the environment, the terminal, a prompt
 // and interruption. Commands only see this interface, so they never call process.exit.
 import { createInterface } from 'node:readline';
-import type { Env } from './args';
 import { colourWanted } from './style';
+
+export interface Env {
+  [name: string]: string | undefined;
+}
 
 export interface Io {
   env: Env;

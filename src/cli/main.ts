@@ -1,37 +1,19 @@
-// redlock-inspector: the shared Redlock core in a terminal (DESIGN.md "Command-line
-// contract"). main() turns argv into an exit code; every failure ends as one line on
-// stderr and the contract's code, never a stack trace.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// redlock-inspector: the shared Redlock core in a terminal, parsed by commander.
+// Each command is a file in src/cli/commands exporting `register(program, ctx)`, listed in
+// commands/index.ts; ctx (context.ts) gives it the Io, node settings and one Redlock per run.
+// main() turns argv into an exit code; every failure ends as one escaped line on stderr and
+// the contract's code (usage errors 2, whatever commander's default), never a stack trace.
+import { Command, CommanderError } from 'commander';
 import { RedlockError } from '../core/errors';
-import { Redlock } from '../core/redlock';
 import { NodeConfigError } from '../core/urls';
-import { Command, parseArgs, USAGE, UsageError, WRITE_COMMANDS } from './args';
-import { runDoctor } from './commands/doctor';
-import { runExporter } from './commands/exporter';
-import { runForceRelease } from './commands/forceRelease';
-import { runMcp } from './commands/mcp';
-import { runAcquire, runExtend, runRelease } from './commands/locks';
-import { runStatus } from './commands/status';
-import { runWatch } from './commands/watch';
+import { COMMANDS } from './commands';
+import { CliContext, PREFIX } from './context';
 import { escapeText } from './escape';
-import { CliError, EXIT, ExitCode } from './exit';
+import { CliError, EXIT, ExitCode, UsageError } from './exit';
 import { Io, processIo } from './io';
+import { packageVersion } from './version';
 
-const PREFIX = 'redlock-inspector: ';
-
-/** Connection settings for a one-shot command: a dead node must not stall it for long. */
-export const CONNECT_TIMEOUT_MS = 2000;
-export const READ_TIMEOUT_MS = 1000;
-
-function version(): string {
-  // dist/cli.js sits next to the package root; elsewhere (tests) the version is unknown.
-  try {
-    return (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
+export { CONNECT_TIMEOUT_MS, READ_TIMEOUT_MS } from './context';
 
 /** Maps any failure to one stderr line and an exit code. */
 export function report(e: unknown, io: Io): ExitCode {
@@ -53,73 +35,98 @@ export function report(e: unknown, io: Io): ExitCode {
   return EXIT.refused;
 }
 
-async function run(cmd: Exclude<Command, { name: 'help' | 'version' }>, redlock: Redlock, io: Io): Promise<ExitCode> {
-  switch (cmd.name) {
-    case 'status':
-      return runStatus(redlock, cmd, io);
-    case 'watch':
-      return runWatch(redlock, cmd, io);
-    case 'acquire':
-      return runAcquire(redlock, cmd, io);
-    case 'extend':
-      return runExtend(redlock, cmd, io);
-    case 'release':
-      return runRelease(redlock, cmd, io);
-    case 'force-release':
-      return runForceRelease(redlock, cmd, io);
-    case 'doctor':
-      return runDoctor(redlock, cmd, io);
-    case 'exporter':
-      return runExporter(redlock, cmd, io);
-    case 'mcp':
-      return runMcp(redlock, cmd, io, version());
+const SUGGESTION = /\n\(Did you mean ([^\n]*)\?\)$/;
+
+/**
+ * commander's error text, as one line of ours: it quotes the user's words raw (an unknown
+ * option may carry an escape sequence), so everything is escaped, the suggestion included.
+ */
+export function errorLine(text: string): string {
+  let body = text.replace(/\n$/, '').replace(/^error: /, '');
+  const m = SUGGESTION.exec(body);
+  let hint = '';
+  if (m) {
+    body = body.slice(0, m.index);
+    hint = ` (did you mean ${escapeText(m[1])}?)`;
   }
+  return PREFIX + escapeText(body) + hint;
+}
+
+/** Text commander writes outside errors (help on stderr): each line escaped, breaks kept. */
+const escapedLines = (text: string): string => text.replace(/\n$/, '').split('\n').map(escapeText).join('\n');
+
+export function buildProgram(ctx: CliContext): Command {
+  const program = new Command('redlock-inspector')
+    .description('See and fix Redis distributed locks (Redlock) across every node.')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .option('--read-only', 'refuse every write command (also REDLOCK_READ_ONLY=1)')
+    .addHelpText('after', HELP_FOOTER)
+    // Set before any command is added: subcommands inherit them.
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .configureHelp({ showGlobalOptions: true })
+    .configureOutput({
+      writeOut: (s) => ctx.io.out(s.replace(/\n$/, '')),
+      writeErr: (s) => ctx.io.err(escapedLines(s)),
+      outputError: (s) => ctx.io.err(errorLine(s)),
+    });
+  for (const register of COMMANDS) register(program, ctx);
+  return program;
+}
+
+/**
+ * `redlock-inspector --node URL status` reads as well as `status --node URL`: options
+ * written before the command move after it, since commander only knows a command's own
+ * options once it has seen the command's name. A value of a value-taking option (a
+ * resource called `status`, say) is never taken for the command.
+ */
+export function commandFirst(program: Command, argv: readonly string[]): string[] {
+  if (argv.length === 0 || !argv[0].startsWith('-')) return [...argv];
+  const names = new Set(program.commands.flatMap((c) => [c.name(), ...c.aliases()]));
+  const takesValue = new Set<string>();
+  for (const c of [program, ...program.commands]) {
+    for (const o of c.options) {
+      if (!o.required && !o.optional) continue;
+      if (o.long) takesValue.add(o.long);
+      if (o.short) takesValue.add(o.short);
+    }
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') break;
+    if (names.has(a)) return [a, ...argv.slice(0, i), ...argv.slice(i + 1)];
+    if (!a.startsWith('-')) break;
+    if (takesValue.has(a)) i++;
+  }
+  return [...argv];
 }
 
 export async function main(argv: readonly string[], io: Io): Promise<ExitCode> {
-  let cmd: Command;
+  const ctx = new CliContext(io);
   try {
-    cmd = parseArgs(argv, io.env);
+    const program = buildProgram(ctx);
+    await program.parseAsync(commandFirst(program, argv), { from: 'user' });
+    return ctx.exitCode;
   } catch (e) {
+    // Help and --version end as a CommanderError with exit code 0; every parse error
+    // (unknown command or option, missing value or argument) is bad usage.
+    if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
     return report(e, io);
-  }
-  if (cmd.name === 'help') {
-    io.out(USAGE);
-    return EXIT.ok;
-  }
-  if (cmd.name === 'version') {
-    io.out(version());
-    return EXIT.ok;
-  }
-  // Refusals that must happen before any connection is opened.
-  if (cmd.readOnly && WRITE_COMMANDS.has(cmd.name)) {
-    const why = io.env.REDLOCK_READ_ONLY !== undefined && !argv.includes('--read-only') ? 'REDLOCK_READ_ONLY is set' : '--read-only';
-    io.err(`${PREFIX}read-only mode (${why}): ${cmd.name} refused; nothing was sent to any node`);
-    return EXIT.usage;
-  }
-  if (cmd.name === 'force-release' && !cmd.yes && !io.stdinIsTTY) {
-    io.err(`${PREFIX}force-release needs --yes when stdin is not a terminal; nothing deleted`);
-    return EXIT.usage;
-  }
-  if (cmd.nodes.length === 0) {
-    io.err(`${PREFIX}no Redis node configured: pass --node URL (repeatable) or set REDLOCK_NODES`);
-    return EXIT.usage;
-  }
-  let redlock: Redlock;
-  try {
-    // Every URL is parsed (NodeConfigError, exit 2) before a single connection opens.
-    redlock = new Redlock(cmd.nodes, { connectTimeoutMs: CONNECT_TIMEOUT_MS, readTimeoutMs: READ_TIMEOUT_MS, defaultPassword: cmd.password });
-  } catch (e) {
-    return report(e, io);
-  }
-  try {
-    return await run(cmd, redlock, io);
-  } catch (e) {
-    return report(e, io);
-  } finally {
-    await redlock.quit().catch(() => undefined);
   }
 }
+
+const HELP_FOOTER = `
+Nodes: --node URL (repeatable) replaces REDLOCK_NODES (comma-separated). URLs:
+  redis://[user:pass@]host:port[/db], rediss:// (TLS),
+  redis+sentinel://host:port[,host:port]/masterName, redis+cluster://host:port[,host:port]
+  REDLOCK_PASSWORD applies to URLs without a password; it is never printed.
+RESOURCE and TOKEN accept hex:<hex> for bytes that are not printable UTF-8.
+Durations (--ttl, --interval, --expiring-ms): 1500, 1500ms, 10s, 2m.
+
+Exit codes: 0 done; 1 refused by the nodes that answered; 2 bad usage or input,
+read-only refusal, force-release without --yes off a terminal; 3 fewer than a
+quorum of nodes answered; 4 status --fail-on matched a lock, or doctor found an
+error-level problem.`;
 
 if (require.main === module) {
   const io = processIo();

@@ -1,6 +1,6 @@
 // ANSI colours by hand: only on a terminal, and never when NO_COLOR is set (no-color.org)
 // or TERM is dumb. Colour wraps text that was already escaped, never raw key bytes.
-import type { Env } from './args';
+import type { Env } from './io';
 
 export interface Style {
   red(s: string): string;

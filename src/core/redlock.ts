@@ -1,4 +1,5 @@
 // The Redlock algorithm (redis.io distlock) over N independent nodes.
+import './disposable';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { LockAbortedError, NodeAttempt, RedlockError } from './errors';
@@ -101,9 +102,18 @@ export class Lock {
     return this.settledSource;
   }
 
-  /** Validity left now (ms), 0 once passed. */
+  /** Validity left now, in whole ms (rounded down), 0 once passed. */
   get remainingMs(): number {
-    return Math.max(0, this.deadline - now());
+    return Math.max(0, Math.floor(this.deadline - now()));
+  }
+
+  /**
+   * `await using lock = await redlock.acquire(...)` releases at scope exit. Never throws:
+   * a lock that already expired or was released resolves `not-held`, and a node that does
+   * not answer lets its copy expire with the TTL.
+   */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await owners.get(this)?.release(this);
   }
 
   /** Epoch ms at which the validity runs out (local clock). */
@@ -111,6 +121,9 @@ export class Lock {
     return Date.now() + (this.deadline - now());
   }
 }
+
+/** The Redlock that made each lock, so the lock can release itself at scope exit. */
+const owners = new WeakMap<Lock, Redlock>();
 
 type Settled<T> = { ok: true; value: T } | { ok: false; outcome: FailureOutcome; reason: string; answered: boolean };
 
@@ -237,6 +250,11 @@ export class Redlock {
     return this.options.commandTimeoutMs ?? Math.min(500, Math.max(50, Math.round(ttlMs / 20)));
   }
 
+  private own(lock: Lock): Lock {
+    owners.set(lock, this);
+    return lock;
+  }
+
   private drift(ttlMs: number): number {
     return Math.round(ttlMs * this.driftFactor) + 2;
   }
@@ -287,7 +305,7 @@ export class Redlock {
     const shown = keys.map(displayKey);
     if (countGranted(results) >= q && validity > 0) {
       const settled = (): Promise<NodeAttempt[]> => r.settled.then((all) => this.describeAcquire(keys, all));
-      return new Lock(token, shown, Math.floor(validity), ttlMs, settled, start + ttlMs - drift, keys, token);
+      return this.own(new Lock(token, shown, Math.floor(validity), ttlMs, settled, start + ttlMs - drift, keys, token));
     }
     // Some nodes may have granted without the reply arriving: undo on all of them. The
     // release goes out after the SET on each connection, so it also undoes a late one.
@@ -351,7 +369,7 @@ export class Redlock {
       });
     const granted = describe(decided).filter((a) => a.outcome === 'granted').length;
     if (granted >= q && validity > 0) {
-      return new Lock(lock.token, lock.resources, Math.floor(validity), ttlMs, () => r.settled.then(describe), start + ttlMs - drift, lock.keys, lock.rawToken);
+      return this.own(new Lock(lock.token, lock.resources, Math.floor(validity), ttlMs, () => r.settled.then(describe), start + ttlMs - drift, lock.keys, lock.rawToken));
     }
     const detail = granted >= q ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
     throw new RedlockError('extend', lock.resources, q, describe(await r.settled), detail);
@@ -456,7 +474,7 @@ export class Redlock {
     validateTtl(ttlMs);
     if (token.length === 0) throw new RangeError('empty token');
     const raw = parseTokenArg(token);
-    return new Lock(displayToken(raw), keys.map(displayKey), 0, ttlMs, () => Promise.resolve([]), 0, keys, raw);
+    return this.own(new Lock(displayToken(raw), keys.map(displayKey), 0, ttlMs, () => Promise.resolve([]), 0, keys, raw));
   }
 
   /** The document `status --json` prints. Reads only. */

@@ -1,127 +1,216 @@
+// The command line as commander parses it: per-command help, suggestions, exit 2 for every
+// usage error, durations, escaping of what is echoed. All of these end before any
+// connection is opened, so no Redis node is needed here.
 import assert from 'node:assert/strict';
-import { envFlag, parseArgs, splitNodeList, UsageError } from '../../src/cli/args';
+import { failOnParser } from '../../src/cli/failOn';
+import { errorLine, main } from '../../src/cli/main';
+import { durationParser, envFlag, parseTtl, splitNodeList } from '../../src/cli/options';
+import { parseDurationMs } from '../../src/shared/duration';
+import { memoryIo, MemoryIo } from './memoryIo';
 
-const N = ['--node', 'redis://127.0.0.1:7001'];
-
-function usage(argv: string[], env = {}): string {
-  try {
-    parseArgs(argv, env);
-  } catch (e) {
-    assert.ok(e instanceof UsageError, `expected a UsageError, got ${String(e)}`);
-    assert.ok(!e.message.includes('\n'), 'one line');
-    return e.message;
-  }
-  assert.fail(`no error for ${JSON.stringify(argv)}`);
+async function run(argv: string[], env = {}): Promise<{ code: number; io: MemoryIo }> {
+  const io = memoryIo(env);
+  const code = await main(argv, io);
+  return { code, io };
 }
 
-describe('cli: argument parsing', () => {
-  it('parses status with repeatable --pattern and --node, and the defaults', () => {
-    const c = parseArgs(['status', '--node', 'redis://a:1', '--node=redis://b:2', '--pattern', 'x*', '--pattern', 'y*', '--json', '--expiring-ms', '500']);
-    assert.equal(c.name, 'status');
-    if (c.name !== 'status') return;
-    assert.deepEqual(c.nodes, ['redis://a:1', 'redis://b:2']);
-    assert.deepEqual(c.patterns, ['x*', 'y*']);
-    assert.equal(c.json, true);
-    assert.equal(c.expiringMs, 500);
-    const d = parseArgs(['status'], { REDLOCK_NODES: 'redis://a:1' });
-    assert.ok(d.name === 'status' && d.patterns.length === 1 && d.patterns[0] === '*lock*' && d.expiringMs === undefined && !d.json);
+/** A usage error: exit 2, nothing on stdout, exactly one escaped line on stderr. */
+async function usage(argv: string[], env = {}): Promise<string> {
+  const { code, io } = await run(argv, env);
+  assert.equal(code, 2, `exit 2 for ${JSON.stringify(argv)}; stderr ${JSON.stringify(io.stderr)}`);
+  assert.deepEqual(io.stdout, []);
+  assert.equal(io.stderr.length, 1, JSON.stringify(io.stderr));
+  const line = io.stderr[0];
+  assert.ok(!line.includes('\n') && !line.includes('\x1b') && !line.includes('\x07'), JSON.stringify(line));
+  assert.ok(line.startsWith('redlock-inspector: '), line);
+  return line;
+}
+
+describe('cli: parsing on commander', () => {
+  describe('options before the command', () => {
+    it('are parsed as the command\'s own, and a value named like a command stays a value', async () => {
+      // --ttl 0 is only known to acquire: reaching its range check proves the command was found.
+      assert.match(await usage(['--node', 'redis://127.0.0.1:1', 'acquire', 'x', '--ttl', '0']), /invalid --ttl "0"/);
+      assert.match(await usage(['--json', '--ttl', '0', 'acquire', 'x']), /invalid --ttl "0"/);
+      const { code, io } = await run(['--read-only', 'release', 'status', '--token', 't']);
+      assert.equal(code, 2);
+      assert.match(io.stderr.join('\n'), /read-only/);
+      assert.match(await usage(['--node', 'status']), /--node/);
+    });
   });
 
-  it('--node replaces REDLOCK_NODES; REDLOCK_NODES keeps sentinel and cluster URLs whole', () => {
-    const env = { REDLOCK_NODES: 'redis://a:1, redis+sentinel://s1:26379,s2:26379/mymaster ,redis+cluster://c1:7000,c2:7000,redis://b:2' };
-    const c = parseArgs(['status'], env);
-    assert.deepEqual(c.name === 'status' && c.nodes, ['redis://a:1', 'redis+sentinel://s1:26379,s2:26379/mymaster', 'redis+cluster://c1:7000,c2:7000', 'redis://b:2']);
-    const d = parseArgs(['status', '--node', 'redis://x:9'], env);
-    assert.deepEqual(d.name === 'status' && d.nodes, ['redis://x:9']);
-    assert.deepEqual(splitNodeList(''), []);
-    assert.deepEqual(splitNodeList(' , '), []);
+  describe('help and version', () => {
+    it('acquire --help prints the help of acquire, not the global help, and exits 0', async () => {
+      for (const argv of [['acquire', '--help'], ['acquire', '-h'], ['help', 'acquire']]) {
+        const { code, io } = await run(argv);
+        assert.equal(code, 0, argv.join(' '));
+        const text = io.stdout.join('\n');
+        assert.match(text, /^Usage: redlock-inspector acquire \[options\] <resource\.\.\.>/);
+        assert.match(text, /--ttl <duration>/);
+        assert.match(text, /--retry <n>/);
+        assert.match(text, /--read-only/, 'global options are listed too');
+        assert.doesNotMatch(text, /force-release|--fail-on|--pattern/);
+        assert.deepEqual(io.stderr, []);
+      }
+    });
+
+    it('status --help documents --fail-on with every name; --help lists every command', async () => {
+      const s = await run(['status', '--help']);
+      assert.equal(s.code, 0);
+      const text = s.io.stdout.join('\n').replace(/\s+/g, ' ');
+      assert.match(text, /--fail-on <names>/);
+      for (const name of ['split', 'partial', 'no-ttl', 'ttl-skew', 'degraded']) assert.ok(text.includes(name), name);
+      const g = await run(['--help']);
+      assert.equal(g.code, 0);
+      for (const c of ['status', 'watch', 'acquire', 'extend', 'release', 'force-release', 'completion']) assert.match(g.io.stdout.join('\n'), new RegExp(`^  ${c} `, 'm'), c);
+    });
+
+    it('--version prints the version and exits 0', async () => {
+      const { code, io } = await run(['--version']);
+      assert.equal(code, 0);
+      assert.equal(io.stdout.length, 1);
+      assert.match(io.stdout[0], /^(\d+\.\d+\.\d+.*|unknown)$/);
+    });
+
+    it('no command at all: the help on stderr and exit 2', async () => {
+      const { code, io } = await run([]);
+      assert.equal(code, 2);
+      assert.deepEqual(io.stdout, []);
+      assert.match(io.stderr.join('\n'), /Usage: redlock-inspector/);
+    });
   });
 
-  it('parses acquire/extend/release with hex: resources and tokens as bytes', () => {
-    const a = parseArgs(['acquire', 'lock:a', 'hex:00ff', '--ttl', '10000', '--retry', '3', ...N]);
-    assert.ok(a.name === 'acquire');
-    if (a.name !== 'acquire') return;
-    assert.deepEqual(a.resources, [Buffer.from('lock:a'), Buffer.from([0, 255])]);
-    assert.equal(a.ttlMs, 10000);
-    assert.equal(a.retry, 3);
-    const e = parseArgs(['extend', 'lock:a', '--token', 'hex:c3', '--ttl=5'], {});
-    assert.ok(e.name === 'extend' && e.token.equals(Buffer.from([0xc3])) && e.ttlMs === 5);
-    const r = parseArgs(['release', '--token', 'abc', 'lock:a', 'lock:b']);
-    assert.ok(r.name === 'release' && r.token.toString() === 'abc' && r.resources.length === 2);
-    assert.equal(parseArgs(['acquire', 'x', '--ttl', '1']).name, 'acquire');
-    const x = parseArgs(['acquire', 'x', '--ttl', '2147483647']);
-    assert.ok(x.name === 'acquire' && x.ttlMs === 2147483647 && x.retry === 0);
+  describe('usage errors exit 2 (never commander\'s 1) with one line', () => {
+    it('suggests the command meant by a typo', async () => {
+      assert.equal(await usage(['stauts']), "redlock-inspector: unknown command 'stauts' (did you mean status?)");
+      assert.match(await usage(['aquire', 'x']), /did you mean acquire\?/);
+      assert.match(await usage(['frobnicate']), /unknown command 'frobnicate'$/);
+    });
+
+    it('suggests the option meant by a typo, per command', async () => {
+      assert.match(await usage(['status', '--jsn']), /unknown option '--jsn' \(did you mean --json\?\)/);
+      assert.match(await usage(['acquire', 'x', '--ttl', '5', '--tll', '5']), /unknown option '--tll' \(did you mean --ttl\?\)/);
+      assert.match(await usage(['status', '--fail-onn', 'split']), /did you mean --fail-on\?/);
+      // --ttl belongs to acquire and extend only.
+      assert.match(await usage(['status', '--ttl', '5']), /unknown option '--ttl'/);
+      assert.match(await usage(['release', 'x', '--token', 't', '--ttl', '5']), /unknown option '--ttl'/);
+    });
+
+    it('missing values, arguments and required options', async () => {
+      assert.match(await usage(['acquire', 'x', '--ttl']), /--ttl <duration>' argument missing/);
+      assert.match(await usage(['acquire', '--ttl', '5']), /missing required argument 'resource'/);
+      assert.match(await usage(['acquire', 'x']), /required option '--ttl <duration>' not specified/);
+      assert.match(await usage(['extend', 'x', '--ttl', '5']), /required option '--token <token>' not specified/);
+      assert.match(await usage(['release', 'x']), /required option '--token <token>' not specified/);
+      assert.match(await usage(['force-release']), /missing required argument 'resource'/);
+      assert.match(await usage(['force-release', 'a', 'b']), /too many arguments/);
+      assert.match(await usage(['status', 'oops']), /too many arguments for 'status'/);
+      assert.match(await usage(['completion']), /missing required argument 'shell'/);
+      assert.match(await usage(['completion', 'fish']), /Allowed choices are bash, zsh/);
+    });
+
+    it('bad values: resources, tokens, nodes, patterns, retries', async () => {
+      assert.match(await usage(['acquire', '', '--ttl', '5']), /empty resource name/);
+      assert.match(await usage(['acquire', 'hex:', '--ttl', '5']), /empty resource name/);
+      assert.match(await usage(['acquire', 'a', 'a', '--ttl', '5']), /resource "a" given twice/);
+      assert.match(await usage(['release', 'a', '--token', '']), /empty --token/);
+      assert.match(await usage(['status', '--pattern', '']), /empty --pattern/);
+      assert.match(await usage(['status', '--node', ' ']), /empty --node/);
+      assert.match(await usage(['acquire', 'x', '--ttl', '5', '--retry', '-1']), /invalid --retry "-1"/);
+      assert.match(await usage(['acquire', 'x', '--ttl', '5', '--retry', '1001']), /invalid --retry/);
+      assert.match(await usage(['status', '--node', 'http://user:hunter2@127.0.0.1:1']), /unknown scheme "http:"/);
+      assert.match(await usage(['status']), /no Redis node configured/);
+    });
+
+    it('refusals before any connection: read-only (flag anywhere, or env) and force-release off a terminal', async () => {
+      const node = ['--node', 'redis://127.0.0.1:1'];
+      for (const argv of [['--read-only', 'acquire', 'x', '--ttl', '10s'], ['acquire', 'x', '--read-only', '--ttl', '10s'], ['release', 'x', '--token', 't', '--read-only'], ['extend', 'x', '--token', 't', '--ttl', '2m', '--read-only'], ['force-release', 'x', '--yes', '--read-only']]) {
+        assert.match(await usage([...argv, ...node]), /read-only mode \(--read-only\): .* refused; nothing was sent/);
+      }
+      assert.match(await usage(['acquire', 'x', '--ttl', '5', ...node], { REDLOCK_READ_ONLY: 'yes' }), /read-only mode \(REDLOCK_READ_ONLY is set\)/);
+      // Read-only wins over the --yes rule; without read-only, --yes is needed off a terminal.
+      assert.match(await usage(['force-release', 'x', '--read-only', ...node]), /read-only/);
+      assert.match(await usage(['force-release', 'x', ...node]), /needs --yes when stdin is not a terminal; nothing deleted/);
+    });
   });
 
-  it('rejects bad TTLs with one line naming the value', () => {
-    for (const bad of ['0', '-1', 'abc', '2147483648', '1.5', '1e3', '', ' 5', '+5', '0x10', '99999999999999999999']) {
-      const m = usage(['acquire', 'x', '--ttl', bad]);
-      assert.match(m, /^invalid --ttl ".*": expected an integer number of milliseconds from 1 to 2147483647$/);
-    }
-    assert.match(usage(['acquire', 'x']), /needs --ttl/);
-    assert.match(usage(['acquire', 'x', '--ttl']), /--ttl needs a value/);
-    assert.match(usage(['extend', 'x', '--token', 't', '--ttl', '0']), /invalid --ttl/);
-    assert.match(usage(['acquire', 'x', '--ttl', '5', '--retry', '-1']), /invalid --retry/);
+  describe('durations', () => {
+    it('--ttl, --interval and --expiring-ms take 1500, 1500ms, 10s and 2m', () => {
+      assert.equal(parseTtl('1500'), 1500);
+      assert.equal(parseTtl('1500ms'), 1500);
+      assert.equal(parseTtl('10s'), 10_000);
+      assert.equal(parseTtl('2m'), 120_000);
+      assert.equal(parseTtl('1.5s'), 1500);
+      assert.equal(parseTtl('1h'), 3_600_000);
+      assert.equal(parseTtl('1'), 1);
+      assert.equal(parseTtl('2147483647'), 2 ** 31 - 1);
+      assert.equal(parseTtl('2147483647ms'), 2 ** 31 - 1);
+      assert.equal(durationParser('--expiring-ms', 0)('0'), 0);
+      assert.equal(durationParser('--interval', 100)('1s'), 1000);
+    });
+
+    it('the shared parser refuses signs, blanks, exponents, unknown units and fractions of a ms', () => {
+      for (const bad of ['', ' 5', '5 ', '+5', '-5', '1e3', '0x10', '1.5', '1.0005s', '5 s', '5sec', '5S', 's', '.5s', '5.s', '99999999999999999999']) {
+        assert.equal(parseDurationMs(bad), undefined, JSON.stringify(bad));
+      }
+      assert.equal(parseDurationMs('0'), 0);
+      assert.equal(parseDurationMs('0.25s'), 250);
+    });
+
+    it('a TTL outside 1..2^31-1 ms exits 2 naming the value', async () => {
+      for (const bad of ['0', '0ms', '-1', 'abc', '2147483648', '2147484s', '25d', '1.5', '10 s']) {
+        assert.match(await usage(['acquire', 'x', '--ttl', bad]), /^redlock-inspector: invalid --ttl ".*": expected a duration from 1 to 2147483647 ms \(1500, 1500ms, 10s, 2m\)$/, bad);
+      }
+      assert.match(await usage(['watch', '--interval', '50ms']), /invalid --interval "50ms"/);
+      assert.match(await usage(['status', '--expiring-ms', '-1']), /invalid --expiring-ms/);
+    });
   });
 
-  it('rejects empty resources and tokens, duplicates, stray arguments and unknown options', () => {
-    assert.match(usage(['acquire', '', '--ttl', '5']), /empty resource/);
-    assert.match(usage(['acquire', 'hex:', '--ttl', '5']), /empty resource/);
-    assert.match(usage(['acquire', '--ttl', '5']), /at least one RESOURCE/);
-    assert.match(usage(['acquire', 'a', 'a', '--ttl', '5']), /given twice/);
-    assert.match(usage(['release', 'a', '--token', '']), /empty --token/);
-    assert.match(usage(['release', 'a']), /needs --token/);
-    assert.match(usage(['force-release']), /exactly one RESOURCE/);
-    assert.match(usage(['force-release', 'a', 'b']), /exactly one RESOURCE/);
-    assert.match(usage(['status', 'oops']), /takes no arguments/);
-    assert.match(usage(['status', '--ttl', '5']), /--ttl is not an option of status/);
-    assert.match(usage(['acquire', 'a', '--ttl', '5', '--ttl', '6']), /more than once/);
-    assert.match(usage(['status', '--bogus']), /unknown option --bogus/);
-    assert.match(usage(['frobnicate']), /unknown command "frobnicate"/);
-    assert.match(usage([]), /missing command/);
-    assert.match(usage(['status', '--pattern', '']), /empty --pattern/);
-    assert.match(usage(['status', '--node', '']), /empty --node/);
-    assert.match(usage(['watch', '--interval', '5']), /invalid --interval/);
-    assert.match(usage(['status', '--json=1']), /takes no value/);
+  describe('escaping what is echoed', () => {
+    const OSC52 = '\x1b]52;c;aGVsbG8=\x07';
+
+    it('an unknown option or command carrying OSC 52 or CSI never reaches the terminal raw', async () => {
+      for (const argv of [['status', `--x${OSC52}`], [`st${OSC52}`], [`\x1b[2J\nstatus`], ['acquire', 'x', '--ttl', `5${OSC52}`], ['status', '--fail-on', `split,${OSC52}`], ['completion', OSC52], ['status', `--x\u202e`], ['status', `\x9b31m`]]) {
+        const line = await usage(argv);
+        assert.doesNotMatch(line, /[\x00-\x1f\x7f-\x9f\u202e]/, JSON.stringify(line));
+      }
+      assert.match(await usage(['status', `--x${OSC52}`]), /unknown option '--x\\x1b\]52;c;aGVsbG8=\\x07'/);
+    });
+
+    it('a forged suggestion inside an argument is escaped, not taken as ours', () => {
+      const forged = "error: unknown command 'a\n(Did you mean \x1b[2J?)'\n(Did you mean status?)\n";
+      const line = errorLine(forged);
+      assert.ok(!line.includes('\n') && !line.includes('\x1b'), JSON.stringify(line));
+      assert.match(line, /\(did you mean status\?\)$/);
+    });
   });
 
-  it('escapes what it echoes', () => {
-    const m = usage(['acquire', 'x', '--ttl', '\x1b[31m\n']);
-    assert.ok(!m.includes('\x1b') && !m.includes('\n'));
-    assert.ok(m.includes('\\x1b'));
+  describe('status --fail-on names', () => {
+    it('takes verdicts and flags, comma-separated and repeatable', () => {
+      assert.deepEqual([...failOnParser('split,no-ttl', undefined)], ['split', 'no-ttl']);
+      assert.deepEqual([...failOnParser('partial', failOnParser('split', undefined))], ['split', 'partial']);
+      assert.deepEqual([...failOnParser(' held , expiring', undefined)], ['held', 'expiring']);
+    });
+
+    it('an unknown name exits 2 and lists the names', async () => {
+      const line = await usage(['status', '--fail-on', 'split,splitt', '--node', 'redis://127.0.0.1:1']);
+      assert.match(line, /invalid --fail-on "splitt": expected verdicts or flags \(split, held, unknown, partial, no-ttl, ttl-skew, expiring, degraded, reentrant\)/);
+      assert.match(await usage(['status', '--fail-on', '']), /invalid --fail-on ""/);
+      assert.match(await usage(['status', '--fail-on', '__proto__']), /invalid --fail-on "__proto__"/);
+      assert.match(await usage(['status', '--fail-on']), /argument missing/);
+    });
   });
 
-  it('-- ends options, so a resource may start with a dash', () => {
-    const c = parseArgs(['acquire', '--ttl', '5', '--', '--weird', '-x']);
-    assert.ok(c.name === 'acquire' && c.resources.map(String).join(' ') === '--weird -x');
-  });
+  describe('environment', () => {
+    it('REDLOCK_NODES keeps sentinel and cluster URLs whole', () => {
+      assert.deepEqual(splitNodeList('redis://a:1, redis+sentinel://s1:26379,s2:26379/mymaster ,redis+cluster://c1:7000,c2:7000,redis://b:2'), ['redis://a:1', 'redis+sentinel://s1:26379,s2:26379/mymaster', 'redis+cluster://c1:7000,c2:7000', 'redis://b:2']);
+      assert.deepEqual(splitNodeList(''), []);
+      assert.deepEqual(splitNodeList(' , '), []);
+    });
 
-  it('read-only from the flag or REDLOCK_READ_ONLY; force-release --yes / -y', () => {
-    assert.ok(parseArgs(['release', 'a', '--token', 't', '--read-only']).name === 'release');
-    const r = parseArgs(['release', 'a', '--token', 't', '--read-only']);
-    assert.ok('readOnly' in r && r.readOnly);
-    const e = parseArgs(['acquire', 'a', '--ttl', '5'], { REDLOCK_READ_ONLY: '1' });
-    assert.ok('readOnly' in e && e.readOnly);
-    const off = parseArgs(['acquire', 'a', '--ttl', '5'], { REDLOCK_READ_ONLY: '0' });
-    assert.ok('readOnly' in off && !off.readOnly);
-    for (const v of ['1', 'true', 'YES', 'on', 'anything']) assert.equal(envFlag(v), true, v);
-    for (const v of [undefined, '', '0', 'false', 'No', 'off']) assert.equal(envFlag(v), false, String(v));
-    const f = parseArgs(['force-release', 'a', '-y', '--json']);
-    assert.ok(f.name === 'force-release' && f.yes && f.json && f.resource.toString() === 'a');
-    assert.ok(parseArgs(['force-release', 'a']).name === 'force-release');
-  });
-
-  it('help and version win over everything else', () => {
-    assert.equal(parseArgs(['acquire', '--ttl', '0', '--help']).name, 'help');
-    assert.equal(parseArgs(['-h']).name, 'help');
-    assert.equal(parseArgs(['help']).name, 'help');
-    assert.equal(parseArgs(['--version']).name, 'version');
-  });
-
-  it('takes REDLOCK_PASSWORD as the default password', () => {
-    const c = parseArgs(['status'], { REDLOCK_PASSWORD: 'pw' });
-    assert.ok(c.name === 'status' && c.password === 'pw');
-    const d = parseArgs(['status'], { REDLOCK_PASSWORD: '' });
-    assert.ok(d.name === 'status' && d.password === undefined);
+    it('REDLOCK_READ_ONLY is on for any value but empty, 0, false, no, off', () => {
+      for (const v of ['1', 'true', 'YES', 'on', 'anything']) assert.equal(envFlag(v), true, v);
+      for (const v of [undefined, '', '0', 'false', 'No', 'off']) assert.equal(envFlag(v), false, String(v));
+    });
   });
 });

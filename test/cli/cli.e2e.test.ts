@@ -498,4 +498,34 @@ describe('cli end to end on 5 real nodes', function () {
       await node.dispose();
     }
   });
+
+  it('the built binary on commander: durations, per-command help, suggestions, escaped errors, exit 2', async () => {
+    const a = await runCli(['acquire', 'lock:dur', '--ttl', '2m', '--json', ...nodeArgs]);
+    assert.equal(a.code, 0, a.stderr);
+    const pttls = await each(servers, (c) => c.pttl('lock:dur'));
+    assert.ok(pttls.every((p) => p > 60_000 && p <= 120_000), String(pttls));
+    const e = await runCli(['extend', 'lock:dur', '--token', json<LockDoc>(a).token!, '--ttl', '10s', ...nodeArgs]);
+    assert.equal(e.code, 0, e.stderr);
+    assert.ok((await each(servers, (c) => c.pttl('lock:dur'))).every((p) => p > 0 && p <= 10_000));
+
+    const help = await runCli(['acquire', '--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^Usage: redlock-inspector acquire /);
+    assert.equal(help.stderr, '');
+
+    const typo = await runCli(['stauts', ...nodeArgs]);
+    assert.equal(typo.code, 2);
+    assert.equal(oneLine(typo), "redlock-inspector: unknown command 'stauts' (did you mean status?)");
+
+    const osc52 = '\x1b]52;c;aGVsbG8=\x07';
+    for (const args of [['status', `--${osc52}`], [`${osc52}`], ['acquire', 'x', '--ttl', osc52]]) {
+      const r = await runCli([...args, ...nodeArgs]);
+      assert.equal(r.code, 2, JSON.stringify(args));
+      assert.doesNotMatch(r.stdout + r.stderr, /[\x00-\x09\x0b-\x1f\x7f-\x9f]/, JSON.stringify(r.stderr));
+      oneLine(r);
+    }
+    const version = await runCli(['--version']);
+    assert.equal(version.code, 0);
+    assert.match(version.stdout, /^\d+\.\d+\.\d+/);
+  });
 });

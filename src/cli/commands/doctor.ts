@@ -1,12 +1,22 @@
 // `doctor`: is this Redlock deployment safe? The core's findings, grouped by severity
 // with a one-line fix each, or `{ "findings": [...] }` with --json. Exit 4 when an
 // error-level finding exists, 3 when fewer than a quorum of nodes answered (3 wins), else 0.
+import { Command, Option } from 'commander';
 import type { DoctorReport, Finding, Severity } from '../../core/doctor';
 import type { Redlock } from '../../core/redlock';
+import type { CliContext } from '../context';
 import { escapeText, safeJson } from '../escape';
 import { EXIT, ExitCode } from '../exit';
 import type { Io } from '../io';
+import { DEFAULT_PATTERN, listParser, nodeOptions, NodeOptions } from '../options';
 import { PLAIN, Style, styleFor } from '../style';
+
+export function register(program: Command, ctx: CliContext): void {
+  nodeOptions(program.command('doctor').description('check that the deployment is safe for Redlock: replicas, eviction, persistence, clocks, permissions (reads only)'))
+    .addOption(new Option('--pattern <glob>', `SCAN MATCH glob of the lock keys, for the longest live TTL (repeatable; default ${DEFAULT_PATTERN})`).argParser(listParser('--pattern')))
+    .action(ctx.action(async (opts: NodeOptions & { pattern?: string[] }, cmd: Command) =>
+      ctx.withRedlock(cmd, opts, {}, (redlock) => runDoctor(redlock, { json: opts.json === true, patterns: opts.pattern ?? [DEFAULT_PATTERN] }, ctx.io))));
+}
 
 export interface DoctorArgs {
   json: boolean;
@@ -17,7 +27,7 @@ const HEADINGS: Record<Severity, string> = { error: 'Errors', warning: 'Warnings
 
 export function doctorExit(report: DoctorReport): ExitCode {
   if (report.answered < report.quorum) return EXIT.noQuorum;
-  return report.findings.some((f) => f.severity === 'error') ? EXIT.findings : EXIT.ok;
+  return report.findings.some((f) => f.severity === 'error') ? EXIT.matched : EXIT.ok;
 }
 
 function mark(severity: Severity, style: Style): string {

@@ -2,12 +2,15 @@
 // node, shows what it is about to delete (node, token, TTL), asks on a terminal unless
 // --yes, then deletes each copy only where that node still holds the token just shown
 // (the core's compare-and-delete): a copy that changed hands in between is left alone.
+import type { Command } from 'commander';
 import type { Redlock } from '../../core/redlock';
 import { displayKey } from '../../core/tokens';
 import type { LockEntry } from '../../core/types';
 import { escapeText, globForKey, safeJson } from '../escape';
+import type { CliContext } from '../context';
 import { CliError, EXIT, ExitCode } from '../exit';
 import type { Io } from '../io';
+import { nodeOptions, NodeOptions, parseResource } from '../options';
 import { renderForcePlan, renderNodeList } from '../render';
 import { styleFor } from '../style';
 
@@ -79,4 +82,17 @@ export async function runForceRelease(redlock: Redlock, cmd: { resource: Buffer;
   }
   if (down.length) io.err(`redlock-inspector: warning: copies may remain on ${down.map((n) => escapeText(n.node)).join(', ')} (unreachable)`);
   return EXIT.ok;
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  nodeOptions(program.command('force-release').description('show a stuck or split lock, confirm, then delete each copy still holding the token shown'))
+    .argument('<resource>', 'the lock key (hex:<hex> for bytes that are not printable UTF-8)', parseResource)
+    .option('-y, --yes', 'delete without asking (required when stdin is not a terminal)')
+    .action(ctx.action(async (resource: Buffer, opts: NodeOptions & { yes?: boolean }, cmd: Command) => {
+      const yes = opts.yes === true;
+      const beforeConnect = (): void => {
+        if (!yes && !ctx.io.stdinIsTTY) throw new CliError('force-release needs --yes when stdin is not a terminal; nothing deleted', EXIT.usage);
+      };
+      return ctx.withRedlock(cmd, opts, { writes: true, beforeConnect }, (redlock) => runForceRelease(redlock, { resource, yes, json: opts.json === true }, ctx.io));
+    }));
 }

@@ -2,12 +2,15 @@
 // outcome }] } on success and on failure alike, so scripts always get every node's answer:
 // a failed acquire has token null (its attempt was rolled back), a failed extend keeps the
 // given token, and validityMs is null whenever nothing is held afterwards (release included).
+import { Command, Option } from 'commander';
 import { describeAttempt, NodeAttempt, RedlockError } from '../../core/errors';
 import { Lock, Redlock } from '../../core/redlock';
 import { displayToken } from '../../core/tokens';
 import { escapeText, safeJson } from '../escape';
+import type { CliContext } from '../context';
 import { EXIT, ExitCode } from '../exit';
 import type { Io } from '../io';
+import { integerParser, MAX_RETRY, MAX_TTL_MS, nodeOptions, NodeOptions, parseToken, parseTtl, resourceListParser } from '../options';
 import { keyList, renderLockResult, renderNodeList } from '../render';
 import { styleFor } from '../style';
 
@@ -103,4 +106,31 @@ export async function runRelease(redlock: Redlock, cmd: { resources: Buffer[]; t
   }
   if (down.length) io.err(`redlock-inspector: warning: copies may remain on ${downList}; they expire with their TTL`);
   return EXIT.ok;
+}
+
+const RESOURCE_HELP = 'lock key names (hex:<hex> for bytes that are not printable UTF-8)';
+const TTL_HELP = `lease time: ms or a duration (1500, 1500ms, 10s, 2m), up to ${MAX_TTL_MS} ms`;
+const TOKEN_HELP = 'the token the lock holds, as acquire or status printed it (hex:<hex> accepted)';
+
+/** acquire, extend and release: one family sharing RESOURCE..., --ttl and --token. */
+export function register(program: Command, ctx: CliContext): void {
+  nodeOptions(program.command('acquire').description('acquire a lock on a quorum of nodes and print its token'))
+    .argument('<resource...>', RESOURCE_HELP, resourceListParser)
+    .addOption(new Option('--ttl <duration>', TTL_HELP).argParser(parseTtl).makeOptionMandatory())
+    .addOption(new Option('--retry <n>', 'attempts after the first while the lock is held elsewhere').argParser(integerParser('--retry', 0, MAX_RETRY, 'number of retries')).default(0))
+    .action(ctx.action(async (resources: Buffer[], opts: NodeOptions & { ttl: number; retry: number }, cmd: Command) =>
+      ctx.withRedlock(cmd, opts, { writes: true }, (redlock) => runAcquire(redlock, { resources, ttlMs: opts.ttl, retry: opts.retry, json: opts.json === true }, ctx.io))));
+
+  nodeOptions(program.command('extend').description('extend a lock still held with TOKEN by a new TTL'))
+    .argument('<resource...>', RESOURCE_HELP, resourceListParser)
+    .addOption(new Option('--token <token>', TOKEN_HELP).argParser(parseToken).makeOptionMandatory())
+    .addOption(new Option('--ttl <duration>', TTL_HELP).argParser(parseTtl).makeOptionMandatory())
+    .action(ctx.action(async (resources: Buffer[], opts: NodeOptions & { token: Buffer; ttl: number }, cmd: Command) =>
+      ctx.withRedlock(cmd, opts, { writes: true }, (redlock) => runExtend(redlock, { resources, token: opts.token, ttlMs: opts.ttl, json: opts.json === true }, ctx.io))));
+
+  nodeOptions(program.command('release').description('release a lock where it is still held with TOKEN (compare-and-delete)'))
+    .argument('<resource...>', RESOURCE_HELP, resourceListParser)
+    .addOption(new Option('--token <token>', TOKEN_HELP).argParser(parseToken).makeOptionMandatory())
+    .action(ctx.action(async (resources: Buffer[], opts: NodeOptions & { token: Buffer }, cmd: Command) =>
+      ctx.withRedlock(cmd, opts, { writes: true }, (redlock) => runRelease(redlock, { resources, token: opts.token, json: opts.json === true }, ctx.io))));
 }

@@ -1,15 +1,24 @@
 // `watch`: the core's Watcher in a terminal. --json prints JSON lines: the first a full
 // status document, each next one { at, added, changed, removed }.
+import { Command, Option } from 'commander';
 import type { Redlock } from '../../core/redlock';
 import type { Snapshot } from '../../core/types';
 import type { WatchChange, WatchStatus } from '../../core/watch';
-import type { ReadArgs } from '../args';
+import type { CliContext } from '../context';
 import { escapeText, safeJson } from '../escape';
 import { EXIT, ExitCode } from '../exit';
 import type { Io } from '../io';
+import { DEFAULT_INTERVAL_MS, durationParser, MIN_INTERVAL_MS, readOptions, ReadOptions } from '../options';
 import { clockTime, lockLine } from '../render';
 import { styleFor } from '../style';
-import { humanStatus, noQuorumLine, reachableCount, statusExit } from './status';
+import { humanStatus, noQuorumLine, ReadArgs, readArgs, reachableCount, statusExit } from './status';
+
+export function register(program: Command, ctx: CliContext): void {
+  readOptions(program.command('watch').description('print a snapshot, then every change until Ctrl-C (reads only)'))
+    .addOption(new Option('--interval <duration>', `time between reads (default ${DEFAULT_INTERVAL_MS} ms)`).argParser(durationParser('--interval', MIN_INTERVAL_MS)))
+    .action(ctx.action(async (opts: ReadOptions & { interval?: number }, cmd: Command) =>
+      ctx.withRedlock(cmd, opts, {}, (redlock) => runWatch(redlock, { ...readArgs(opts), intervalMs: opts.interval ?? DEFAULT_INTERVAL_MS }, ctx.io))));
+}
 
 export async function runWatch(redlock: Redlock, cmd: ReadArgs & { intervalMs: number }, io: Io): Promise<ExitCode> {
   const signal = io.interruption();
