@@ -33,7 +33,9 @@ describe('cli: completion', () => {
     assert.match(text, /^# bash completion for redlock-inspector/);
     assert.match(text, /complete -F _redlock_inspector redlock-inspector$/);
     assert.deepEqual(bashComplete(text, ['st']), ['status']);
-    assert.deepEqual(bashComplete(text, ['']).sort(), ['acquire', 'completion', 'extend', 'force-release', 'help', 'release', 'status', 'watch']);
+    assert.deepEqual(bashComplete(text, ['']).sort(), ['acquire', 'completion', 'doctor', 'exporter', 'extend', 'force-release', 'help', 'mcp', 'release', 'status', 'watch']);
+    assert.deepEqual(bashComplete(text, ['exporter', '--l']), ['--listen']);
+    assert.deepEqual(bashComplete(text, ['mcp', '--a']), ['--allow-writes']);
     assert.deepEqual(bashComplete(text, ['acquire', 'x', '--t']), ['--ttl']);
     assert.deepEqual(bashComplete(text, ['status', '--fa']), ['--fail-on']);
     assert.deepEqual(bashComplete(text, ['status', '--fail-on', 'split,no']), ['split,no-ttl']);
@@ -60,10 +62,10 @@ describe('cli: completion', () => {
 
   it('a command registered later completes without touching the generator', () => {
     const program: Command = buildProgram(new CliContext(memoryIo()));
-    program.command('doctor').description('check the nodes').option('--deep', 'more checks');
+    program.command('later').description('check the nodes').option('--deep', 'more checks');
     const spec = completionSpec(program);
-    assert.ok(spec.commands.some((c) => c.name === 'doctor' && c.options.some((o) => o.names.includes('--deep'))));
-    assert.deepEqual(bashComplete(bashCompletion(spec), ['doctor', '--d']), ['--deep']);
-    assert.match(zshCompletion(spec), /doctor\) _arguments '--deep\[more checks\]'/);
+    assert.ok(spec.commands.some((c) => c.name === 'later' && c.options.some((o) => o.names.includes('--deep'))));
+    assert.deepEqual(bashComplete(bashCompletion(spec), ['later', '--d']), ['--deep']);
+    assert.match(zshCompletion(spec), /later\) _arguments '--deep\[more checks\]'/);
   });
 });

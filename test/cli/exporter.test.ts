@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { createServer, get, request, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Redlock } from '../../src/core';
+import { parseListen } from '../../src/cli/commands/exporter';
 import { Exporter } from '../../src/cli/exporterMetrics';
 import { RedisServer, startNodes, withClient } from '../support/redisServer';
 import { waitFor } from '../support/wait';
@@ -176,6 +177,13 @@ describe('exporter', function () {
       }
       assert.equal(await exited, 0, stderr);
       await Promise.all(servers.map((s) => withClient(s, (c) => c.flushall())));
+    });
+
+    it('--listen takes HOST:PORT and [v6]:PORT, port 0 for any free port', () => {
+      assert.deepEqual(parseListen('127.0.0.1:9464'), { host: '127.0.0.1', port: 9464 });
+      assert.deepEqual(parseListen('[::1]:0'), { host: '::1', port: 0 });
+      assert.deepEqual(parseListen('localhost:9464'), { host: 'localhost', port: 9464 });
+      for (const bad of [':9464', '127.0.0.1', '127.0.0.1:99999', '127.0.0.1:-1', '::1:9464', 'a b:1']) assert.throws(() => parseListen(bad), /expected HOST:PORT/, bad);
     });
 
     it('bad --listen and a missing --listen are usage errors (exit 2)', async () => {
