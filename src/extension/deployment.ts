@@ -16,15 +16,23 @@ export class DeploymentDoctor implements vscode.Disposable {
   private readonly subscription: vscode.Disposable;
 
   constructor(private readonly model: LockModel, private readonly log: Log) {
-    // Findings are about the configuration, not about each refresh: run when the node list changes.
+    // Findings are about the deployment, not about each refresh: run again only when the
+    // node list changes or a node comes back or drops out (a password set, a node restarted).
     this.subscription = model.onDidChangeNodes(() => {
-      const ids = this.nodeIds();
-      if (ids !== this.ranFor && ids !== '') void this.run();
+      // Wait for the first read: it says which nodes answer (facts follow it).
+      if (!this.model.snapshot) return;
+      const seen = this.signature();
+      if (seen !== this.ranFor && this.nodeIds() !== '') void this.run();
     });
   }
 
   private nodeIds(): string {
     return this.model.configuredNodes.map((n) => n.id).join('\n');
+  }
+
+  private signature(): string {
+    const up = new Map((this.model.snapshot?.nodes ?? []).map((n) => [n.node, n.reachable]));
+    return this.model.configuredNodes.map((n) => `${n.id} ${up.get(n.id) ?? '?'}`).join('\n');
   }
 
   get findings(): Finding[] | undefined {
@@ -46,7 +54,7 @@ export class DeploymentDoctor implements vscode.Disposable {
 
   /** Single-flight per node list: a call while a run for the same nodes is under way gets that run. */
   run(): Promise<DoctorReport | undefined> {
-    if (this.running && this.ranFor === this.nodeIds()) return this.running;
+    if (this.running && this.ranFor === this.signature()) return this.running;
     const next: Promise<DoctorReport | undefined> = (this.running ?? Promise.resolve(undefined))
       .then(() => this.runOnce())
       .finally(() => {
@@ -60,7 +68,7 @@ export class DeploymentDoctor implements vscode.Disposable {
 
   private async runOnce(): Promise<DoctorReport | undefined> {
     const redlock = await this.model.redlock();
-    this.ranFor = this.nodeIds();
+    this.ranFor = this.signature();
     if (!redlock) {
       this.report = undefined;
       this.failure = this.model.configError ?? 'no Redis node configured';
