@@ -23,6 +23,8 @@ export interface DeploymentFacts {
   node: string;
   /** host:port this entry connects to, when known (standalone URLs and cluster members). */
   address: string | null;
+  /** Reached through Sentinel (redis+sentinel://): a failover promotes a replica automatically. */
+  viaSentinel: boolean;
   reachable: boolean;
   error: string | null;
   /** Median round trip of a few TIME calls. */
@@ -124,7 +126,7 @@ async function settle<T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok: 
 
 export async function deploymentFacts(node: RedisNode, patterns: readonly string[], timeoutMs: number): Promise<DeploymentFacts> {
   const f: DeploymentFacts = {
-    node: node.id, address: addressOf(node), reachable: false, error: null, latencyMs: null, clockOffsetMs: null,
+    node: node.id, address: addressOf(node), viaSentinel: node.spec?.kind === 'sentinel', reachable: false, error: null, latencyMs: null, clockOffsetMs: null,
     infoError: null, runId: null, version: null, mode: null, role: null, masterAddress: null, masterLinkUp: null,
     replId: null, replicas: [], connectedReplicas: null, uptimeS: null, maxmemory: null, maxmemoryPolicy: null,
     aofEnabled: null, appendfsync: null, save: null, configError: null, denied: null, permissionsError: null, user: null,

@@ -191,8 +191,12 @@ function replication(f: DeploymentFacts, add: Add): void {
     add('error', 'replica', f.node, `${f.node} is a replica${f.masterAddress ? ` of ${f.masterAddress}` : ''}: lock writes are refused (READONLY), or with replica-read-only off they are silently lost at the next resync`, `configure ${f.masterAddress ?? 'its master'} or another independent master instead`);
   } else if (f.role === 'master' && (f.connectedReplicas ?? 0) > 0) {
     const n = f.connectedReplicas!;
-    const sentinel = f.mode === 'cluster' ? 'Cluster' : 'Sentinel or a managed service';
-    add('warning', 'has-replicas', f.node, `${f.node} has ${n} replica${n === 1 ? '' : 's'}. Replication is asynchronous: if a failover (${sentinel}) promotes a replica before a lock reached it, the lock is gone and a second client can take it. It matters only with automatic failover; replicas kept for reads or backups are harmless`, 'for Redlock use independent masters without automatic failover, or accept that a promotion during a lock\'s TTL can grant it twice');
+    const automatic = f.viaSentinel || f.mode === 'cluster';
+    const who = f.viaSentinel ? 'Sentinel' : f.mode === 'cluster' ? 'Redis Cluster' : 'Sentinel, Cluster or a managed service';
+    const when = automatic
+      ? `${who} manages this node, so a failover is automatic here`
+      : 'it matters only with automatic failover; replicas kept for reads or backups are harmless';
+    add('warning', 'has-replicas', f.node, `${f.node} has ${n} replica${n === 1 ? '' : 's'}. Replication is asynchronous: if a failover (${who}) promotes a replica before a lock reached it, the lock is gone and a second client can take it; ${when}`, 'for Redlock use independent masters without automatic failover, or accept that a promotion during a lock\'s TTL can grant it twice');
   }
 }
 

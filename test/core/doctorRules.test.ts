@@ -5,7 +5,7 @@ import { DeploymentFacts, diagnose, DiagnoseInput } from '../../src/core';
 
 function node(i: number, over: Partial<DeploymentFacts> = {}): DeploymentFacts {
   return {
-    node: `n${i}:6379`, address: `n${i}:6379`, reachable: true, error: null, latencyMs: 1, clockOffsetMs: 0,
+    node: `n${i}:6379`, address: `n${i}:6379`, viaSentinel: false, reachable: true, error: null, latencyMs: 1, clockOffsetMs: 0,
     infoError: null, runId: `run${i}`, version: '7.2.4', mode: 'standalone', role: 'master', masterAddress: null,
     masterLinkUp: null, replId: `repl${i}`, replicas: [], connectedReplicas: 0, uptimeS: 86_400, maxmemory: 0,
     maxmemoryPolicy: 'noeviction', aofEnabled: true, appendfsync: 'always', save: '', configError: null,
@@ -91,5 +91,13 @@ describe('doctor rules', () => {
       'info persistence n1:6379',
       'info persistence n2:6379',
     ]);
+  });
+
+  it('has-replicas says whether a failover is automatic for this node', () => {
+    const plain = diagnose(input([node(1, { connectedReplicas: 1 }), node(2), node(3)])).find((f) => f.code === 'has-replicas');
+    assert.equal(plain?.severity, 'warning');
+    assert.match(plain!.message, /matters only with automatic failover/);
+    const sentinel = diagnose(input([node(1, { connectedReplicas: 2, viaSentinel: true }), node(2), node(3)])).find((f) => f.code === 'has-replicas');
+    assert.match(sentinel!.message, /2 replicas.*Sentinel manages this node, so a failover is automatic here/);
   });
 });
