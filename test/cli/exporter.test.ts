@@ -73,7 +73,8 @@ describe('exporter', function () {
     let url: string;
     beforeEach(async () => {
       await seed();
-      rl = new Redlock(servers.map((s) => s.url), { readTimeoutMs: 500, commandTimeoutMs: 500 });
+      // Generous deadlines: on a loaded machine a slow answer must not read as a node down.
+      rl = new Redlock(servers.map((s) => s.url), { readTimeoutMs: 2000, commandTimeoutMs: 2000 });
       exporter = new Exporter(rl, { patterns: ['lock:*'], intervalMs: 100 });
       http = createServer((req, res) => exporter.handle(req, res));
       await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));

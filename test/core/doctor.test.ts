@@ -235,7 +235,15 @@ describe('deployment doctor on real nodes', function () {
   it('a Redis Cluster: every master is read, and N = 1 per key is said as an info', async () => {
     const masters = await startCluster(3);
     extra.push(...masters);
-    const report = await doctor([`redis+cluster://127.0.0.1:${masters[0].port}`]);
+    const rl = new Redlock([`redis+cluster://127.0.0.1:${masters[0].port}`], { readTimeoutMs: 2000 });
+    let report: DoctorReport;
+    try {
+      // A fresh cluster client learns the masters from its first slot map.
+      await waitFor(() => rl.nodes[0].clusterMasters().length === 3, 10_000, 'slot map');
+      report = await rl.doctor();
+    } finally {
+      await rl.quit();
+    }
     assert.equal(report.quorum, 1);
     assert.equal(report.answered, 3);
     const [q] = find(report, 'quorum-size');
