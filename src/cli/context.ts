@@ -4,6 +4,8 @@
 // `action()`; nothing here calls process.exit.
 import type { Command } from 'commander';
 import { Redlock } from '../core/redlock';
+import { readTlsFiles, type TlsSettings } from '../core/tls';
+import { escapeText } from './escape';
 import { CliError, EXIT, ExitCode } from './exit';
 import type { Io } from './io';
 import { envFlag, NodeOptions, splitNodeList } from './options';
@@ -46,6 +48,26 @@ export class CliContext {
     return opts.node ? opts.node.map((n) => n.trim()) : splitNodeList(this.io.env.REDLOCK_NODES ?? '');
   }
 
+  /** The --tls-* files read and checked, and the warnings a user must not miss. */
+  tls(opts: NodeOptions, nodes: readonly string[]): TlsSettings | undefined {
+    if (Boolean(opts.tlsCert) !== Boolean(opts.tlsKey)) {
+      throw new CliError('--tls-cert and --tls-key go together (a client certificate and its key)', EXIT.usage);
+    }
+    const settings = readTlsFiles({
+      ca: opts.tlsCa,
+      cert: opts.tlsCert,
+      key: opts.tlsKey,
+      insecure: opts.tlsInsecure,
+      passphrase: this.io.env.REDLOCK_TLS_PASSPHRASE || undefined,
+    });
+    if (!settings) return undefined;
+    if (!nodes.some((n) => /^rediss:\/\//i.test(n))) this.io.err(`${PREFIX}warning: --tls-* options apply to rediss:// nodes only, and none is configured`);
+    if (opts.tlsInsecure) {
+      this.io.err(`${PREFIX}WARNING: --tls-insecure: server certificates are NOT verified, anyone on the network path can read and change this traffic; use it for a local test only`);
+    }
+    return settings;
+  }
+
   /**
    * Runs `run` with a Redlock on the configured nodes and always closes it. Refusals
    * (read-only, no node, a bad URL) happen before a single connection opens.
@@ -58,14 +80,19 @@ export class CliContext {
     connect.beforeConnect?.();
     const nodes = this.nodes(opts);
     if (nodes.length === 0) throw new CliError('no Redis node configured: pass --node URL (repeatable) or set REDLOCK_NODES', EXIT.usage);
-    // Every URL is parsed (NodeConfigError, exit 2) before a single connection opens.
+    // Every URL is parsed and every TLS file read (NodeConfigError, exit 2) before a
+    // single connection opens.
     const redlock = new Redlock(nodes, {
       connectTimeoutMs: CONNECT_TIMEOUT_MS,
       readTimeoutMs: READ_TIMEOUT_MS,
       defaultPassword: this.io.env.REDLOCK_PASSWORD || undefined,
+      tls: this.tls(opts, nodes),
     });
     try {
-      return await run(redlock);
+      const code = await run(redlock);
+      // A node whose identity rests on host:port only (the user may not run INFO).
+      for (const w of redlock.warnings) this.io.err(`${PREFIX}warning: ${escapeText(w)}`);
+      return code;
     } finally {
       await redlock.quit().catch(() => undefined);
     }

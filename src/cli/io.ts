@@ -1,6 +1,7 @@
 // The process around a command: output streams, the environment, the terminal, a prompt
 // and interruption. Commands only see this interface, so they never call process.exit.
 import { createInterface } from 'node:readline';
+import { fitWidth } from './displayWidth';
 import { colourWanted } from './style';
 
 export interface Env {
@@ -15,6 +16,13 @@ export interface Io {
   err(text: string): void;
   colour: boolean;
   stdinIsTTY: boolean;
+  /** stderr is a terminal: worth drawing progress on. */
+  errIsTTY: boolean;
+  /**
+   * Draws one line of progress on stderr, replacing the previous one (a terminal only:
+   * elsewhere it does nothing); null erases it. The next out/err line erases it too.
+   */
+  progress(text: string | null): void;
   /** Asks on stderr, reads one line from stdin; '' at end of input. */
   ask(question: string): Promise<string>;
   /** Aborts on SIGINT/SIGTERM or a closed stdout (EPIPE); installs its handlers on first use. */
@@ -24,6 +32,12 @@ export interface Io {
 export function processIo(): Io {
   let controller: AbortController | undefined;
   let stdoutClosed = false;
+  const errIsTTY = process.stderr.isTTY === true;
+  let drawn = false;
+  const erase = (): void => {
+    if (drawn) process.stderr.write('\r\x1b[2K');
+    drawn = false;
+  };
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     // `... | head -1`: the reader is gone; stop quietly instead of crashing on EPIPE.
     if (e.code === 'EPIPE') {
@@ -36,13 +50,24 @@ export function processIo(): Io {
   return {
     env: process.env,
     out(text) {
+      erase();
       if (!stdoutClosed) process.stdout.write(text + '\n');
     },
     err(text) {
+      erase();
       process.stderr.write(text + '\n');
     },
     colour: colourWanted(process.stdout, process.env),
     stdinIsTTY: process.stdin.isTTY === true,
+    errIsTTY,
+    progress(text) {
+      if (!errIsTTY) return;
+      erase();
+      if (text === null) return;
+      // One row only: a wrapped line could not be redrawn in place.
+      process.stderr.write(fitWidth(text, (process.stderr.columns || 80) - 1));
+      drawn = true;
+    },
     ask(question) {
       return new Promise((resolve) => {
         const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });

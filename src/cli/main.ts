@@ -120,6 +120,10 @@ Nodes: --node URL (repeatable) replaces REDLOCK_NODES (comma-separated). URLs:
   redis://[user:pass@]host:port[/db], rediss:// (TLS),
   redis+sentinel://host:port[,host:port]/masterName, redis+cluster://host:port[,host:port]
   REDLOCK_PASSWORD applies to URLs without a password; it is never printed.
+TLS (rediss://): --tls-ca FILE trusts a private CA (added to the system CAs);
+  --tls-cert FILE --tls-key FILE present a client certificate (mutual TLS), the key's
+  passphrase from REDLOCK_TLS_PASSPHRASE; --tls-insecure skips certificate checks
+  (local tests only). NODE_EXTRA_CA_CERTS=FILE also adds a CA.
 RESOURCE and TOKEN accept hex:<hex> for bytes that are not printable UTF-8.
 Durations (--ttl, --interval, --expiring-ms): 1500, 1500ms, 10s, 2m.
 

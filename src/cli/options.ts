@@ -70,15 +70,17 @@ export function parseToken(text: string): Buffer {
 
 /**
  * REDLOCK_NODES is comma-separated, but a sentinel or cluster URL holds commas of its own
- * (`redis+sentinel://a:26379,b:26379/mymaster`): a piece without `://` continues the URL
- * before it.
+ * (`redis+sentinel://a:26379,b:26379/mymaster`): a piece without `://` continues a
+ * sentinel or cluster URL before it.
  */
 export function splitNodeList(text: string): string[] {
   const urls: string[] = [];
   for (const piece of text.split(',')) {
     const p = piece.trim();
     if (!p) continue;
-    if (p.includes('://') || urls.length === 0) urls.push(p);
+    // Only a sentinel or cluster URL continues; anything else starts a new entry, so a
+    // malformed piece never becomes part of another URL's password.
+    if (p.includes('://') || urls.length === 0 || !/^redis\+(sentinel|cluster):\/\//i.test(urls[urls.length - 1])) urls.push(p);
     else urls[urls.length - 1] += ',' + p;
   }
   return urls;
@@ -94,13 +96,31 @@ export function envFlag(value: string | undefined): boolean {
 export interface NodeOptions {
   node?: string[];
   json?: boolean;
+  tlsCa?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  tlsInsecure?: boolean;
 }
 
-/** --node (repeatable, replaces REDLOCK_NODES) and --json, for a command that talks to nodes. */
+function fileParser(flag: string): (text: string) => string {
+  return (text) => {
+    if (text.trim() === '') throw new UsageError(`empty ${flag} value`);
+    return text;
+  };
+}
+
+/**
+ * --node (repeatable, replaces REDLOCK_NODES), --json and the TLS files of every rediss://
+ * node, for a command that talks to nodes.
+ */
 export function nodeOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--node <url>', 'a Redis node URL (repeatable; replaces REDLOCK_NODES)').argParser(listParser('--node')))
-    .option('--json', 'print one JSON document instead of text');
+    .option('--json', 'print one JSON document instead of text')
+    .addOption(new Option('--tls-ca <file>', 'PEM file of a CA to trust for rediss:// nodes (added to the system CAs)').argParser(fileParser('--tls-ca')))
+    .addOption(new Option('--tls-cert <file>', 'client certificate (PEM) for mutual TLS; needs --tls-key').argParser(fileParser('--tls-cert')))
+    .addOption(new Option('--tls-key <file>', "the client certificate's key (PEM); passphrase from REDLOCK_TLS_PASSPHRASE").argParser(fileParser('--tls-key')))
+    .option('--tls-insecure', 'do not verify server certificates (local tests only; warns on stderr)');
 }
 
 export interface ReadOptions extends NodeOptions {

@@ -3,36 +3,23 @@
 import { describeVerdict } from '../core/classify';
 import type { NodeAttempt } from '../core/errors';
 import type { NodeFacts } from '../core/inspectTypes';
-import type { LockEntry, Observation, Snapshot, Verdict } from '../core/types';
+import type { Flag, LockEntry, Observation, Snapshot } from '../core/types';
+import { formatDuration, formatOffset, formatTtl } from '../shared/durationText';
+import { sortLocks } from '../shared/lockOrder';
+import { displayWidth as width, padEnd as pad } from './displayWidth';
 import { escapeText } from './escape';
 import { PLAIN, Style } from './style';
 
-/** Durations as people read them; tenths round down so no output promises extra time. */
-export function formatMs(ms: number): string {
-  if (ms < 0) return 'no TTL';
-  if (ms < 1000) return `${Math.floor(ms)} ms`;
-  if (ms < 100_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
-  const s = Math.floor(ms / 1000);
-  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
-  if (s < 86_400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
-  return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
+/** The verdict as the tree words it, with the CLI's one duration format. */
+export function verdictText(l: LockEntry): string {
+  return describeVerdict(l, l.nodes.length, formatDuration);
 }
 
-/** Length in code points: what padding is based on (escaped text is ASCII plus printables). */
-function width(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-}
-
-function pad(s: string, w: number): string {
-  return s + ' '.repeat(Math.max(0, w - width(s)));
-}
-
-function verdictColour(v: Verdict, style: Style): (s: string) => string {
-  switch (v) {
+/** A lock that never expires on its own is never shown as healthy. */
+function verdictColour(l: LockEntry, style: Style): (s: string) => string {
+  switch (l.verdict) {
     case 'held':
-      return style.green;
+      return l.flags.includes('no-ttl') ? style.yellow : style.green;
     case 'split':
       return style.red;
     case 'partial':
@@ -43,7 +30,7 @@ function verdictColour(v: Verdict, style: Style): (s: string) => string {
 }
 
 /** Short labels for the distinct tokens of one key: A, B, ... then T27, T28, ... */
-function tokenLabels(entry: LockEntry): Map<string, string> {
+export function tokenLabels(entry: LockEntry): Map<string, string> {
   const labels = new Map<string, string>();
   for (const o of entry.nodes) {
     if (o.state !== 'present' || o.token === null || labels.has(o.token)) continue;
@@ -56,7 +43,7 @@ function tokenLabels(entry: LockEntry): Map<string, string> {
 function copyCell(o: Observation, labels: Map<string, string>): string {
   switch (o.state) {
     case 'present': {
-      const ttl = o.pttlMs === null || o.pttlMs < 0 ? 'no-TTL' : formatMs(o.pttlMs).replace(' ', '');
+      const ttl = formatTtl(o.pttlMs);
       const count = o.holdCount !== null && o.holdCount > 1 ? ` x${o.holdCount}` : '';
       return `${labels.get(o.token ?? '') ?? '?'} ${ttl}${count}`;
     }
@@ -86,13 +73,13 @@ export function renderNodes(snap: Snapshot, facts: NodeFacts[] | null, style: St
       lines.push(`  ${id}  ${style.red('unreachable')}: ${escapeText(n.error ?? 'no answer')}`);
       continue;
     }
-    const parts = [style.green('ok'), n.latencyMs === null ? '' : `${n.latencyMs} ms`];
+    const parts = [style.green('ok'), n.latencyMs === null ? '' : formatDuration(n.latencyMs)];
     const f = facts?.find((x) => x.node === n.node);
     if (f && f.reachable) {
       if (f.version) parts.push(`redis ${escapeText(f.version)}`);
       if (f.role !== 'unknown') parts.push(f.role === 'master' ? f.role : style.yellow(f.role));
-      if (f.clockOffsetMs !== null) parts.push(`clock ${f.clockOffsetMs >= 0 ? '+' : ''}${f.clockOffsetMs} ms`);
-      if (f.uptimeS !== null) parts.push(`up ${f.uptimeS < 1 ? '0 s' : formatMs(f.uptimeS * 1000)}`);
+      if (f.clockOffsetMs !== null) parts.push(`clock ${formatOffset(f.clockOffsetMs)}`);
+      if (f.uptimeS !== null) parts.push(`up ${formatDuration(f.uptimeS * 1000)}`);
       parts.push(`persistence ${f.persistence}`);
       if (f.restartRisk === true) parts.push(style.red('restart risk: up for less than the longest TTL without persistence'));
       if (f.libraries.length) parts.push(`scripts: ${f.libraries.map(escapeText).join(', ')}`);
@@ -108,32 +95,33 @@ export function renderLocks(snap: Snapshot, options: StatusOptions): string[] {
   if (snap.locks.length === 0) {
     lines.push(`No locks match ${options.patterns.map(escapeText).join(', ')}.`);
   } else {
-    const counts = new Map<Verdict, number>();
-    for (const l of snap.locks) counts.set(l.verdict, (counts.get(l.verdict) ?? 0) + 1);
-    const summary = (['split', 'unknown', 'partial'] as Verdict[]).filter((v) => counts.has(v)).map((v) => `${counts.get(v)} ${v}`);
+    const summary = anomalySummary(snap.locks);
     lines.push(`Locks: ${snap.locks.length}${summary.length ? ` (${summary.join(', ')})` : ''}; copies per node in configuration order: token label and TTL, - absent, ? unreachable, ! unreadable`);
-    const rows = snap.locks.map((l) => {
+    const rows = sortLocks(snap.locks).map((l) => {
       const labels = tokenLabels(l);
       return {
         entry: l,
         labels,
         key: escapeText(l.key),
-        verdict: describeVerdict(l, l.nodes.length),
+        verdict: verdictText(l),
         flags: l.flags.length ? l.flags.join(',') : '-',
-        copies: l.nodes.map((o) => copyCell(o, labels)).join('  '),
+        cells: l.nodes.map((o) => copyCell(o, labels)),
       };
     });
     const header = { key: 'KEY', verdict: 'VERDICT', flags: 'FLAGS' };
-    // A very long key overflows its column instead of being cut: a cut name could
-    // match another key.
-    const kw = Math.min(48, Math.max(width(header.key), ...rows.map((r) => width(r.key))));
+    // A key wider than its column is never cut (a cut name could match another key): it
+    // gets a line of its own and its row starts under the column, so columns stay aligned.
+    const kw = Math.min(KEY_COLUMN, Math.max(width(header.key), ...rows.map((r) => width(r.key))));
     const vw = Math.max(width(header.verdict), ...rows.map((r) => width(r.verdict)));
     const fw = Math.max(width(header.flags), ...rows.map((r) => width(r.flags)));
+    const cw = snap.nodes.map((_, i) => Math.max(0, ...rows.map((r) => width(r.cells[i] ?? ''))));
     lines.push(style.dim(`${pad(header.key, kw)}  ${pad(header.verdict, vw)}  ${pad(header.flags, fw)}  COPIES`));
     for (const r of rows) {
-      const colour = verdictColour(r.entry.verdict, style);
+      const colour = verdictColour(r.entry, style);
       const flags = r.flags === '-' ? pad(r.flags, fw) : style.yellow(pad(r.flags, fw));
-      lines.push(`${pad(r.key, kw)}  ${colour(pad(r.verdict, vw))}  ${flags}  ${r.copies}`);
+      const copies = r.cells.map((c, i) => pad(c, cw[i] ?? 0)).join('  ').trimEnd();
+      if (width(r.key) > kw) lines.push(r.key);
+      lines.push(`${pad(width(r.key) > kw ? '' : r.key, kw)}  ${colour(pad(r.verdict, vw))}  ${flags}  ${copies}`);
       for (const [token, label] of r.labels) {
         lines.push(style.dim(`    ${label} = `) + escapeText(token));
       }
@@ -150,6 +138,26 @@ export function renderLocks(snap: Snapshot, options: StatusOptions): string[] {
     lines.push(style.yellow('Truncated: the scan budget (keys or time) cut this snapshot short; narrow --pattern to see everything.'));
   }
   return lines;
+}
+
+const KEY_COLUMN = 48;
+
+/** Summary words per anomaly, in the order the table lists them; reentrant is no anomaly. */
+const FLAG_WORDS: Partial<Record<Flag, string>> = { 'no-ttl': 'no TTL', 'ttl-skew': 'TTL skew', expiring: 'expiring', degraded: 'degraded', reentrant: '' };
+
+/** `1 split`, `2 partial`, `1 no TTL`...: every verdict but held and every anomalous flag. */
+export function anomalySummary(locks: readonly LockEntry[]): string[] {
+  const counts = new Map<string, number>();
+  const add = (word: string): void => void counts.set(word, (counts.get(word) ?? 0) + 1);
+  for (const l of locks) if (l.verdict !== 'held') add(l.verdict);
+  for (const l of locks) for (const f of l.flags) {
+    // A flag the core adds later counts under its own name until it gets a word here.
+    const word = FLAG_WORDS[f] ?? f;
+    if (word) add(word);
+  }
+  const order = ['split', 'partial', 'unknown', ...Object.values(FLAG_WORDS)];
+  const rank = (w: string): number => (order.includes(w) ? order.indexOf(w) : order.length);
+  return [...counts].sort((a, b) => rank(a[0]) - rank(b[0])).map(([w, n]) => `${n} ${w}`);
 }
 
 export function renderStatus(snap: Snapshot, facts: NodeFacts[] | null, options: StatusOptions): string {
@@ -179,7 +187,7 @@ export function keyList(keys: readonly string[]): string {
 export function renderLockResult(verb: 'acquired' | 'extended', resources: string[], token: string, validityMs: number, nodes: NodeAttempt[], style: Style = PLAIN): string {
   const granted = nodes.filter((n) => n.outcome === 'granted').length;
   return [
-    `${style.green(verb)} ${keyList(resources)}: validity ${formatMs(validityMs)}, ${granted} of ${nodes.length} nodes granted`,
+    `${style.green(verb)} ${keyList(resources)}: validity ${formatDuration(validityMs)}, ${granted} of ${nodes.length} nodes granted`,
     `token ${escapeText(token)}`,
     ...renderNodeList(nodes, style),
   ].join('\n');
@@ -189,11 +197,11 @@ export function renderLockResult(verb: 'acquired' | 'extended', resources: strin
 export function renderForcePlan(entry: LockEntry, style: Style = PLAIN): string {
   const present = entry.nodes.filter((o) => o.state === 'present').length;
   const w = Math.max(...entry.nodes.map((o) => width(escapeText(o.node))));
-  const lines = [`force-release ${escapeText(entry.key)} (${describeVerdict(entry, entry.nodes.length)}): ${present} cop${present === 1 ? 'y' : 'ies'} to delete`];
+  const lines = [`force-release ${escapeText(entry.key)} (${verdictText(entry)}): ${present} cop${present === 1 ? 'y' : 'ies'} to delete`];
   for (const o of entry.nodes) {
     const id = pad(escapeText(o.node), w);
     if (o.state === 'present') {
-      const ttl = o.pttlMs === null || o.pttlMs < 0 ? 'no TTL' : `TTL ${formatMs(o.pttlMs)}`;
+      const ttl = o.pttlMs !== null && o.pttlMs >= 0 ? `TTL ${formatDuration(o.pttlMs)}` : formatTtl(o.pttlMs);
       lines.push(`  ${id}  ${style.red('delete')}  token ${escapeText(o.token ?? '')}  ${ttl}  (${o.format ?? o.type ?? 'unknown'})`);
     } else if (o.state === 'unreachable') {
       lines.push(`  ${id}  ${style.yellow('unreachable')}: ${escapeText(o.reason ?? 'no answer')} (left alone)`);
@@ -208,7 +216,7 @@ export function renderForcePlan(entry: LockEntry, style: Style = PLAIN): string 
 
 export function lockLine(l: LockEntry): string {
   const flags = l.flags.length ? `  [${l.flags.join(', ')}]` : '';
-  return `${escapeText(l.key)}  ${describeVerdict(l, l.nodes.length)}${flags}`;
+  return `${escapeText(l.key)}  ${verdictText(l)}${flags}`;
 }
 
 /** HH:MM:SS.mmm of the local clock, for watch lines. */

@@ -133,12 +133,16 @@ export function skipReason(observations: Observation[]): string {
 }
 
 /** Tree description: `held 3/5 · 4.2 s`, `split 2+2/5`, `partial 2/5`, `held 3/5 · no TTL`. */
-export function describeVerdict(c: Classification, n: number): string {
+export function describeVerdict(c: Classification, n: number, duration: (ms: number) => string = tenthsOfSeconds): string {
   const counts = Object.values(c.holders).sort((a, b) => b - a);
   if (c.verdict === 'split') return `split ${counts.join('+')}/${n}`;
   const head = `${c.verdict} ${counts[0] ?? 0}/${n}`;
   if (c.verdict !== 'held') return head;
   if (c.validityMs === null) return `${head} · no TTL`;
-  // Tenths round down: the tree never promises more time than is left.
-  return `${head} · ${(Math.floor(c.validityMs / 100) / 10).toFixed(1)} s`;
+  return `${head} · ${duration(c.validityMs)}`;
+}
+
+// Tenths round down: the tree never promises more time than is left.
+function tenthsOfSeconds(ms: number): string {
+  return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
 }

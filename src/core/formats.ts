@@ -11,6 +11,8 @@ export type RawValue =
   | { type: 'zset'; members: Buffer[] }
   /** The reader refused: the value is over its bound. */
   | { type: string; tooLarge: true; size: number }
+  /** The reader could not tell whether it is within its bounds (e.g. MEMORY denied): the reason. */
+  | { type: string; unreadable: string }
   /** list, set, stream, ...: not read. */
   | { type: string };
 
@@ -48,6 +50,7 @@ export function recognise(raw: RawValue): Recognised {
 function recogniseUnsafe(raw: RawValue): Recognised {
   if (raw === null || typeof raw !== 'object') return unreadable('malformed');
   if ('tooLarge' in raw && raw.tooLarge === true) return unreadable('too-large');
+  if ('unreadable' in raw && typeof raw.unreadable === 'string') return unreadable(raw.unreadable);
   const r = raw as Record<string, unknown>;
   switch (raw.type) {
     case 'none':

@@ -8,8 +8,9 @@ import { classify, quorumOf, skipReason } from './classify';
 import type { InspectOptions, InspectPage, ScanCursor } from './inspectTypes';
 import { DeadlineError, describeFailure, RedisNode } from './nodes';
 import type Redis from 'ioredis';
-import { absentOn, decodeScanPage, pageCursor, ReadBatch, readObservations, requestScanPage } from './readScript';
+import { absentOn, decodeScanPage, pageCursor, pageKeyCount, ReadBatch, readObservations, requestScanPage } from './readScript';
 import { displayKey } from './tokens';
+import { exactKeysOn, unreadMasters } from './clusterTopology';
 import type { LockEntry, NodeStatus, Observation, SkippedKey, Snapshot } from './types';
 
 export const DEFAULT_PATTERNS = ['*lock*'];
@@ -17,7 +18,7 @@ const SCAN_COUNT = 1000;
 const READ_BATCH = 1000;
 /** Cursor of a pattern whose scan finished ('0' is a scan not yet started). */
 const DONE = 'done';
-const ASCII_NAME = /^[\x00-\x7f]*$/;
+const PRINTABLE_ASCII_NAME = /^[\x20-\x7e]*$/;
 
 /** Epoch ms that never jumps backwards with the wall clock during a snapshot. */
 const wallAnchor = Date.now();
@@ -28,6 +29,8 @@ export interface InspectContext {
   nodes: readonly RedisNode[];
   /** Redis Cluster: each key lives on one master, so its entry lists that master only (N = 1). */
   ownerOnly?: boolean;
+  /** Redis Cluster: the slot ranges each of `nodes` owns (empty while the slot map is unknown). */
+  slotRanges?: ReadonlyArray<Array<[number, number]>>;
   driftFactor: number;
   /** Per call deadline for one SCAN or read batch. */
   commandTimeoutMs: number;
@@ -92,6 +95,8 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     truncated: false,
   };
   try {
+    // A node that just (re)connected is read once the server it reaches is known and distinct.
+    if (!node.identified) await withDeadline(node.gate(ctx.commandTimeoutMs), ctx.commandTimeoutMs);
     // TIME doubles as the health probe: its round trip is the latency, its answer the offset.
     const t0 = performance.now();
     const sent = clockNow();
@@ -132,7 +137,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         const next = pageCursor(flat);
         cursor = next === '0' ? DONE : next;
         scan.cursors[p] = cursor;
-        scanned += (flat.length - 3) / 4;
+        scanned += pageKeyCount(flat);
         inFlight = undefined;
         if (cursor !== DONE) {
           if (outOfBudget()) scan.truncated = true;
@@ -142,6 +147,8 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         const page = decodeScanPage(flat, node.id, scan.absent);
         const at = page.nodeTimeMs - scan.offsetMs;
         for (let i = 0; i < page.keys.length; i++) scan.reads.set(page.keys[i].toString('latin1'), { obs: page.observations[i], at });
+        // The call's budget ran out on a page of fat keys: the rest in calls of their own.
+        if (page.unread.length) pendingReads.push(readBatch(ctx, node, page.unread, scan));
       }
     }
     await Promise.all(pendingReads);
@@ -226,9 +233,9 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
   return { locks, lockIds, skipped, skippedIds };
 }
 
-/** ASCII names are their own display form; only other bytes need decoding. */
+/** Printable ASCII names are their own display form; only other bytes need decoding. */
 export function keyOf(id: string): string {
-  return ASCII_NAME.test(id) && !id.startsWith('hex:') ? id : displayKey(Buffer.from(id, 'latin1'));
+  return PRINTABLE_ASCII_NAME.test(id) && !id.startsWith('hex:') ? id : displayKey(Buffer.from(id, 'latin1'));
 }
 
 export async function inspectNodes(ctx: InspectContext, options: InspectOptions = {}): Promise<InspectPage> {
@@ -249,10 +256,31 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
 
   const nowMs = clockNow();
   const { locks, skipped } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);
+  const unread = unreadPart(ctx, scans, patterns, skipped);
   const truncated = scans.some((s) => s.truncated);
   const snapshot: Snapshot = { quorum: ctx.ownerOnly ? 1 : quorumOf(ctx.nodes.length), nodes: scans.map((s) => s.status), locks, skipped, truncated };
   const next: ScanCursor | null = truncated
     ? { patterns, cursors: Object.fromEntries(ctx.nodes.map((n, i) => [n.id, scans[i].status.reachable ? scans[i].cursors : (cont?.cursors[n.id] ?? patterns.map(() => '0'))])) }
     : null;
-  return { snapshot, next, takenAtMs: nowMs };
+  return { snapshot, next, takenAtMs: nowMs, unread };
+}
+
+/**
+ * Cluster masters that own part of the requested keyspace and did not answer. An exact
+ * key on such a master is listed in `skipped` as unreachable: its lock is unknown, not
+ * absent.
+ */
+export function unreadPart(ctx: InspectContext, scans: NodeScan[], patterns: readonly string[], skipped: SkippedKey[]): string[] {
+  if (!ctx.slotRanges) return [];
+  const members = scans.map((s, i) => ({ reachable: s.status.reachable, ranges: ctx.slotRanges![i] ?? [] }));
+  const silent = unreadMasters(patterns, members);
+  let added = false;
+  for (const key of exactKeysOn(patterns, members, silent)) {
+    const shown = displayKey(Buffer.from(key));
+    if (skipped.some((k) => k.key === shown)) continue;
+    skipped.push({ key: shown, reason: 'unreachable' });
+    added = true;
+  }
+  if (added) skipped.sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
+  return silent.map((i) => scans[i].status.node);
 }

@@ -27,6 +27,11 @@ export interface InspectPage {
   next: ScanCursor | null;
   /** Epoch ms (local clock) when the page was complete. */
   takenAtMs: number;
+  /**
+   * Redis Cluster: masters that own part of the requested keyspace and did not answer
+   * (their locks are unknown); empty for other deployments.
+   */
+  unread: string[];
 }
 
 export type Persistence = 'on' | 'off' | 'unknown';

@@ -1,79 +1,47 @@
 // One ioredis client per configured node. Lock writes must fail fast and never come
 // back as ghosts: no offline queue, no resend of unfulfilled commands, and every call
 // gets its own deadline (ioredis' commandTimeout is per client, not per call).
+import { performance } from 'node:perf_hooks';
 import Redis, { Cluster, RedisOptions, ReplyError } from 'ioredis';
+import { classifyFailure, Failure, firstLine } from './replies';
+import { aliasError, checkConfiguredAliases, hostPortKey, runIdOf } from './identity';
 import { formatHostPort, NodeConfigError, NodeSpec, parseNodeUrl } from './urls';
+import { seedIds, trackNodeErrors, waitClusterReady } from './clusterTopology';
+import { clusterMembers } from './clusterMembers';
+import { checkTls, connectionOptions, plainOnTlsReason, plainOnTlsSettled, TlsSettings, watchPlainOnTls } from './tls';
 
-export type NodeInput = string | { name?: string; url: string } | Redis | Cluster;
+/** A URL, a URL with a name and TLS settings of its own, or a client the caller owns. */
+export type NodeInput = string | { name?: string; url: string; tls?: TlsSettings } | Redis | Cluster;
 
 export interface NodeSetOptions {
   connectTimeoutMs?: number;
   /** Used when a URL carries no password (e.g. REDLOCK_PASSWORD). */
   defaultPassword?: string;
+  /** TLS settings for every TLS node that has none of its own (a private CA, a client certificate). */
+  tls?: TlsSettings;
 }
 
-export type FailureOutcome = 'timeout' | 'refused' | 'auth' | 'wrong-type';
-
-export class DeadlineError extends Error {
-  override name = 'DeadlineError';
-  constructor(readonly ms: number) {
-    super(`no answer within ${ms} ms`);
-  }
-}
+export { DeadlineError, firstLine } from './replies';
+import { DeadlineError } from './replies';
+export type { Failure, FailureOutcome } from './replies';
 
 /** Maps any failure of a node call to the contract's outcome words and a safe reason. */
-export interface Failure {
-  outcome: FailureOutcome;
-  reason: string;
-  /** The node replied (e.g. NOPERM, READONLY): it answered, it refused. */
-  answered: boolean;
-}
-
 export function describeFailure(err: unknown, node?: RedisNode): Failure {
-  const f = describe(err, node);
-  // instanceof, not err.name: a minified bundle renames classes.
-  // A LOADING node answers but cannot serve yet: as good as out of reach.
-  const replied = err instanceof ReplyError && f.outcome !== 'auth' && !/^LOADING/.test(f.reason);
-  return { ...f, answered: replied || f.outcome === 'wrong-type' };
-}
-
-function describe(err: unknown, node?: RedisNode): { outcome: FailureOutcome; reason: string } {
-  if (err instanceof DeadlineError) return { outcome: 'timeout', reason: err.message };
-  let message = err instanceof Error ? err.message : String(err);
-  // A command on a dead connection only says "not writeable"; the connection's own
-  // last error (ECONNREFUSED, WRONGPASS, ...) is what the user needs.
-  if (/Stream isn't writeable|Connection is closed|enableOfflineQueue/i.test(message) && node?.lastError) {
-    message = node.lastError;
-  }
-  if (/NOAUTH|WRONGPASS|invalid username-password|AUTH failed|invalid password/i.test(message)) {
-    return { outcome: 'auth', reason: firstLine(message) };
-  }
-  if (/WRONGTYPE/.test(message)) return { outcome: 'wrong-type', reason: firstLine(message) };
-  if (/Stream isn't writeable|Connection is closed|enableOfflineQueue/i.test(message)) {
-    return { outcome: 'refused', reason: 'not connected' };
-  }
-  if (/^MOVED|^ASK/.test(message)) {
-    return { outcome: 'refused', reason: `${firstLine(message)} (this node is part of a Redis Cluster: use redis+cluster://)` };
-  }
-  if (/^READONLY/.test(message)) return { outcome: 'refused', reason: `${firstLine(message)} (a replica: point at the master)` };
-  if (/^LOADING/.test(message)) return { outcome: 'refused', reason: `${firstLine(message)} (the node is starting: try again when it has loaded)` };
-  return { outcome: 'refused', reason: firstLine(message) };
-}
-
-function firstLine(s: string): string {
-  const line = s.split('\n')[0];
-  return line.length > 300 ? line.slice(0, 300) + '…' : line;
+  // A plain connection that a TLS-only port reset: say so instead of ECONNRESET.
+  const plainOnTls = err instanceof ReplyError || err instanceof DeadlineError ? undefined : plainOnTlsReason(node);
+  if (plainOnTls) return { outcome: 'refused', reason: plainOnTls, answered: false };
+  return classifyFailure(err, node);
 }
 
 function retryStrategy(times: number): number {
   return Math.min(50 * 2 ** Math.min(times, 6), 2000);
 }
 
-function clientOptions(spec: NodeSpec, connectTimeoutMs: number): RedisOptions {
+function clientOptions(spec: NodeSpec, connectTimeoutMs: number, tls?: TlsSettings): RedisOptions {
   return {
     username: spec.username,
     password: spec.password,
-    tls: spec.tls ? {} : undefined,
+    tls: spec.tls ? connectionOptions(tls) : undefined,
     connectTimeout: connectTimeoutMs,
     enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,
@@ -91,8 +59,13 @@ function clientOptions(spec: NodeSpec, connectTimeoutMs: number): RedisOptions {
   };
 }
 
-function createClient(spec: NodeSpec, connectTimeoutMs: number): Redis | Cluster {
-  const base = clientOptions(spec, connectTimeoutMs);
+/** Well below the overall wait, so at least a second sentinel is asked in time. */
+export function sentinelTimeout(connectTimeoutMs: number): number {
+  return Math.max(100, Math.min(500, Math.floor(connectTimeoutMs / 4)));
+}
+
+function createClient(spec: NodeSpec, connectTimeoutMs: number, tls?: TlsSettings): Redis | Cluster {
+  const base = clientOptions(spec, connectTimeoutMs, tls);
   if (spec.kind === 'standalone') return new Redis({ ...base, host: spec.host, port: spec.port, db: spec.db });
   if (spec.kind === 'sentinel') {
     return new Redis({
@@ -103,32 +76,86 @@ function createClient(spec: NodeSpec, connectTimeoutMs: number): Redis | Cluster
       sentinelUsername: spec.username,
       sentinelPassword: spec.password,
       sentinelRetryStrategy: retryStrategy,
+      // A hung sentinel (paused, overloaded) accepts the connection and never answers:
+      // each one gets a short deadline so the next one is asked within the overall wait.
+      sentinelCommandTimeout: sentinelTimeout(connectTimeoutMs),
       enableTLSForSentinelMode: spec.tls,
     });
   }
-  return new Cluster(spec.seeds, {
+  const cluster = new Cluster(spec.seeds, {
     enableOfflineQueue: false,
     clusterRetryStrategy: retryStrategy,
+    // ioredis' own readiness probe goes to a random member while the others still
+    // connect, and with the offline queue off it fails and reconnects, again and again:
+    // waitClusterReady waits for the slot map and the member connections instead.
+    enableReadyCheck: false,
+    // ioredis would resend a command on its own after CLUSTERDOWN or a dropped member
+    // connection, later, past our per-call deadline: a lock written after its caller gave
+    // up. The honest answer now is better (docs/deployments.md).
+    retryDelayOnClusterDown: 0,
+    retryDelayOnFailover: 0,
     redisOptions: (({ enableOfflineQueue: _q, retryStrategy: _r, ...rest }) => rest)(base),
   });
+  trackNodeErrors(cluster);
+  return cluster;
 }
 
 function idOfClient(client: Redis | Cluster): string {
-  if (client instanceof Cluster) {
-    const seeds = (client as unknown as { startupNodes?: Array<{ host?: string; port?: number }> }).startupNodes ?? [];
-    return seeds.map((s) => formatHostPort({ host: s.host ?? '127.0.0.1', port: s.port ?? 6379 })).join(',') || 'cluster';
-  }
+  if (client instanceof Cluster) return seedIds(client).join(',') || 'cluster';
   const o = client.options;
   if (o.sentinels && o.name) return o.name;
   if (o.path) return o.path;
   return formatHostPort({ host: o.host ?? '127.0.0.1', port: o.port ?? 6379 }) + (o.db ? `/${o.db}` : '');
 }
 
-const memberNodes = new WeakMap<Redis, RedisNode>();
+/** A plain standalone node checks its first exchange, so a TLS-only port is named as such. */
+function plainWatched(node: RedisNode, connectTimeoutMs: number): RedisNode {
+  const spec = node.spec;
+  if (spec?.kind === 'standalone' && !spec.tls) watchPlainOnTls(node, node.client as Redis, spec.host, spec.port, Math.min(1000, connectTimeoutMs));
+  return node;
+}
+
+function trackedClient(client: Redis | Cluster): Redis | Cluster {
+  if (client instanceof Cluster) trackNodeErrors(client);
+  return client;
+}
 
 export class RedisNode {
   lastError: string | null = null;
   latencyMs: number | null = null;
+  /** The server's INFO run_id once known; forgotten at every disconnect, asked again at every connect. */
+  runId: string | null = null;
+  /** Set when the user may not run INFO: identity then rests on the host:port check alone. */
+  identityWarning: string | null = null;
+  /** The other entries of this node set, to tell whether this one reaches a server already counted. */
+  peers: readonly RedisNode[] = [];
+  /** How long the INFO probe may take. */
+  probeTimeoutMs = 2000;
+  private identifying: Promise<void> | undefined;
+  private probeError: Error | undefined;
+  /** Lock commands sent and not answered yet (a round's deadline does not cancel them). */
+  inflight = 0;
+  private drainWaiters: Array<() => void> = [];
+
+  /** @internal called as each lock command answers. */
+  settleOne(): void {
+    if (--this.inflight === 0 && this.drainWaiters.length) {
+      for (const w of this.drainWaiters.splice(0)) w();
+    }
+  }
+
+  /** Resolves when no lock command is in flight on this node, or after `ms`. */
+  drained(ms: number): Promise<void> {
+    if (this.inflight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      timer.unref();
+      this.drainWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
 
   constructor(
     readonly id: string,
@@ -144,7 +171,77 @@ export class RedisNode {
     });
     client.on('ready', () => {
       this.lastError = null;
+      void this.identify();
     });
+    // A reconnect may reach another server (a failover, a moved address): ask again.
+    client.on('close', () => {
+      this.runId = null;
+    });
+    if (client.status === 'ready') void this.identify();
+  }
+
+  /**
+   * Known to count as one server: its run_id is known, or the user may not run INFO (the
+   * host:port check then stands alone), or it is a cluster (one master per key).
+   */
+  get identified(): boolean {
+    return this.runId !== null || this.identityWarning !== null || this.isCluster || this.clusterMember;
+  }
+
+  /** Asks the server who it is (INFO server), once per connection; shared by concurrent callers. */
+  identify(): Promise<void> {
+    if (this.identified || this.client.status !== 'ready') return Promise.resolve();
+    if (this.identifying) return this.identifying;
+    let timer: NodeJS.Timeout | undefined;
+    const probe = (this.client as Redis).info('server');
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new DeadlineError(this.probeTimeoutMs)), this.probeTimeoutMs);
+    });
+    this.identifying = Promise.race([probe, timeout]).then(
+      (info) => {
+        this.probeError = undefined;
+        this.runId = runIdOf(info);
+        if (this.runId === null) this.identityWarning = `${this.id}: INFO server gave no run_id; nodes are told apart by host and port only`;
+      },
+      (e: unknown) => {
+        this.probeError = e instanceof Error ? e : new Error(String(e));
+        // Denied INFO (an ACL): fall back to the host:port check, with a warning, never a refusal.
+        if (e instanceof ReplyError && /NOPERM|no permissions|can't run/i.test((e as Error).message)) {
+          this.identityWarning = `${this.id}: the user may not run INFO, so a second entry reaching the same server cannot be ruled out (only host and port were compared)`;
+        }
+      },
+    ).finally(() => {
+      clearTimeout(timer);
+      this.identifying = undefined;
+    });
+    return this.identifying;
+  }
+
+  /** Another entry of the set that reaches the same server (same run_id), if any. */
+  sameServerAs(): RedisNode | undefined {
+    if (this.runId === null) return undefined;
+    return this.peers.find((p) => p !== this && p.runId === this.runId);
+  }
+
+  /**
+   * Before a call on a node whose identity is not known yet (just connected, reconnected):
+   * waits (at most `ms`) for its connection and its INFO answer. Rejects when it turns out
+   * to reach a server another entry already counts, or stays unknown: not a vote.
+   */
+  async gate(ms: number): Promise<void> {
+    // A first connection still under way is waited for; a failed one fails the call fast.
+    if (!this.ready && this.lastError === null && this.client.status !== 'end') {
+      await this.waitReady(ms);
+      // Connected but silent (a frozen process): report it at the call's own deadline.
+      if (!this.ready && this.lastError === null) throw new DeadlineError(ms);
+    }
+    if (!this.identified && this.ready) {
+      await this.identify();
+      // The probe's own failure (NOAUTH, LOADING, BUSY, no answer) is this call's answer too.
+      if (!this.identified) throw this.probeError ?? new DeadlineError(this.probeTimeoutMs);
+    }
+    const twin = this.sameServerAs();
+    if (twin) throw aliasError(twin.id, this.id, `the same run_id ${this.runId}`);
   }
 
   private corked = false;
@@ -178,37 +275,33 @@ export class RedisNode {
 
   /** Resolves when connected, or after `ms` whatever the state: callers then fail fast. */
   waitReady(ms: number): Promise<void> {
+    if (this.client instanceof Cluster) return waitClusterReady(this.client, ms);
     if (this.ready || this.client.status === 'end') return Promise.resolve();
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
-        this.client.off('ready', done);
+        this.client.off('ready', answered);
         this.client.off('end', done);
-        this.client.off('error', done);
+        this.client.off('error', answered);
         resolve();
       };
+      // Once a reset has been explained (a plain connection to a TLS-only port).
+      const answered = (): void => void plainOnTlsSettled(this).then(done);
       const timer = setTimeout(done, ms);
-      this.client.once('ready', done);
+      this.client.once('ready', answered);
       this.client.once('end', done);
       // A refused or failed first connection is an answer too: fail fast, do not wait it out.
-      this.client.once('error', done);
+      this.client.once('error', answered);
     });
   }
 
   /**
-   * The masters of a cluster node, as nodes of their own (ids host:port). Cached per
-   * connection so listeners are attached once.
+   * The masters of a cluster's slot map, as nodes of their own (ids host:port); a master
+   * without a connection is still listed, and fails every read with the reason.
    */
   clusterMasters(): RedisNode[] {
     if (!(this.client instanceof Cluster)) return [this];
-    return this.client.nodes('master').map((m) => {
-      let member = memberNodes.get(m);
-      if (!member) {
-        member = new RedisNode(formatHostPort({ host: m.options.host ?? '127.0.0.1', port: m.options.port ?? 6379 }), m, false, undefined, true);
-        memberNodes.set(m, member);
-      }
-      return member;
-    });
+    return clusterMembers(this.client).map((m) => m.node);
   }
 
   /** The string for messages: never carries credentials. */
@@ -237,21 +330,87 @@ export function createNodes(inputs: readonly NodeInput[], options: NodeSetOption
     const spec = typeof input === 'string'
       ? parseNodeUrl(input, undefined, options.defaultPassword)
       : parseNodeUrl(input.url, input.name, options.defaultPassword);
-    return { id: spec.id, spec };
+    const own = typeof input === 'string' ? undefined : input.tls;
+    if (own && !spec.tls) throw new NodeConfigError(`${spec.id}: TLS settings given for a plain URL (use rediss://)`);
+    if (own) checkTls(own);
+    return { id: spec.id, spec, tls: own ?? options.tls };
   });
+  if (options.tls) checkTls(options.tls);
   const seen = new Set<string>();
   for (const s of specs) {
     if (seen.has(s.id)) throw new NodeConfigError(`node ${s.id} is configured twice`);
     seen.add(s.id);
   }
   if (specs.length === 0) throw new NodeConfigError('no Redis node configured');
+  checkConfiguredAliases(specs.map((s) => ({ id: s.id, server: 'client' in s && s.client ? serverOfClient(s.client) : serverOfSpec(s.spec!) })));
   const clusterAt = specs.findIndex((s) => ('spec' in s && s.spec?.kind === 'cluster') || ('client' in s && s.client instanceof Cluster));
   if (clusterAt >= 0 && specs.length > 1) {
     throw new NodeConfigError(`${specs[clusterAt].id}: a redis+cluster:// node cannot be combined with other nodes (a cluster shows each key on its owning master)`);
   }
-  return specs.map((s) =>
+  const nodes = specs.map((s) =>
     'client' in s && s.client
-      ? new RedisNode(s.id, s.client, false)
-      : new RedisNode(s.id, createClient(s.spec!, connectTimeoutMs), true, s.spec),
+      ? new RedisNode(s.id, trackedClient(s.client), false)
+      : plainWatched(new RedisNode(s.id, createClient(s.spec!, connectTimeoutMs, s.tls), true, s.spec), connectTimeoutMs),
   );
+  for (const n of nodes) {
+    n.peers = nodes;
+    n.probeTimeoutMs = connectTimeoutMs;
+  }
+  return nodes;
+}
+
+/** Throws when two nodes of the set are known to reach one server (same run_id). No round trip. */
+export function checkDistinct(nodes: readonly RedisNode[]): void {
+  for (const n of nodes) {
+    const twin = n.sameServerAs();
+    if (twin) throw aliasError(twin.id, n.id, `the same run_id ${n.runId}`);
+  }
+}
+
+/**
+ * Resolves once `quorum` nodes are connected and identified, or every node has settled
+ * (identified, failed, or unknown), or after `ms`: a frozen node must not hold up the
+ * others. Nodes still pending are waited for by each call, within its own deadline.
+ */
+export function waitForQuorum(nodes: readonly RedisNode[], quorum: number, ms: number): Promise<void> {
+  const start = performance.now();
+  return new Promise((resolve) => {
+    let identified = 0;
+    let settled = 0;
+    let timer = setTimeout(resolve, ms);
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    for (const n of nodes) {
+      n.gate(ms).catch(() => undefined).then(() => {
+        settled++;
+        if (n.identified) identified++;
+        if (settled === nodes.length) done();
+        else if (identified === quorum) {
+          // Healthy nodes answer within moments of each other: a short grace lets the
+          // first call see an alias found at connect, while a frozen node costs little.
+          const elapsed = performance.now() - start;
+          clearTimeout(timer);
+          timer = setTimeout(resolve, Math.min(Math.max(0, ms - elapsed), Math.max(50, elapsed)));
+        }
+      });
+    }
+    if (nodes.length === 0) done();
+  });
+}
+
+/** The server a URL reaches, as far as its spelling tells. */
+function serverOfSpec(spec: NodeSpec): string | undefined {
+  if (spec.kind === 'standalone') return hostPortKey(spec.host, spec.port);
+  if (spec.kind === 'sentinel') return `sentinel|${spec.masterName}|${spec.sentinels.map((h) => hostPortKey(h.host, h.port)).sort().join(',')}`;
+  return undefined;
+}
+
+function serverOfClient(client: Redis | Cluster): string | undefined {
+  if (client instanceof Cluster) return undefined;
+  const o = client.options;
+  if (o.sentinels && o.name) return `sentinel|${o.name}|${o.sentinels.map((h) => hostPortKey(h.host ?? '127.0.0.1', h.port ?? 26379)).sort().join(',')}`;
+  if (o.path) return `unix|${o.path}`;
+  return hostPortKey(o.host ?? '127.0.0.1', o.port ?? 6379);
 }

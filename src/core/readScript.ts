@@ -10,86 +10,118 @@ import type { Observation } from './types';
 export const MAX_VALUE_BYTES = 512;
 /** Largest hash or zset read, in fields or members. */
 export const MAX_ITEMS = 64;
+/** Largest hash or zset read, in bytes (MEMORY USAGE ... SAMPLES 0), checked before any member is copied. */
+export const MAX_SHAPE_BYTES = 64 * 1024;
+/**
+ * What one script call may read before it hands back a continuation: values created in
+ * Lua and bytes copied. Keeps every call of the inspector far below a millisecond-scale
+ * stall of the node, however fat the keys of a page are (docs/decisions.md "Bounded reads").
+ */
+export const CALL_ITEMS = 1024;
+export const CALL_BYTES = 128 * 1024;
 
-// Reads one key: type, pttl, payload. A payload that is an integer means "not read": >= 0
-// is the size of a value over the bound, -1 a type we do not read.
+// Reads one key: type, pttl, payload, cost. A payload that is an integer means "not read":
+// >= 0 is the size of a value over its bound (bytes, or items), -1 a type we do not read,
+// -2 a hash or zset whose size the user may not ask (MEMORY denied). The cost (values
+// created, bytes copied) feeds the call's budget.
 const READ_KEY = `
-local function readKey(k, maxBytes, maxItems)
+local function readKey(k, maxBytes, maxItems, maxShape)
   local p = redis.call('PTTL', k)
   local t = 'none'
   local v = -1
+  local items, bytes = 1, 0
   if p ~= -2 then
     -- Most keys under a lock pattern are strings: one bounded GETRANGE answers the type and
     -- the value, and never copies more than maxBytes + 1 bytes of a huge one.
     local s = redis.pcall('GETRANGE', k, 0, maxBytes)
     if type(s) == 'string' then
       t = 'string'
+      bytes = #s
       if #s > maxBytes then v = redis.call('STRLEN', k) else v = s end
     else
       t = redis.call('TYPE', k)['ok']
-      if t == 'hash' then
-        local n = redis.call('HLEN', k)
+      if t == 'hash' or t == 'zset' then
+        local n
+        if t == 'hash' then n = redis.call('HLEN', k) else n = redis.call('ZCARD', k) end
         if n > maxItems then v = n else
-          local fields = redis.call('HKEYS', k)
-          v = {}
-          for j = 1, #fields do
-            local f = fields[j]
-            if #f > maxBytes or redis.call('HSTRLEN', k, f) > maxBytes then v = n break end
-            v[#v + 1] = f
-            v[#v + 1] = redis.call('HGET', k, f)
-          end
-        end
-      elseif t == 'zset' then
-        local n = redis.call('ZCARD', k)
-        if n > maxItems then v = n else
-          v = redis.call('ZRANGE', k, 0, -1)
-          for j = 1, #v do
-            if #v[j] > maxBytes then v = n break end
+          -- The exact size before a single member is copied: the default sample is fooled
+          -- by one fat member among small ones, SAMPLES 0 counts them all (n <= maxItems).
+          local mem = redis.pcall('MEMORY', 'USAGE', k, 'SAMPLES', '0')
+          if type(mem) ~= 'number' then v = -2
+          elseif mem > maxShape then v = mem
+          else
+            bytes = mem
+            if t == 'hash' then
+              v = redis.call('HGETALL', k)
+              items = items + #v
+              for j = 1, #v do
+                if #v[j] > maxBytes then v = n break end
+              end
+            else
+              v = redis.call('ZRANGE', k, 0, -1)
+              items = items + #v
+              for j = 1, #v do
+                if #v[j] > maxBytes then v = n break end
+              end
+            end
           end
         end
       end
     end
   end
-  return t, p, v
+  return t, p, v, items, bytes
 end
 `;
 
 // Both scripts start with the node's TIME: a script sees one frozen clock for expiries,
 // so that instant (less the node's clock offset) is when every PTTL in it was read.
+// Both read at least one key, then stop once the call's budget is spent.
 
-/** The given keys: [sec, usec, then type (1 for string), pttl, payload per key]. */
+/** The given keys: [sec, usec, number read, then type (1 for string), pttl, payload per key read]. */
 const INSPECT = `#!lua flags=no-writes
 ${READ_KEY}
 local now = redis.call('TIME')
-local out = { now[1], now[2] }
-local maxBytes, maxItems = tonumber(ARGV[1]), tonumber(ARGV[2])
+local out = { now[1], now[2], 0 }
+local maxBytes, maxItems, maxShape = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local budgetItems, budgetBytes = tonumber(ARGV[4]), tonumber(ARGV[5])
+local items, bytes, n = 0, 0, 0
 for i = 1, #KEYS do
-  local t, p, v = readKey(KEYS[i], maxBytes, maxItems)
-  out[3 * i] = t == 'string' and 1 or t
-  out[3 * i + 1] = p
-  out[3 * i + 2] = v
+  if n > 0 and (items >= budgetItems or bytes >= budgetBytes) then break end
+  local t, p, v, ci, cb = readKey(KEYS[i], maxBytes, maxItems, maxShape)
+  items, bytes, n = items + ci, bytes + cb, n + 1
+  out[3 * i + 1] = t == 'string' and 1 or t
+  out[3 * i + 2] = p
+  out[3 * i + 3] = v
 end
+out[3] = n
 return out`;
 
 /**
- * One SCAN page run on the server, then each key read there: [sec, usec, cursor, then
- * key, type (1 for string), pttl, payload per key]. Saves sending every key name back. Standalone nodes only: a
- * cluster refuses scripts touching undeclared keys.
+ * One SCAN page run on the server, then each key read there: [sec, usec, cursor, number
+ * read, then key, type (1 for string), pttl, payload per key read, then the keys left
+ * unread when the budget ran out]. Saves sending every key name back. Standalone nodes
+ * only: a cluster refuses scripts touching undeclared keys.
  */
 const SCAN_PAGE = `#!lua flags=no-writes
 ${READ_KEY}
 local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
 local now = redis.call('TIME')
-local out = { now[1], now[2], page[1] }
+local out = { now[1], now[2], page[1], 0 }
 local keys = page[2]
-local maxBytes, maxItems = tonumber(ARGV[4]), tonumber(ARGV[5])
+local maxBytes, maxItems, maxShape = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local budgetItems, budgetBytes = tonumber(ARGV[7]), tonumber(ARGV[8])
+local items, bytes, n = 0, 0, 0
 for i = 1, #keys do
-  local t, p, v = readKey(keys[i], maxBytes, maxItems)
-  out[4 * i] = keys[i]
-  out[4 * i + 1] = t == 'string' and 1 or t
-  out[4 * i + 2] = p
-  out[4 * i + 3] = v
+  if n > 0 and (items >= budgetItems or bytes >= budgetBytes) then break end
+  local t, p, v, ci, cb = readKey(keys[i], maxBytes, maxItems, maxShape)
+  items, bytes, n = items + ci, bytes + cb, n + 1
+  out[4 * i + 1] = keys[i]
+  out[4 * i + 2] = t == 'string' and 1 or t
+  out[4 * i + 3] = p
+  out[4 * i + 4] = v
 end
+out[4] = n
+for i = n + 1, #keys do out[#out + 1] = keys[i] end
 return out`;
 
 /** A watch tick's page: names and PTTLs only: [sec, usec, cursor, key, pttl, ...]. */
@@ -104,13 +136,17 @@ for i = 1, #keys do
 end
 return out`;
 
+/** The digest a page gets when its keys without expiry are too costly to read in one call: never equal to a previous one. */
+export const UNDIGESTED = '*';
+
 /**
  * A watch tick's cheapest question: has anything on this SCAN page changed? Answered by
  * a checksum over the page's keys: their count and their absolute expiries (PEXPIRETIME,
  * stable while nothing changes; Redis >= 7.0), plain and position-weighted sums, plus a
  * SHA1 over name and bounded value of keys without expiry, whose value may change without
  * touching any TTL. Arithmetic instead of hashing every name keeps a quiet tick at about a
- * microsecond and a half per key on the node. [next cursor, checksum].
+ * microsecond and a half per key on the node. [next cursor, checksum]; the checksum is
+ * UNDIGESTED when reading the keys without expiry would exceed the call's budget.
  */
 const DIGEST_PAGE = `#!lua flags=no-writes
 ${READ_KEY}
@@ -118,15 +154,19 @@ local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
 local keys = page[2]
 local sum, weighted = 0, 0
 local extra, n = {}, 0
+local items, bytes = 0, 0
+local budgetItems, budgetBytes = tonumber(ARGV[7]), tonumber(ARGV[8])
 for i = 1, #keys do
   local k = keys[i]
   local e = redis.call('PEXPIRETIME', k)
   if e == -1 then
-    local t, _, v = readKey(k, tonumber(ARGV[4]), tonumber(ARGV[5]))
+    if items >= budgetItems or bytes >= budgetBytes then return { page[1], '${UNDIGESTED}' } end
+    local t, _, v, ci, cb = readKey(k, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]))
+    items, bytes = items + ci, bytes + cb
     if type(v) == 'table' then
-      local items = {}
-      for j = 1, #v do items[j] = #v[j] .. ':' .. v[j] end
-      v = table.concat(items, ',')
+      local parts = {}
+      for j = 1, #v do parts[j] = #v[j] .. ':' .. v[j] end
+      v = table.concat(parts, ',')
     end
     n = n + 1
     extra[n] = #k .. ':' .. k .. '=' .. t .. '/' .. tostring(v)
@@ -138,6 +178,8 @@ end
 local digest = #keys .. ':' .. string.format('%.0f', sum) .. ':' .. string.format('%.0f', weighted)
 if n > 0 then digest = digest .. ':' .. redis.sha1hex(table.concat(extra, '\\n')) end
 return { page[1], digest }`;
+
+const BOUNDS = [String(MAX_VALUE_BYTES), String(MAX_ITEMS), String(MAX_SHAPE_BYTES), String(CALL_ITEMS), String(CALL_BYTES)];
 
 interface InspectCommand {
   rliInspectBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
@@ -161,6 +203,7 @@ function inspectCommand(client: Redis | Cluster): InspectCommand {
 
 function decodeRaw(type: string, payload: unknown): RawValue {
   if (typeof payload === 'number') {
+    if (payload === -2) return { type, unreadable: 'size-unknown' };
     return payload >= 0 ? { type, tooLarge: true, size: payload } : { type };
   }
   if (type === 'string') return { type, value: payload as Buffer };
@@ -215,40 +258,59 @@ function timeOf(sec: unknown, usec: unknown): number {
   return Number(sec) * 1000 + Number(usec) / 1000;
 }
 
-/** Reads a batch of keys on one client; observations in key order. */
+/**
+ * Reads a batch of keys on one client; observations in key order. Each script call reads
+ * what its budget allows and the next call continues with the keys left.
+ */
 export async function readObservations(client: Redis | Cluster, keys: Buffer[], node: string, absent: Observation): Promise<ReadBatch> {
-  const flat = await inspectCommand(client).rliInspectBuffer(keys.length, ...keys, String(MAX_VALUE_BYTES), String(MAX_ITEMS));
   const observations: Observation[] = new Array(keys.length);
-  for (let i = 0, j = 2; i < keys.length; i++, j += 3) {
-    observations[i] = toObservation(node, typeName(flat[j]), Number(flat[j + 1]), flat[j + 2], absent);
+  let nodeTimeMs = 0;
+  for (let from = 0; from < keys.length;) {
+    const rest = from === 0 ? keys : keys.slice(from);
+    const flat = await inspectCommand(client).rliInspectBuffer(rest.length, ...rest, ...BOUNDS);
+    if (from === 0) nodeTimeMs = timeOf(flat[0], flat[1]);
+    const n = Math.max(1, Number(flat[2]));
+    for (let i = 0, j = 3; i < n && from + i < keys.length; i++, j += 3) {
+      observations[from + i] = toObservation(node, typeName(flat[j]), Number(flat[j + 1]), flat[j + 2], absent);
+    }
+    from += n;
   }
-  return { nodeTimeMs: timeOf(flat[0], flat[1]), observations };
+  return { nodeTimeMs, observations };
 }
 
 export interface ScannedPage extends ReadBatch {
   cursor: string;
   keys: Buffer[];
   observations: Observation[];
+  /** Keys of the page the call's budget left unread: read them with readObservations. */
+  unread: Buffer[];
 }
 
-/** Sends one server-side SCAN page; every key is read in the same script call. */
+/** Sends one server-side SCAN page; keys are read in the same script call, within its budget. */
 export function requestScanPage(client: Redis, cursor: string, pattern: string, count: number): Promise<unknown[]> {
-  return inspectCommand(client).rliScanPageBuffer(0, cursor, pattern, String(count), String(MAX_VALUE_BYTES), String(MAX_ITEMS));
+  return inspectCommand(client).rliScanPageBuffer(0, cursor, pattern, String(count), ...BOUNDS);
 }
 
 export function pageCursor(flat: unknown[]): string {
   return String(flat[2]);
 }
 
+/** Keys the page listed, read or not. */
+export function pageKeyCount(flat: unknown[]): number {
+  const n = Number(flat[3]);
+  return n + (flat.length - 4 - 4 * n);
+}
+
 export function decodeScanPage(flat: unknown[], node: string, absent: Observation): ScannedPage {
-  const n = (flat.length - 3) / 4;
+  const n = Number(flat[3]);
   const keys: Buffer[] = new Array(n);
   const observations: Observation[] = new Array(n);
-  for (let i = 0, j = 3; i < n; i++, j += 4) {
+  let j = 4;
+  for (let i = 0; i < n; i++, j += 4) {
     keys[i] = flat[j] as Buffer;
     observations[i] = toObservation(node, typeName(flat[j + 1]), Number(flat[j + 2]), flat[j + 3], absent);
   }
-  return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: pageCursor(flat), keys, observations };
+  return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: pageCursor(flat), keys, observations, unread: flat.slice(j) as Buffer[] };
 }
 
 export interface TtlPage {
@@ -273,6 +335,6 @@ export async function scanTtlPage(client: Redis, cursor: string, pattern: string
 
 /** The digest of one SCAN page (see DIGEST_PAGE); rejects on Redis < 7.0 (no PEXPIRETIME). */
 export async function digestPage(client: Redis, cursor: string, pattern: string, count: number): Promise<{ cursor: string; digest: string }> {
-  const [next, digest] = await inspectCommand(client).rliDigestPage(0, cursor, pattern, String(count), String(MAX_VALUE_BYTES), String(MAX_ITEMS));
+  const [next, digest] = await inspectCommand(client).rliDigestPage(0, cursor, pattern, String(count), ...BOUNDS);
   return { cursor: String(next), digest: String(digest) };
 }

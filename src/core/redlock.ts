@@ -3,15 +3,18 @@ import './disposable';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { LockAbortedError, NodeAttempt, RedlockError } from './errors';
-import { createNodes, DeadlineError, describeFailure, FailureOutcome, NodeInput, NodeSetOptions, RedisNode } from './nodes';
+import { checkDistinct, createNodes, DeadlineError, describeFailure, FailureOutcome, NodeInput, NodeSetOptions, RedisNode, waitForQuorum } from './nodes';
 import { lockCommands, releaseKeysOn } from './scripts';
-import { InspectContext, inspectNodes } from './inspect';
+import { DEFAULT_PATTERNS, InspectContext, inspectNodes } from './inspect';
 import { Watcher, WatchListener, WatchOptions } from './watch';
 import { nodeFacts } from './facts';
 import { DoctorOptions, DoctorReport, runDoctor } from './doctor';
 import type { InspectOptions, InspectPage, NodeFacts } from './inspectTypes';
 import type { Snapshot } from './types';
 import { displayKey, displayToken, parseTokenArg } from './tokens';
+import { Cluster } from 'ioredis';
+import { clusterMembers } from './clusterMembers';
+import { ownerOf, unreadMasters } from './clusterTopology';
 
 export interface RedlockOptions extends NodeSetOptions {
   /** Clock drift allowance as a fraction of the TTL (drift = ttl * driftFactor + 2 ms). */
@@ -28,11 +31,16 @@ export interface RedlockOptions extends NodeSetOptions {
 export interface AcquireOptions {
   retryCount?: number;
   signal?: AbortSignal;
+  /**
+   * Called after each refused attempt that a retry follows, with every node's answer (a
+   * refusal names the holder: one extra bounded GET per refusing node, only when set).
+   */
+  onAttempt?: (refused: { attempt: number; attempts: number; nodes: NodeAttempt[] }) => void;
 }
 
 export type Resource = string | Buffer;
-export type ReleaseOutcome = 'released' | 'not-held' | 'unreachable';
-export type ForceOutcome = 'deleted' | 'changed' | 'absent' | 'unreachable';
+export type ReleaseOutcome = 'released' | 'not-held' | 'refused' | 'unreachable';
+export type ForceOutcome = 'deleted' | 'changed' | 'absent' | 'refused' | 'unreachable';
 
 export interface ReleaseResult {
   nodes: Array<{ node: string; outcome: ReleaseOutcome; reason?: string }>;
@@ -67,6 +75,8 @@ function newToken(): string {
 }
 
 const isGrant = (v: unknown): boolean => v === 'OK' || v === 0;
+/** The extend script's success: {1, expiry before, expiry after, ...}. */
+const extended = (v: unknown): boolean => Array.isArray(v) && v[0] === 1;
 
 function countGranted(rs: ReadonlyArray<{ ok: boolean; value?: unknown } | undefined>): number {
   let n = 0;
@@ -172,14 +182,24 @@ function round<T>(
   nodes.forEach((node, i) => {
     let p: Promise<T>;
     try {
-      node.cork();
-      p = call(node);
+      // A node just (re)connected counts once the server it reaches is known and distinct.
+      if (node.identified) {
+        node.cork();
+        p = call(node);
+      } else p = node.gate(deadlineMs).then(() => call(node));
     } catch (e) {
       p = Promise.reject(e);
     }
+    node.inflight++;
     p.then(
-      (value) => settle(i, { ok: true, value }),
-      (err) => settle(i, { ok: false, ...describeFailure(err, node) }),
+      (value) => {
+        node.settleOne();
+        settle(i, { ok: true, value });
+      },
+      (err) => {
+        node.settleOne();
+        settle(i, { ok: false, ...describeFailure(err, node) });
+      },
     );
   });
   if (nodes.length === 0) finish();
@@ -236,14 +256,25 @@ export class Redlock {
     this.nodes = createNodes(nodes, options);
     this.quorum = Math.floor(this.nodes.length / 2) + 1;
     const wait = options.connectTimeoutMs ?? 2000;
-    this.connecting = Promise.all(this.nodes.map((n) => n.waitReady(wait))).then(() => {
+    // A quorum of identified connections is enough to start: one frozen node must not
+    // delay every call by the connect timeout; calls wait for the rest within their deadline.
+    this.connecting = waitForQuorum(this.nodes, this.quorum, wait).then(() => {
       this.connecting = undefined;
     });
   }
 
-  /** The first calls after construction wait (bounded) for connections. */
-  private ready(): Promise<void> | undefined {
-    return this.connecting;
+  /**
+   * The first calls after construction wait (bounded) for connections; every call rejects
+   * (NodeConfigError) while two entries are known to reach one server. No round trip.
+   */
+  private async ready(): Promise<void> {
+    if (this.connecting) await this.connecting;
+    checkDistinct(this.nodes);
+  }
+
+  /** Why a node's identity rests on host:port only (the user may not run INFO), per node. */
+  get warnings(): string[] {
+    return this.nodes.flatMap((n) => (n.identityWarning ? [n.identityWarning] : []));
   }
 
   private deadlineFor(ttlMs: number): number {
@@ -266,6 +297,7 @@ export class Redlock {
     const retries = options.retryCount ?? this.options.retryCount ?? 0;
     const signal = options.signal;
     if (this.connecting) await this.connecting;
+    checkDistinct(this.nodes);
     let last: RedlockError | undefined;
     for (let attempt = 0; attempt <= retries; attempt++) {
       if (signal?.aborted) throw new LockAbortedError('acquire aborted');
@@ -273,7 +305,8 @@ export class Redlock {
         const jitter = Math.random() * (this.options.retryJitterMs ?? 100);
         await sleep((this.options.retryDelayMs ?? 200) + jitter, signal);
       }
-      const result = await this.attemptAcquire(keys, ttlMs, attempt + 1, attempt === retries);
+      const onRefused = options.onAttempt && ((nodes: NodeAttempt[]): void => options.onAttempt!({ attempt: attempt + 1, attempts: retries + 1, nodes }));
+      const result = await this.attemptAcquire(keys, ttlMs, attempt + 1, attempt === retries, onRefused);
       if (result instanceof Lock) return result;
       if (result) last = result;
     }
@@ -281,7 +314,7 @@ export class Redlock {
   }
 
   /** Resolves undefined for a failed attempt that is not the last: a retry follows. */
-  private async attemptAcquire(keys: Resource[], ttlMs: number, attempt: number, final: boolean): Promise<Lock | RedlockError | undefined> {
+  private async attemptAcquire(keys: Resource[], ttlMs: number, attempt: number, final: boolean, onRefused?: (nodes: NodeAttempt[]) => void): Promise<Lock | RedlockError | undefined> {
     const token = newToken();
     const q = this.quorum;
     const px = String(ttlMs);
@@ -310,8 +343,12 @@ export class Redlock {
     // Some nodes may have granted without the reply arriving: undo on all of them. The
     // release goes out after the SET on each connection, so it also undoes a late one.
     const [all] = await Promise.all([r.settled, this.releaseKeys(keys, token, ttlMs).settled]);
-    // Nobody reads the error of an attempt that is retried: skip asking who holds the key.
-    if (!final) return undefined;
+    // Unless a caller shows progress, nobody reads why a retried attempt failed: skip
+    // asking who holds the key.
+    if (!final) {
+      if (onRefused) onRefused(await this.describeAcquire(keys, all));
+      return undefined;
+    }
     const attempts = await this.describeAcquire(keys, all);
     const detail = countGranted(results) >= q ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
     return new RedlockError('acquire', shown, q, attempts, detail, attempt);
@@ -319,7 +356,7 @@ export class Redlock {
 
   /** Turns round results into per-node answers; a refused SET NX asks who holds the key. */
   private async describeAcquire(keys: Resource[], results: Array<Settled<unknown>>): Promise<NodeAttempt[]> {
-    return Promise.all(
+    return this.named(keys, await Promise.all(
       this.nodes.map(async (node, i): Promise<NodeAttempt> => {
         const r = results[i];
         if (!r.ok) return { node: node.id, outcome: r.outcome, reason: r.reason, ...(r.answered ? { answered: true } : {}) };
@@ -331,7 +368,18 @@ export class Redlock {
         if (!h.ok && h.outcome === 'wrong-type') return { node: node.id, outcome: 'wrong-type', reason: h.reason, answered: true };
         return { node: node.id, outcome: 'held-by-other', heldBy: h.ok && h.value ? displayToken(h.value) : undefined };
       }),
-    );
+    ));
+  }
+
+  /**
+   * A cluster's answers name the master that owns the key, as status does, not the seed
+   * list (every key of one call lives in one slot).
+   */
+  private named<T extends { node: string }>(keys: readonly Resource[], list: T[]): T[] {
+    const client = this.nodes[0].client;
+    if (!(client instanceof Cluster) || keys.length === 0) return list;
+    const owner = ownerOf(client, keys[0]);
+    return owner === undefined ? list : list.map((e) => ({ ...e, node: owner }));
   }
 
   private releaseKeys(keys: Resource[], rawToken: Buffer | string, ttlMs: number): Round<number> {
@@ -350,40 +398,62 @@ export class Redlock {
       this.deadlineFor(ttlMs),
       (rs, pending) => {
         let ok = 0;
-        for (const x of rs) if (x?.ok && x.value === 1) ok++;
+        for (const x of rs) if (x?.ok && extended(x.value)) ok++;
         return ok >= q || ok + pending < q;
       },
     );
     const decided = await r.decided;
     const elapsed = now() - start;
     const validity = ttlMs - elapsed - drift;
-    const describe = (all: ReadonlyArray<Settled<number | [number, Buffer]> | undefined>): NodeAttempt[] =>
+    const describe = (all: ReadonlyArray<Settled<number | [number, Buffer] | number[]> | undefined>): NodeAttempt[] => this.named(lock.keys,
       this.nodes.map((node, i): NodeAttempt => {
         const x = all[i];
         if (!x) return { node: node.id, outcome: 'timeout', reason: 'no answer yet' };
         if (!x.ok) return { node: node.id, outcome: x.outcome, reason: x.reason, ...(x.answered ? { answered: true } : {}) };
-        if (x.value === 1) return { node: node.id, outcome: 'granted' };
-        if (Array.isArray(x.value)) return { node: node.id, outcome: 'held-by-other', heldBy: displayToken(x.value[1]) };
+        if (extended(x.value)) return { node: node.id, outcome: 'granted' };
+        if (Array.isArray(x.value)) return { node: node.id, outcome: 'held-by-other', heldBy: displayToken(x.value[1] as Buffer) };
         if (x.value === -1) return { node: node.id, outcome: 'wrong-type' };
         return { node: node.id, outcome: 'not-held' };
-      });
+      }));
     const granted = describe(decided).filter((a) => a.outcome === 'granted').length;
     if (granted >= q && validity > 0) {
       return this.own(new Lock(lock.token, lock.resources, Math.floor(validity), ttlMs, () => r.settled.then(describe), start + ttlMs - drift, lock.keys, lock.rawToken));
     }
     const detail = granted >= q ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
-    throw new RedlockError('extend', lock.resources, q, describe(await r.settled), detail);
+    const all = await r.settled;
+    await this.restoreExpiries(lock, all);
+    throw new RedlockError('extend', lock.resources, q, describe(all), detail);
+  }
+
+  /**
+   * A failed extend must not leave longer copies behind (a leftover copy extended by a
+   * huge TTL would outlive everything): put back the expiry it replaced on each node that
+   * extended, where nothing changed since (see RESTORE_EXPIRY in scripts.ts).
+   */
+  private async restoreExpiries(lock: Lock, results: ReadonlyArray<Settled<unknown>>): Promise<void> {
+    const targets: RedisNode[] = [];
+    const args: Array<Array<string | Buffer>> = [];
+    this.nodes.forEach((node, i) => {
+      const r = results[i];
+      if (!r?.ok || !extended(r.value)) return;
+      targets.push(node);
+      args.push([...lock.keys, lock.rawToken, ...(r.value as number[]).slice(1).map(String)]);
+    });
+    if (targets.length === 0) return;
+    await round(targets, (node) => lockCommands(node.client).rliRestoreExpiry(lock.keys.length, ...args[targets.indexOf(node)]), this.deadlineFor(lock.ttlMs)).settled;
   }
 
   async release(lock: Lock): Promise<ReleaseResult> {
     if (this.connecting) await this.connecting;
+    checkDistinct(this.nodes);
     const results = await this.releaseKeys(lock.keys, lock.rawToken, lock.ttlMs).settled;
     return {
-      nodes: this.nodes.map((node, i) => {
+      nodes: this.named(lock.keys, this.nodes.map((node, i): ReleaseResult['nodes'][number] => {
         const r = results[i];
-        if (!r.ok) return { node: node.id, outcome: 'unreachable', reason: r.reason };
+        // A node that answered with a refusal (NOPERM, READONLY...) is not an outage.
+        if (!r.ok) return { node: node.id, outcome: r.answered ? 'refused' : 'unreachable', reason: r.reason };
         return { node: node.id, outcome: r.value > 0 ? 'released' : 'not-held' };
-      }),
+      })),
     };
   }
 
@@ -394,12 +464,15 @@ export class Redlock {
    */
   async forceRelease(resource: Resource, observed: readonly ObservedCopy[]): Promise<ForceReleaseResult> {
     validateResources([resource]);
-    const byNode = new Map<string, string | null>();
-    for (const o of observed) {
-      if (!this.nodes.some((n) => n.id === o.node)) throw new RangeError(`unknown node "${o.node}" in the observation`);
-      byNode.set(o.node, o.token);
-    }
     await this.ready();
+    const byNode = new Map<string, string | null>();
+    // A cluster snapshot names the owning master; it stands for the cluster node here.
+    const [owner] = this.named([resource], [{ node: this.nodes[0].id }]);
+    for (const o of observed) {
+      const id = o.node === owner.node ? this.nodes[0].id : o.node;
+      if (!this.nodes.some((n) => n.id === id)) throw new RangeError(`unknown node "${o.node}" in the observation`);
+      byNode.set(id, o.token);
+    }
     const targets = this.nodes.filter((n) => typeof byNode.get(n.id) === 'string');
     const results = await round(
       targets,
@@ -412,13 +485,13 @@ export class Redlock {
       this.options.commandTimeoutMs ?? 1000,
     ).settled;
     return {
-      nodes: this.nodes.map((node) => {
+      nodes: this.named([resource], this.nodes.map((node): ForceReleaseResult['nodes'][number] => {
         const i = targets.indexOf(node);
         if (i < 0) return { node: node.id, outcome: 'absent' as const };
         const r = results[i];
-        if (!r.ok) return { node: node.id, outcome: 'unreachable' as const, reason: r.reason };
+        if (!r.ok) return { node: node.id, outcome: r.answered ? ('refused' as const) : ('unreachable' as const), reason: r.reason };
         return { node: node.id, outcome: r.value === 1 ? ('deleted' as const) : r.value === 0 ? ('absent' as const) : ('changed' as const) };
-      }),
+      })),
     };
   }
 
@@ -490,17 +563,36 @@ export class Redlock {
 
   /** Live watch: `snapshot` once, then `change` for what changed; stop() ends it. Reads only. */
   watch(options: WatchOptions, listener: WatchListener): Watcher {
-    const watcher = new Watcher(() => this.readContext(), options, listener);
-    void Promise.resolve(this.ready()).then(() => watcher.start());
+    const watcher = new Watcher(() => {
+      checkDistinct(this.nodes);
+      return this.readContext();
+    }, options, listener);
+    // A refused node set surfaces through the first tick (listener.error), like any failure.
+    void this.ready().catch(() => undefined).then(() => watcher.start());
     return watcher;
+  }
+
+  /**
+   * Redis Cluster: the masters among `nodes` (a snapshot's or a watch status's) that did
+   * not answer and own part of the keyspace `patterns` can reach; [] elsewhere. What
+   * `inspectPage()` returns as `unread`, for a watch.
+   */
+  unreadKeyspace(nodes: ReadonlyArray<{ node: string; reachable: boolean }>, patterns: readonly string[] = DEFAULT_PATTERNS): string[] {
+    const client = this.nodes[0].client;
+    if (!(client instanceof Cluster)) return [];
+    const ranges = new Map(clusterMembers(client).map((m) => [m.node.id, m.ranges]));
+    const members = nodes.map((n) => ({ reachable: n.reachable, ranges: ranges.get(n.node) ?? [] }));
+    return unreadMasters(patterns, members).map((i) => nodes[i].node);
   }
 
   /** Read paths see a cluster as its masters; everything else as configured. */
   private readContext(): InspectContext {
-    const cluster = this.nodes[0].isCluster;
+    const cluster = this.nodes[0].client instanceof Cluster ? this.nodes[0].client : undefined;
+    const members = cluster ? clusterMembers(cluster) : undefined;
     return {
-      nodes: cluster ? this.nodes[0].clusterMasters() : this.nodes,
-      ownerOnly: cluster,
+      nodes: members ? members.map((m) => m.node) : this.nodes,
+      ownerOnly: members !== undefined,
+      slotRanges: members?.map((m) => m.ranges),
       driftFactor: this.driftFactor,
       commandTimeoutMs: this.options.readTimeoutMs ?? 2000,
     };
@@ -514,11 +606,17 @@ export class Redlock {
 
   /** Deployment findings (replicas, eviction, persistence, clocks, permissions...). Reads only. */
   async doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
-    await this.ready();
+    // Not ready(): two entries of one server are what the doctor reports (same-server),
+    // not a reason to refuse the diagnosis.
+    if (this.connecting) await this.connecting;
     return runDoctor({ ...this.readContext(), configured: this.nodes.length, quorum: this.quorum, deadlineFor: (ttl) => this.deadlineFor(ttl) }, options);
   }
 
   async quit(): Promise<void> {
+    // A call's deadline does not cancel its commands: a SET that answers after the round
+    // gave up, or a compare-and-delete still on its way, must land before the connection
+    // closes, or it could leave a copy behind (bounded: a dead node never answers).
+    await Promise.all(this.nodes.map((n) => n.drained(2000)));
     await Promise.all(this.nodes.map((n) => n.close()));
   }
 }

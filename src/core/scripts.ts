@@ -28,7 +28,11 @@ for i = 1, #KEYS do
 end
 return n`;
 
-/** Compare-and-PEXPIRE, all or nothing: 1 extended, 0 absent, {0, holder} held by another, -1 wrong type. */
+/**
+ * Compare-and-PEXPIRE, all or nothing: {1, then per key the absolute expiry before and
+ * after (PEXPIRETIME; -1 none, -3 unknown on Redis < 7)} extended, 0 absent, {0, holder}
+ * held by another, -1 wrong type. The expiries let a failed extend undo itself.
+ */
 const EXTEND = `
 for i = 1, #KEYS do
   local v = redis.pcall('GET', KEYS[i])
@@ -38,10 +42,33 @@ for i = 1, #KEYS do
     return 0
   end
 end
+local out = {1}
 for i = 1, #KEYS do
+  local before = redis.pcall('PEXPIRETIME', KEYS[i])
   redis.call('PEXPIRE', KEYS[i], ARGV[2])
+  local after = redis.pcall('PEXPIRETIME', KEYS[i])
+  if type(before) ~= 'number' or type(after) ~= 'number' then before, after = -3, -3 end
+  out[2 * i] = before
+  out[2 * i + 1] = after
 end
-return 1`;
+return out`;
+
+/**
+ * Undoes an extend that failed its quorum, per key (ARGV[1] token, then pairs of expiry
+ * before, expiry set): back to the old absolute expiry (PEXPIREAT) or none (PERSIST), only
+ * where the token still matches and the expiry is still the one that extend set, so a
+ * holder that extended in between keeps its lease. Returns the number of keys restored.
+ */
+const RESTORE_EXPIRY = `
+local n = 0
+for i = 1, #KEYS do
+  local before, set = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
+  if before ~= -3 and redis.pcall('GET', KEYS[i]) == ARGV[1] and redis.call('PEXPIRETIME', KEYS[i]) == set then
+    if before == -1 then redis.call('PERSIST', KEYS[i]) else redis.call('PEXPIREAT', KEYS[i], before) end
+    n = n + 1
+  end
+end
+return n`;
 
 /**
  * Force-release one key only if it still holds what was observed: for strings the whole
@@ -77,13 +104,15 @@ export const SCRIPTS = {
   rliRelease: RELEASE,
   rliExtend: EXTEND,
   rliForceRelease: FORCE_RELEASE,
+  rliRestoreExpiry: RESTORE_EXPIRY,
 } as const;
 
 type Arg = string | Buffer | number;
 export interface LockCommands {
   rliAcquire(numKeys: number, ...args: Arg[]): Promise<number | [number, Buffer]>;
   rliRelease(numKeys: number, ...args: Arg[]): Promise<number>;
-  rliExtend(numKeys: number, ...args: Arg[]): Promise<number | [number, Buffer]>;
+  rliExtend(numKeys: number, ...args: Arg[]): Promise<number | [number, Buffer] | number[]>;
+  rliRestoreExpiry(numKeys: number, ...args: Arg[]): Promise<number>;
   rliForceRelease(numKeys: number, ...args: Arg[]): Promise<number>;
 }
 

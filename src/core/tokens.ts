@@ -19,8 +19,11 @@ function isPrintableAscii(raw: Uint8Array): boolean {
   return true;
 }
 
-function isAscii(raw: Uint8Array): boolean {
-  for (let i = 0; i < raw.length; i++) if (raw[i] > 0x7f) return false;
+function isPrintableAsciiText(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e) return false;
+  }
   return true;
 }
 
@@ -36,15 +39,26 @@ export function displayToken(raw: Buffer | string): string {
   return 'hex:' + raw.toString('hex');
 }
 
+// Control characters and invisible format characters (bidi overrides and isolates,
+// zero-width ones) make two different names print alike.
+const LOOKALIKE = /[\p{Cc}\p{Cf}]/u;
+
 /**
- * Key names keep any valid UTF-8 (renderers escape control characters for their medium);
- * invalid UTF-8 becomes `hex:`.
+ * Key names keep valid UTF-8 without control or format characters; anything else (an ESC
+ * byte, a bidi override, invalid UTF-8) becomes `hex:`, so what is shown, pasted back as
+ * an argument, names exactly that key: an escaped form would be ambiguous (a real ESC
+ * and the text `\x1b` would print alike), and backslash escaping would change the
+ * meaning of every name that holds a backslash. See docs/decisions.md.
  */
 export function displayKey(raw: Buffer | string): string {
-  if (typeof raw === 'string') return raw;
-  if (isAscii(raw) && !startsWithHex(raw)) return raw.toString('latin1');
+  if (typeof raw === 'string') {
+    // The common case, a plain name passed to acquire, costs no Buffer.
+    if (isPrintableAsciiText(raw) && !raw.startsWith('hex:')) return raw;
+    raw = Buffer.from(raw, 'utf8');
+  }
+  if (isPrintableAscii(raw) && !startsWithHex(raw)) return raw.toString('latin1');
   const text = utf8OrNull(raw);
-  if (text !== null && !HEX_FORM.test(text)) return text;
+  if (text !== null && !LOOKALIKE.test(text) && !HEX_FORM.test(text)) return text;
   return 'hex:' + raw.toString('hex');
 }
 

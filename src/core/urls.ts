@@ -21,15 +21,27 @@ export class NodeConfigError extends Error {
   override name = 'NodeConfigError';
 }
 
-const URL_FORM = /^([a-z][a-z0-9+.-]*):\/\/(?:([^@/]*)@)?([^/?#]*)(?:\/([^?#]*))?(?:[?#].*)?$/i;
+const SCHEME_FORM = /^([a-z][a-z0-9+.-]*):\/\/([\s\S]*)$/i;
+const SCHEME_PREFIX = /^[a-z][a-z0-9+.-]*:\/\//i;
 const SCHEMES = ['redis', 'rediss', 'redis+sentinel', 'redis+cluster'];
 
-/** The URL with any password replaced, for messages about a URL that failed to parse. */
+/**
+ * The URL with its userinfo replaced, for any message about it. Redacts before parsing:
+ * whatever stands before the last `@` (after a `scheme://`, if any) is secret, whatever
+ * the shape: an unescaped `@` or `/` in a password, a missing or extra slash, no scheme.
+ * A username before the first `:` stays visible, as it helps find the entry.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/^([^:/]+:\/\/)([^@/]*)@/, (_m, scheme: string, userinfo: string) => {
-    const colon = userinfo.indexOf(':');
-    return colon < 0 ? `${scheme}***@` : `${scheme}${userinfo.slice(0, colon)}:***@`;
-  });
+  const at = url.lastIndexOf('@');
+  if (at < 0) return url;
+  const prefix = SCHEME_PREFIX.exec(url)?.[0] ?? '';
+  const start = at < prefix.length ? 0 : prefix.length;
+  const userinfo = url.slice(start, at);
+  const colon = userinfo.indexOf(':');
+  const user = colon < 0 ? '' : userinfo.slice(0, colon);
+  // A "user" that itself looks like part of a URL (a scheme, a slash) is shown as nothing.
+  const shownUser = /^[A-Za-z0-9._~%!$&'()*+;=-]*$/.test(user) ? user : '';
+  return `${url.slice(0, start)}${colon < 0 ? '' : `${shownUser}:`}***@${url.slice(at + 1)}`;
 }
 
 export function formatHostPort({ host, port }: HostPort): string {
@@ -66,24 +78,36 @@ function parseDb(text: string | undefined, shown: string): number {
  */
 export function parseNodeUrl(url: string, name?: string, defaultPassword?: string): NodeSpec {
   const shown = redactUrl(url);
-  const m = URL_FORM.exec(url.trim());
-  if (!m) throw new NodeConfigError(`${shown}: not a node URL (expected redis://host:port, rediss://, redis+sentinel:// or redis+cluster://)`);
+  const m = SCHEME_FORM.exec(url.trim());
+  const notUrl = (): NodeConfigError => new NodeConfigError(`${shown}: not a node URL (expected redis://host:port, rediss://, redis+sentinel:// or redis+cluster://)`);
+  if (!m) throw notUrl();
   const scheme = m[1].toLowerCase();
   if (!SCHEMES.includes(scheme)) {
     throw new NodeConfigError(`${shown}: unknown scheme "${m[1]}:" (use redis, rediss, redis+sentinel or redis+cluster)`);
   }
+  // The host starts after the last '@': a password may hold '@', '/' or ':' unescaped.
+  let rest = m[2];
+  const at = rest.lastIndexOf('@');
+  const userinfo = at < 0 ? undefined : rest.slice(0, at);
+  if (userinfo !== undefined) {
+    rest = rest.slice(at + 1);
+    // redis:///user:pw@host: a path where the host should be; never guess.
+    if (userinfo.startsWith('/')) throw notUrl();
+  }
+  rest = rest.replace(/[?#][\s\S]*$/, '');
+  const slash = rest.indexOf('/');
+  const hostsText = slash < 0 ? rest : rest.slice(0, slash);
+  const path = slash < 0 ? undefined : rest.slice(slash + 1);
   const creds: Credentials = { tls: scheme === 'rediss' };
-  if (m[2] !== undefined) {
-    const colon = m[2].indexOf(':');
-    const user = colon < 0 ? '' : decode(m[2].slice(0, colon), shown);
-    const pass = decode(colon < 0 ? m[2] : m[2].slice(colon + 1), shown);
+  if (userinfo !== undefined) {
+    const colon = userinfo.indexOf(':');
+    const user = colon < 0 ? '' : decode(userinfo.slice(0, colon), shown);
+    const pass = decode(colon < 0 ? userinfo : userinfo.slice(colon + 1), shown);
     if (user) creds.username = user;
     if (pass) creds.password = pass;
   }
   if (creds.password === undefined && defaultPassword) creds.password = defaultPassword;
-  const hostsText = m[3];
   if (!hostsText) throw new NodeConfigError(`${shown}: missing host`);
-  const path = m[4];
 
   if (scheme === 'redis' || scheme === 'rediss') {
     if (hostsText.includes(',')) throw new NodeConfigError(`${shown}: several hosts need redis+sentinel:// or redis+cluster://`);

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { classifyKeys, clockNow, DEFAULT_PATTERNS, fillGaps, InspectContext, NodeScan, readBatch, scanNode, validatePatterns, withDeadline } from './inspect';
 import type { InspectOptions } from './inspectTypes';
 import { describeFailure } from './nodes';
-import { digestPage, scanTtlPage } from './readScript';
+import { digestPage, scanTtlPage, UNDIGESTED } from './readScript';
 import type { LockEntry, NodeStatus, SkippedKey, Snapshot } from './types';
 
 export interface WatchOptions extends Omit<InspectOptions, 'continueFrom'> {
@@ -267,7 +267,7 @@ export class Watcher {
               const d = await withDeadline(digestPage(client, cursor, pattern, SCAN_COUNT), this.ctx.commandTimeoutMs);
               digest = d.digest;
               const memo = w.pages.get(memoKey);
-              if (memo && memo.digest === digest) {
+              if (memo && memo.digest === digest && digest !== UNDIGESTED) {
                 pages.set(memoKey, memo);
                 scanned += memo.ids.length;
                 cursor = d.cursor;

@@ -73,6 +73,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
     addNode: (a) => nodeCommands.addNode(s, a),
     removeNode: (a) => nodeCommands.removeNode(s, a),
     setPassword: (a) => nodeCommands.setPassword(s, a),
+    setTlsPassphrase: (a) => nodeCommands.setTlsPassphrase(s, a),
     refresh: () => viewCommands.refresh(s),
     pause: () => viewCommands.pause(s),
     resume: () => viewCommands.resume(s),

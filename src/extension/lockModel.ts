@@ -1,9 +1,9 @@
 // Owns the Redlock built from the settings and SecretStorage, polls the nodes, and says
 // which keys changed. Views render it; commands write through its Redlock.
 import * as vscode from 'vscode';
-import { Redlock, type InspectPage, type LockEntry, type NodeFacts, type ScanCursor, type Snapshot } from '../core';
+import { NodeConfigError, readTlsFiles, Redlock, type InspectPage, type LockEntry, type NodeFacts, type ScanCursor, type Snapshot } from '../core';
 import type { Log } from './log';
-import { parseNodeSettings, withPassword, type ConfiguredNode } from './nodeSettings';
+import { parseNodeSettings, tlsPaths, withPassword, type ConfiguredNode } from './nodeSettings';
 import type { PasswordStore } from './passwords';
 import { readSettings, type Settings } from './settings';
 import { diffLocks, mergePages, type LockDiff } from './snapshotDiff';
@@ -49,6 +49,7 @@ export class LockModel implements vscode.Disposable {
   private factsAt = 0;
   private facts: NodeFacts[] | undefined;
   private lastError: string | undefined;
+  private aliasError: string | undefined;
   /** Redlocks replaced while an auto-extended lock still runs on them. */
   private readonly retiring = new Map<Redlock, number>();
 
@@ -82,7 +83,8 @@ export class LockModel implements vscode.Disposable {
   }
 
   get configError(): string | undefined {
-    return this.built.error;
+    // Two entries found to reach one server (same run_id) are a configuration error too.
+    return this.built.error ?? this.aliasError;
   }
 
   get error(): string | undefined {
@@ -146,7 +148,11 @@ export class LockModel implements vscode.Disposable {
     try {
       const nodes = parseNodeSettings(s.nodes);
       const inputs = await Promise.all(
-        nodes.map(async (n) => ({ name: n.id, url: withPassword(n.url, await this.passwords.get(n.id)) })),
+        nodes.map(async (n) => ({
+          name: n.id,
+          url: withPassword(n.url, await this.passwords.get(n.id)),
+          tls: n.tls ? readTlsFiles({ ...tlsPaths(n.tls), passphrase: await this.passwords.passphrase(n.id) }) : undefined,
+        })),
       );
       const redlock = inputs.length > 0 ? new Redlock(inputs, { driftFactor: s.driftFactor, connectTimeoutMs: 1500 }) : undefined;
       built = { signature, redlock, nodes, error: undefined };
@@ -226,9 +232,11 @@ export class LockModel implements vscode.Disposable {
       if (this.built !== built || seq !== this.readSeq) return this.current;
       this.apply(snapshot, page.next, takenAt);
       this.lastError = undefined;
+      this.aliasError = undefined;
     } catch (e) {
       if (this.built !== built) return this.current;
       const message = (e as Error).message;
+      this.aliasError = e instanceof NodeConfigError ? message : undefined;
       if (message !== this.lastError) this.log.error(`refresh: ${message}`);
       this.lastError = message;
       this.stateEmitter.fire();

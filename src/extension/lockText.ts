@@ -1,7 +1,7 @@
 // Words and icons of the Locks tree, as plain data so they can be tested without VS Code.
 import type { LockEntry, Observation } from '../core';
 import { printable, truncate } from './markdown';
-import { anomalyRank } from './lockOrder';
+import { anomalyRank } from '../shared/lockOrder';
 import { formatSeconds } from '../shared/countdown';
 
 export function shortToken(token: string, max = 14): string {

@@ -6,7 +6,7 @@ import { describeVerdict, type LockEntry, type Observation } from '../core';
 import { agedEntry, agedPttl } from '../shared/countdown';
 import { keyMatcher } from './glob';
 import type { LockModel, ModelChange } from './lockModel';
-import { compareLocks } from './lockOrder';
+import { compareLocks } from '../shared/lockOrder';
 import { copyContextValue, copyDescription, copyIcon, lockContextValue, lockIcon, type IconSpec } from './lockText';
 import { escapeMarkdown, printable } from './markdown';
 import type { MineLocks } from './mineLocks';

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { DeploymentDoctor } from './deployment';
 import type { LockModel } from './lockModel';
-import { isAnomaly } from './lockOrder';
+import { isAnomaly } from '../shared/lockOrder';
 
 export class LockStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('redlock.status', vscode.StatusBarAlignment.Left, 50);

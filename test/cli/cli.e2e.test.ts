@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { displayKey } from '../../src/core/tokens';
 import { spawn, spawnSync } from 'node:child_process';
 import { RedisServer, startNodes } from '../support/redisServer';
 import { waitFor } from '../support/wait';
@@ -351,13 +352,27 @@ describe('cli end to end on 5 real nodes', function () {
     const a = json<LockDoc>(await runCli(['acquire', 'lock:st', '--ttl', '30000', '--json', ...nodeArgs]));
     await each(servers, (c, i) => (i < 2 ? c.set('mutex:x', 'solo', 'PX', 30_000) : Promise.resolve(null)));
     await each(servers, (c) => c.rpush('lock:list', 'a'));
+    const before = Date.now();
     const r = await runCli(['status', '--json', '--pattern', '*lock*', '--pattern', 'mutex:*', ...nodeArgs]);
     assert.equal(r.code, 0, r.stderr);
-    const snap = json<{ quorum: number; nodes: Array<Record<string, unknown>>; locks: Array<Record<string, unknown> & { key: string; nodes: unknown[]; holders: Record<string, number> }>; skipped: Array<{ key: string; reason: string }>; truncated: boolean }>(r);
-    assert.deepEqual(Object.keys(snap), ['quorum', 'nodes', 'locks', 'skipped', 'truncated']);
+    const snap = json<{ quorum: number; nodes: Array<Record<string, unknown>>; locks: Array<Record<string, unknown> & { key: string; nodes: unknown[]; holders: Record<string, number> }>; skipped: Array<{ key: string; reason: string }>; truncated: boolean; at: number }>(r);
+    // The snapshot's fields first, then the additions: the snapshot's time, node facts.
+    assert.deepEqual(Object.keys(snap), ['quorum', 'nodes', 'locks', 'skipped', 'truncated', 'at']);
+    assert.ok(Number.isInteger(snap.at) && snap.at >= before && snap.at <= Date.now(), String(snap.at));
     assert.equal(snap.quorum, 3);
-    assert.deepEqual(snap.nodes.map((n) => Object.keys(n)), ids.map(() => ['node', 'reachable', 'latencyMs', 'error']));
+    const factKeys = ['version', 'role', 'clockOffsetMs', 'uptimeS', 'persistence', 'restartRisk', 'libraries'];
+    assert.deepEqual(snap.nodes.map((n) => Object.keys(n)), ids.map(() => ['node', 'reachable', 'latencyMs', 'error', ...factKeys]));
     assert.deepEqual(snap.nodes.map((n) => n.node), ids);
+    for (const n of snap.nodes) {
+      assert.match(String(n.version), /^\d+\.\d+/);
+      assert.equal(n.role, 'master');
+      assert.equal(typeof n.clockOffsetMs, 'number');
+      // Test nodes run with persistence off: the restart risk is then known either way.
+      assert.equal(n.persistence, 'off');
+      assert.equal(typeof n.uptimeS, 'number');
+      assert.equal(typeof n.restartRisk, 'boolean');
+      assert.ok(Array.isArray(n.libraries));
+    }
     const st = snap.locks.find((l) => l.key === 'lock:st')!;
     assert.equal(st.verdict, 'held');
     assert.equal(st.holders[a.token!], 5);
@@ -379,14 +394,16 @@ describe('cli end to end on 5 real nodes', function () {
     const r = await runCli(['status', ...nodeArgs]);
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stdout, /[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
-    assert.ok(r.stdout.includes('lock:\\x1b[31mred\\x1b[0m\\nFAKE LINE\\u{202e}gnp.exe\\x07'), r.stdout);
+    // A name with control or bidi characters is shown in its hex: form: unambiguous, and
+    // it round-trips as an argument.
+    assert.ok(r.stdout.includes(displayKey(Buffer.from(evil))), r.stdout);
     assert.ok(!r.stdout.split('\n').some((l) => l.startsWith('FAKE LINE')));
     assert.match(r.stdout, /held 5\/5/);
     assert.match(r.stdout, /Nodes: 5 of 5 reachable, quorum 3/);
     // The JSON document carries the exact key and stays inert too.
     const j = await runCli(['status', '--json', ...nodeArgs]);
     assert.doesNotMatch(j.stdout, /[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
-    assert.equal(json<{ locks: Array<{ key: string }> }>(j).locks[0].key, evil);
+    assert.equal(json<{ locks: Array<{ key: string }> }>(j).locks[0].key, displayKey(Buffer.from(evil)));
   });
 
   it('watch --json: a full document first, then change lines; exits 0 on SIGINT', async () => {
@@ -421,19 +438,31 @@ describe('cli end to end on 5 real nodes', function () {
     assert.equal(err, '');
   });
 
-  it('watch (human): a table first, then one line per change', async () => {
+  it('watch (human): a table first, then what changed per node; a renewal is quiet', async () => {
     const child = startCli(['watch', '--interval', '150', ...nodeArgs]);
     child.stdin!.end();
     let out = '';
     child.stdout!.on('data', (d) => (out += String(d)));
     const exited = new Promise<number | null>((res) => child.once('close', (code) => res(code)));
+    const changeLines = (): string[] => out.split('\n').filter((l) => / ~ /.test(l));
     try {
       await waitFor(() => out.includes('Nodes: 5 of 5 reachable'), 10_000, 'the first table');
       await each(servers, (c) => c.set('lock:hw', 'htok', 'PX', 30_000));
       await waitFor(() => /\d\d:\d\d:\d\d\.\d{3}  \+ lock:hw  held 5\/5/.test(out), 10_000, 'an added line');
+      assert.match(out, /\n\s+A = htok\n/);
+      // A renewal (same token, TTL back up) prints nothing. The marker lock is set after it,
+      // so once the marker's line is out, the watch has read the renewal.
+      await each(servers, (c) => c.pexpire('lock:hw', 60_000));
+      await each(servers, (c) => c.set('lock:marker', 'm', 'PX', 30_000));
+      await waitFor(() => /\+ lock:marker/.test(out), 10_000, 'the marker line');
+      assert.deepEqual(changeLines(), []);
+      await each([servers[0]], (c) => c.set('lock:hw', 'htok2', 'PX', 30_000, 'XX'));
+      await waitFor(() => changeLines().length > 0, 10_000, 'a change line');
+      assert.match(changeLines()[0], /~ lock:hw split 4\+1\/5: verdict held 5\/5→split 4\+1\/5; 127\.0\.0\.1:\d+ token A→B$/);
+      assert.match(out, /\n\s+B = htok2\n/);
       servers[4].pause();
       await waitFor(() => /node 127\.0\.0\.1:\d+ unreachable/.test(out), 10_000, 'a node line');
-      assert.match(out, /~ lock:hw  held 4\/5 · [\d.]+ s  \[degraded\]/);
+      assert.match(out, /~ lock:hw split 3\+1\/5: verdict split 4\+1\/5→split 3\+1\/5; flags \+degraded; 127\.0\.0\.1:\d+ copy A→\?/);
     } finally {
       servers[4].resume();
       child.kill('SIGTERM');
@@ -484,7 +513,13 @@ describe('cli end to end on 5 real nodes', function () {
       assert.doesNotMatch(h.stdout + h.stderr + j.stdout + j.stderr, /viewer-pw/);
       const w = startCli(['watch', '--json', '--interval', '100', '--node', url]);
       w.stdin!.end();
-      await new Promise((r) => setTimeout(r, 800));
+      // SIGINT once the first document is out: before that, the signal handler may not be installed yet.
+      let wOut = '';
+      w.stdout!.on('data', (d) => (wOut += String(d)));
+      await waitFor(() => wOut.includes('\n'), 10_000, 'the first watch document');
+      const first = JSON.parse(wOut.split('\n')[0]) as { nodes: Array<{ version: unknown; persistence: unknown }> };
+      // Facts this user may not read (CONFIG GET) show as unknown, never as a failure.
+      assert.equal(typeof first.nodes[0].version, 'string');
       w.kill('SIGINT');
       assert.equal(await new Promise((r) => w.once('close', r)), 0);
       const stats = String(await admin.info('commandstats'));

@@ -36,7 +36,8 @@ describe('cli: completion', () => {
     assert.deepEqual(bashComplete(text, ['']).sort(), ['acquire', 'completion', 'doctor', 'exporter', 'extend', 'force-release', 'help', 'mcp', 'release', 'status', 'watch']);
     assert.deepEqual(bashComplete(text, ['exporter', '--l']), ['--listen']);
     assert.deepEqual(bashComplete(text, ['mcp', '--a']), ['--allow-writes']);
-    assert.deepEqual(bashComplete(text, ['acquire', 'x', '--t']), ['--ttl']);
+    assert.deepEqual(bashComplete(text, ['acquire', 'x', '--tt']), ['--ttl']);
+    assert.deepEqual(bashComplete(text, ['status', '--tls-c']).sort(), ['--tls-ca', '--tls-cert']);
     assert.deepEqual(bashComplete(text, ['status', '--fa']), ['--fail-on']);
     assert.deepEqual(bashComplete(text, ['status', '--fail-on', 'split,no']), ['split,no-ttl']);
     assert.deepEqual(bashComplete(text, ['status', '--fail-on', 'pa']), ['partial']);

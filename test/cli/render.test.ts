@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { displayWidth } from '../../src/cli/displayWidth';
 import { escapeText, globForKey, safeJson } from '../../src/cli/escape';
-import { formatMs, renderForcePlan, renderStatus } from '../../src/cli/render';
+import { renderForcePlan, renderStatus } from '../../src/cli/render';
 import { styleFor, colourWanted } from '../../src/cli/style';
+import { statusDocument } from '../../src/cli/commands/status';
+import type { NodeFacts } from '../../src/core/inspectTypes';
 import type { LockEntry, Observation, Snapshot } from '../../src/core/types';
 
 const EVIL = 'lock:\x1b[31mred\x1b]0;title\x07\n\rnext\u202eevil\u2066x\u2069\x9b2J\x7f\u2028\u200b\ud800';
@@ -81,12 +84,13 @@ describe('cli: human rendering', () => {
     const out = renderStatus(snap, null, { patterns: ['*lock*'] });
     assertInert(out, true);
     const lines = out.split('\n');
-    const row = lines.find((l) => l.startsWith('lock:\\x1b[31mred'));
-    assert.ok(row, out);
-    assert.match(row!, /held 2\/3 · 4\.0 s\s+degraded\s+A 5\.0s  A 5\.0s  \?$/);
+    // The escaped key is wider than the key column: it has a line of its own, its row follows.
+    const at = lines.findIndex((l) => l.startsWith('lock:\\x1b[31mred'));
+    assert.ok(at >= 0, out);
+    assert.match(lines[at + 1], /^\s+held 2\/3 · 4\.0 s\s+degraded\s+A 5\.0 s\s+A 5\.0 s\s+\?$/);
     assert.ok(lines.includes('    A = tok\\x1bA'), out);
     const split = lines.find((l) => l.startsWith('lock:split'))!;
-    assert.match(split, /split 1\+1\/3\s+no-ttl\s+A 5\.0s  B no-TTL  -$/);
+    assert.match(split, /split 1\+1\/3\s+no-ttl\s+A 5\.0 s\s+B no TTL\s+-$/);
     assert.match(out, /Skipped 1 matching key that is not a lock \(1 wrong-type\)/);
     assert.match(out, /Truncated/);
     assert.match(out, /Nodes: 2 of 3 reachable, quorum 2/);
@@ -110,13 +114,97 @@ describe('cli: human rendering', () => {
     assert.match(plan, /b:2\s+absent/);
     assert.match(plan, /c:3\s+unreachable: timeout \(left alone\)/);
   });
+});
 
-  it('formats durations', () => {
-    assert.equal(formatMs(-1), 'no TTL');
-    assert.equal(formatMs(999), '999 ms');
-    assert.equal(formatMs(4299), '4.2 s');
-    assert.equal(formatMs(125_000), '2 min 5 s');
-    assert.equal(formatMs(7_500_000), '2 h 5 min');
+
+describe('cli: status at a glance', () => {
+  const three = (token: string | null, pttlMs: number | null = 5000): Observation[] =>
+    ['a:1', 'b:2', 'c:3'].map((n) => (token === null ? obs(n, { state: 'absent', token: null, pttlMs: null }) : obs(n, { token, pttlMs })));
+  const locks = (): LockEntry[] => [
+    lock('lock:b-held-long', three('t1'), { validityMs: 9000 }),
+    lock('lock:a-held-long', three('t1'), { validityMs: 9000 }),
+    lock('lock:no-ttl', three('t1', -1), { validityMs: null, flags: ['no-ttl'] }),
+    lock('lock:partial', [obs('a:1'), ...three(null).slice(1)], { verdict: 'partial', validityMs: null }),
+    lock('lock:held-short', three('t1'), { validityMs: 1000, flags: ['expiring'] }),
+    lock('lock:split', [obs('a:1', { token: 'A' }), obs('b:2', { token: 'B' }), obs('c:3', { state: 'absent', token: null, pttlMs: null })], { verdict: 'split', validityMs: null }),
+    lock('lock:skew', three('t1'), { validityMs: 3000, flags: ['ttl-skew'] }),
+  ];
+  const rowKeys = (out: string): string[] => out.split('\n').filter((l) => l.startsWith('lock:')).map((l) => l.split(' ')[0]);
+
+  it('lists anomalies first, in the tree order, then by validity, ties by key', () => {
+    const out = renderStatus(snapshot(locks()), null, { patterns: ['*'] });
+    assert.deepEqual(rowKeys(out), ['lock:split', 'lock:partial', 'lock:no-ttl', 'lock:held-short', 'lock:skew', 'lock:a-held-long', 'lock:b-held-long']);
+    // The order does not depend on the order the core listed them in.
+    assert.deepEqual(rowKeys(renderStatus(snapshot(locks().reverse()), null, { patterns: ['*'] })), rowKeys(out));
+  });
+
+  it('the summary counts every anomaly, verdicts first', () => {
+    const out = renderStatus(snapshot(locks()), null, { patterns: ['*'] });
+    assert.match(out, /^Locks: 7 \(1 split, 1 partial, 1 no TTL, 1 TTL skew, 1 expiring\);/);
+    const calm = renderStatus(snapshot([lock('lock:x', three('t1'), { flags: ['reentrant'] })]), null, { patterns: ['*'] });
+    assert.match(calm, /^Locks: 1; /);
+    const down = renderStatus(snapshot([lock('lock:x', three('t1'), { verdict: 'unknown', flags: ['degraded'] }), lock('lock:y', three('t1'), { flags: ['degraded'] })]), null, { patterns: ['*'] });
+    assert.match(down, /^Locks: 2 \(1 unknown, 2 degraded\);/);
+  });
+
+  it('a lock without TTL is never green', () => {
+    const colour = styleFor(true);
+    const out = renderStatus(snapshot(locks()), null, { patterns: ['*'], style: colour });
+    const row = out.split('\n').find((l) => l.startsWith('lock:no-ttl'))!;
+    assert.ok(!row.includes('\x1b[32m'), JSON.stringify(row));
+    assert.ok(row.includes('\x1b[33mheld 3/3 · no TTL'), JSON.stringify(row));
+    const healthy = out.split('\n').find((l) => l.startsWith('lock:a-held-long'))!;
+    assert.ok(healthy.includes('\x1b[32m'), JSON.stringify(healthy));
+  });
+
+  it('columns line up by display width, with wide and combining characters in keys', () => {
+    const wide = [
+      lock('lock:漢字キー', three('t1'), { validityMs: 5000 }),
+      lock('lock:e\u0301clair', three('t1'), { validityMs: 6000 }),
+      lock('lock:🙂', three('t1'), { validityMs: 7000 }),
+      lock('lock:plain', [obs('a:1', { pttlMs: 150_000 }), obs('b:2', { pttlMs: 800 }), obs('c:3', { state: 'absent', token: null, pttlMs: null })], { validityMs: 700, flags: ['expiring'] }),
+    ];
+    const out = renderStatus(snapshot(wide), null, { patterns: ['*'] });
+    const table = out.split('\n').filter((l) => l.startsWith('lock:') || l.startsWith('KEY'));
+    assert.equal(table.length, 5, out);
+    // Every row's verdict, flags and each copy start at the header's columns.
+    const header = table[0];
+    const verdictAt = header.indexOf('VERDICT');
+    for (const row of table.slice(1)) {
+      const key = row.slice(0, row.indexOf('  '));
+      assert.equal(displayWidth(key) + (row.indexOf('held') - key.length), verdictAt, JSON.stringify(row));
+    }
+    // Copies: each node's cell is padded to the widest in its column.
+    const plain = table.find((l) => l.startsWith('lock:plain'))!;
+    assert.match(plain, /A 2 min 30 s  A 800 ms  -$/);
+    const kanji = table.find((l) => l.startsWith('lock:漢字'))!;
+    assert.match(kanji, /A 5\.0 s {7}A 5\.0 s {3}A 5\.0 s$/);
+  });
+
+  it('measures terminal columns', () => {
+    assert.equal(displayWidth('lock:a'), 6);
+    assert.equal(displayWidth('漢字'), 4);
+    assert.equal(displayWidth('e\u0301'), 1);
+    assert.equal(displayWidth('🙂'), 2);
+    assert.equal(displayWidth('👩\u200d💻'), 2);
+    assert.equal(displayWidth('❤\ufe0f'), 2);
+    assert.equal(displayWidth('ｆｕｌｌ'), 8);
+    assert.equal(displayWidth('é'), 1);
   });
 });
 
+describe('cli: status --json document', () => {
+  it('keeps every snapshot field and appends node facts and the time', () => {
+    const snap = snapshot([lock('lock:a', [obs('a:1'), obs('b:2'), obs('c:3')])]);
+    const facts: NodeFacts[] = [
+      { node: 'b:2', reachable: true, latencyMs: 9, version: '7.2.4', role: 'master', clockOffsetMs: -3, uptimeS: 12, persistence: 'off', restartRisk: true, libraries: ['node-redlock'], error: null },
+    ];
+    const doc = statusDocument(snap, facts, 1_700_000_000_123);
+    assert.deepEqual(Object.keys(doc), ['quorum', 'nodes', 'locks', 'skipped', 'truncated', 'at']);
+    assert.equal(doc.at, 1_700_000_000_123);
+    assert.deepEqual(doc.locks, snap.locks);
+    // The snapshot's reachability, latency and error stay; facts come from the node's own entry.
+    assert.deepEqual(doc.nodes[1], { ...snap.nodes[1], version: '7.2.4', role: 'master', clockOffsetMs: -3, uptimeS: 12, persistence: 'off', restartRisk: true, libraries: ['node-redlock'] });
+    assert.deepEqual(doc.nodes[2], { ...snap.nodes[2], version: null, role: 'unknown', clockOffsetMs: null, uptimeS: null, persistence: 'unknown', restartRisk: 'unknown', libraries: [] });
+  });
+});

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import type { LockEntry, Observation } from '../../src/core';
 import { agedEntry, agedPttl, formatSeconds } from '../../src/shared/countdown';
 import { globToRegExp, keyMatcher } from '../../src/extension/glob';
-import { compareLocks, isAnomaly, sortLocks } from '../../src/extension/lockOrder';
+import { compareLocks, isAnomaly, sortLocks } from '../../src/shared/lockOrder';
 import { copyDescription, lockContextValue, lockIcon, shortToken } from '../../src/extension/lockText';
 import { cell, escapeMarkdown, printable } from '../../src/extension/markdown';
 import { isAuthError, parseNodeSettings, splitPassword, withPassword } from '../../src/extension/nodeSettings';
@@ -32,7 +32,7 @@ const pipes = (line: string): number => line.match(/(?<!\\)\|/g)?.length ?? 0;
 describe('extension helpers (pure)', () => {
   it('never import vscode', () => {
     const dir = path.resolve(__dirname, '../../../src/extension');
-    for (const f of ['markdown', 'treeIds', 'glob', 'lockOrder', '../shared/countdown', 'lockText', 'tooltip', 'snapshotDiff', 'nodeSettings', 'nodeText']) {
+    for (const f of ['markdown', 'treeIds', 'glob', '../shared/lockOrder', '../shared/countdown', 'lockText', 'tooltip', 'snapshotDiff', 'nodeSettings', 'nodeText']) {
       const text = fs.readFileSync(path.join(dir, `${f}.ts`), 'utf8');
       assert.doesNotMatch(text, /from 'vscode'/, f);
     }

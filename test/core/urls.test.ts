@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { NodeConfigError, parseNodeUrl, redactUrl } from '../../src/core/urls';
-import { displayKey, displayToken, parseTokenArg } from '../../src/core/tokens';
+import { displayKey, displayToken, parseKeyArg, parseTokenArg } from '../../src/core/tokens';
 
 describe('node URLs', () => {
   it('derives ids from host:port and /db, never from credentials', () => {
@@ -68,8 +68,18 @@ describe('tokens as shown', () => {
     }
   });
 
-  it('keeps any valid UTF-8 key and hex-encodes invalid bytes', () => {
-    assert.equal(displayKey(Buffer.from('lock:\n<b>')), 'lock:\n<b>');
+  it('keeps printable UTF-8 keys and hex-encodes control, bidi and invalid bytes', () => {
+    assert.equal(displayKey(Buffer.from('lock:<b> ✓ 🔒')), 'lock:<b> ✓ 🔒');
+    assert.equal(displayKey(Buffer.from('lock:\n<b>')), 'hex:6c6f636b3a0a3c623e');
     assert.equal(displayKey(Buffer.from([0x6c, 0xff])), 'hex:6cff');
+    // A real ESC and the text "\x1b" no longer look alike, and each round-trips.
+    const esc = Buffer.from('lock:\x1b[0m');
+    const text = Buffer.from('lock:\\x1b[0m');
+    assert.notEqual(displayKey(esc), displayKey(text));
+    assert.equal(displayKey(text), 'lock:\\x1b[0m');
+    for (const raw of [esc, text, Buffer.from('a\u202eb'), Buffer.from('a\u200bb'), Buffer.from('hex:00')]) {
+      assert.deepEqual(parseKeyArg(displayKey(raw)), raw);
+      assert.equal(displayKey(raw.toString('utf8')), displayKey(raw), 'string and Buffer agree');
+    }
   });
 });

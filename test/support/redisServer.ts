@@ -13,6 +13,11 @@ export interface RedisServerOptions {
   port?: number;
   /** Start a sentinel (not a data node) monitoring this master. */
   sentinelOf?: { name: string; port: number; downAfterMs?: number };
+  /**
+   * Also listen with TLS on `tlsPort` (certificates from test/support/tlsCerts.ts); the
+   * plain port stays for test setup clients. `authClients` requires client certificates.
+   */
+  tls?: { cert: string; key: string; ca: string; authClients: boolean };
 }
 
 const live = new Set<RedisServer>();
@@ -46,8 +51,19 @@ export class RedisServer {
     this.dir = mkdtempSync(join(tmpdir(), 'redlock-redis-'));
   }
 
+  /** The TLS port, when started with `tls`. */
+  tlsPort: number | undefined;
+
   static async start(options: RedisServerOptions = {}): Promise<RedisServer> {
-    const server = new RedisServer(options.port ?? (await freePort()), options.args ?? [], options.sentinelOf);
+    const args = [...(options.args ?? [])];
+    let tlsPort: number | undefined;
+    if (options.tls) {
+      tlsPort = await freePort();
+      const t = options.tls;
+      args.push('--tls-port', String(tlsPort), '--tls-cert-file', t.cert, '--tls-key-file', t.key, '--tls-ca-cert-file', t.ca, '--tls-auth-clients', t.authClients ? 'yes' : 'no');
+    }
+    const server = new RedisServer(options.port ?? (await freePort()), args, options.sentinelOf);
+    server.tlsPort = tlsPort;
     live.add(server);
     await server.spawn();
     return server;
@@ -185,9 +201,13 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-/** 3 masters joined into a Redis Cluster by `redis-cli --cluster create`. */
-export async function startCluster(masters = 3): Promise<RedisServer[]> {
-  const servers = await startNodes(masters, { args: ['--cluster-enabled', 'yes', '--cluster-node-timeout', '2000'] });
+/**
+ * 3 masters joined into a Redis Cluster by `redis-cli --cluster create`. `args` adds
+ * server options, e.g. `--cluster-require-full-coverage no` so the masters that still
+ * answer keep serving their slots while one is paused.
+ */
+export async function startCluster(masters = 3, args: string[] = []): Promise<RedisServer[]> {
+  const servers = await startNodes(masters, { args: ['--cluster-enabled', 'yes', '--cluster-node-timeout', '2000', ...args] });
   const r = spawnSync('redis-cli', ['--cluster', 'create', ...servers.map((s) => `127.0.0.1:${s.port}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`redis-cli --cluster create failed: ${r.stdout}${r.stderr}`);
   // The cluster is usable once every node agrees its state is ok.
@@ -216,4 +236,20 @@ export async function withClient<T>(s: RedisServer, fn: (c: Redis) => Promise<T>
   } finally {
     c.disconnect();
   }
+}
+
+/** The master (`127.0.0.1:port`) that owns `key`'s slot, asked of the cluster itself. */
+export async function clusterOwner(s: RedisServer, key: string): Promise<number> {
+  return withClient(s, async (c) => {
+    const slot = Number(await c.call('CLUSTER', 'KEYSLOT', key));
+    const ranges = (await c.call('CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>;
+    const owner = ranges.find(([a, b]) => slot >= a && slot <= b);
+    if (!owner) throw new Error(`no owner for slot ${slot}`);
+    return Number(owner[2][1]);
+  });
+}
+
+/** Sentinels (`count`) monitoring one master, started together. */
+export async function startSentinels(count: number, master: RedisServer, name = 'mymaster'): Promise<RedisServer[]> {
+  return Promise.all(Array.from({ length: count }, () => RedisServer.start({ sentinelOf: { name, port: master.port } })));
 }

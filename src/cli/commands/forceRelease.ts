@@ -12,13 +12,14 @@ import { CliError, EXIT, ExitCode } from '../exit';
 import type { Io } from '../io';
 import { nodeOptions, NodeOptions, parseResource } from '../options';
 import { renderForcePlan, renderNodeList } from '../render';
+import { pick } from './locks';
 import { styleFor } from '../style';
 
-type Outcome = 'deleted' | 'changed' | 'absent' | 'unreachable';
+type Outcome = 'deleted' | 'changed' | 'absent' | 'refused' | 'unreachable';
 
 interface ForceDoc {
   resource: string;
-  nodes: Array<{ node: string; outcome: Outcome }>;
+  nodes: Array<{ node: string; outcome: Outcome; reason?: string }>;
 }
 
 export async function runForceRelease(redlock: Redlock, cmd: { resource: Buffer; yes: boolean; json: boolean }, io: Io): Promise<ExitCode> {
@@ -63,15 +64,21 @@ export async function runForceRelease(redlock: Redlock, cmd: { resource: Buffer;
     // was unreachable when read is reported as such.
     const observed = entry.nodes[i];
     const outcome: Outcome = r.outcome === 'absent' && observed?.node === r.node && observed.state === 'unreachable' ? 'unreachable' : r.outcome;
-    return { node: r.node, outcome, reason: outcome === 'unreachable' ? (r.reason ?? observed?.reason ?? undefined) : undefined };
+    return { node: r.node, outcome, reason: outcome === 'unreachable' || outcome === 'refused' ? (r.reason ?? observed?.reason ?? undefined) : undefined };
   });
-  const doc: ForceDoc = { resource: key, nodes: nodes.map(({ node, outcome }) => ({ node, outcome })) };
+  const doc: ForceDoc = { resource: key, nodes: pick(nodes) as ForceDoc['nodes'] };
   const deleted = nodes.filter((n) => n.outcome === 'deleted').length;
   const changed = nodes.filter((n) => n.outcome === 'changed');
   const down = nodes.filter((n) => n.outcome === 'unreachable');
+  const refused = nodes.filter((n) => n.outcome === 'refused');
   if (cmd.json) io.out(safeJson(doc, 2));
   else io.out([`${deleted ? style.green('deleted') : 'deleted'} ${deleted} cop${deleted === 1 ? 'y' : 'ies'} of ${shownKey}`, ...renderNodeList(nodes, style)].join('\n'));
 
+  if (nodes.length - down.length >= redlock.quorum && refused.length) {
+    // An answer, not an outage: the server said no (an ACL, a replica...), in its own words.
+    io.err(`redlock-inspector: cannot force-release ${shownKey}: refused by ${refused.map((n) => `${escapeText(n.node)} (${escapeText(n.reason ?? 'refused')})`).join('; ')}; those copies were left alone`);
+    return EXIT.refused;
+  }
   if (changed.length) {
     io.err(`redlock-inspector: ${shownKey} changed hands on ${changed.map((n) => escapeText(n.node)).join(', ')} since it was read; those copies were left alone`);
     return EXIT.refused;

@@ -4,8 +4,9 @@
 // given token, and validityMs is null whenever nothing is held afterwards (release included).
 import { Command, Option } from 'commander';
 import { describeAttempt, NodeAttempt, RedlockError } from '../../core/errors';
-import { Lock, Redlock } from '../../core/redlock';
-import { displayToken } from '../../core/tokens';
+import { AcquireOptions, Lock, Redlock } from '../../core/redlock';
+import { displayKey, displayToken } from '../../core/tokens';
+import { shortToken } from '../../shared/verdictSentence';
 import { escapeText, safeJson } from '../escape';
 import type { CliContext } from '../context';
 import { EXIT, ExitCode } from '../exit';
@@ -18,10 +19,12 @@ interface LockDoc {
   resources: string[];
   token: string | null;
   validityMs: number | null;
-  nodes: Array<{ node: string; outcome: string }>;
+  nodes: Array<{ node: string; outcome: string; reason?: string }>;
 }
 
-const pick = (nodes: ReadonlyArray<{ node: string; outcome: string }>): LockDoc['nodes'] => nodes.map(({ node, outcome }) => ({ node, outcome }));
+/** A refusal carries the server's words in `reason`; other outcomes are their own word. */
+export const pick = (nodes: ReadonlyArray<{ node: string; outcome: string; reason?: string }>): LockDoc['nodes'] =>
+  nodes.map(({ node, outcome, reason }) => (outcome === 'refused' && reason !== undefined ? { node, outcome, reason } : { node, outcome }));
 
 const ANSWERED = new Set(['granted', 'held-by-other', 'not-held', 'wrong-type']);
 
@@ -48,13 +51,31 @@ function failed(e: RedlockError, token: string | null, json: boolean, io: Io): E
   return e.unreachable ? EXIT.noQuorum : EXIT.refused;
 }
 
+/** `waiting for lock:x (held by 7f3a…c2), attempt 7/21`: the progress line of a retrying acquire. */
+export function waitingLine(resources: readonly string[], refused: { attempt: number; attempts: number; nodes: readonly NodeAttempt[] }): string {
+  const holders = new Map<string, number>();
+  for (const n of refused.nodes) if (n.heldBy !== undefined) holders.set(n.heldBy, (holders.get(n.heldBy) ?? 0) + 1);
+  const [top] = [...holders].sort((a, b) => b[1] - a[1]);
+  const others = holders.size - 1;
+  const granted = refused.nodes.filter((n) => n.outcome === 'granted').length;
+  const why = top
+    ? `held by ${escapeText(shortToken(top[0]))}${others > 0 ? ` and ${others} other token${others === 1 ? '' : 's'}` : ''}`
+    : `${granted} of ${refused.nodes.length} nodes granted`;
+  return `waiting for ${keyList(resources)} (${why}), attempt ${refused.attempt}/${refused.attempts}`;
+}
+
 export async function runAcquire(redlock: Redlock, cmd: { resources: Buffer[]; ttlMs: number; retry: number; json: boolean }, io: Io): Promise<ExitCode> {
   let lock: Lock;
+  // Progress only for a person at a terminal; scripts (--json, a pipe) see the result alone.
+  const shown = cmd.resources.map(displayKey);
+  const onAttempt = cmd.retry > 0 && io.errIsTTY && !cmd.json ? (r: Parameters<NonNullable<AcquireOptions['onAttempt']>>[0]): void => io.progress(waitingLine(shown, r)) : undefined;
   try {
-    lock = await redlock.acquire(cmd.resources, cmd.ttlMs, { retryCount: cmd.retry });
+    lock = await redlock.acquire(cmd.resources, cmd.ttlMs, { retryCount: cmd.retry, onAttempt });
   } catch (e) {
     if (e instanceof RedlockError) return failed(e, null, cmd.json, io);
     throw e;
+  } finally {
+    if (onAttempt) io.progress(null);
   }
   const nodes = await lock.settled;
   if (cmd.json) io.out(safeJson({ resources: lock.resources, token: lock.token, validityMs: lock.validityMs, nodes: pick(nodes) } satisfies LockDoc, 2));
@@ -78,8 +99,9 @@ export async function runExtend(redlock: Redlock, cmd: { resources: Buffer[]; to
 }
 
 /**
- * Exit codes for release: 3 when fewer than a quorum answered; 1 when no node that answered
- * held the token (expired, already released, or another token's lock: nothing was deleted);
+ * Exit codes for release: 3 when fewer than a quorum answered (a refusal is an answer);
+ * 1 when a node refused (NOPERM, READONLY...: its copy stays until its TTL) or no node
+ * that answered held the token (expired, already released, or another token's lock);
  * otherwise 0, since no answering node holds the token any more.
  */
 export async function runRelease(redlock: Redlock, cmd: { resources: Buffer[]; token: Buffer; json: boolean }, io: Io): Promise<ExitCode> {
@@ -88,17 +110,25 @@ export async function runRelease(redlock: Redlock, cmd: { resources: Buffer[]; t
   const doc: LockDoc = { resources: lock.resources, token: lock.token, validityMs: null, nodes: pick(r.nodes) };
   const released = r.nodes.filter((n) => n.outcome === 'released').length;
   const down = r.nodes.filter((n) => n.outcome === 'unreachable');
+  const refused = r.nodes.filter((n) => n.outcome === 'refused');
   const answered = r.nodes.length - down.length;
   const what = `${keyList(lock.resources)} with token ${escapeText(lock.token)}`;
-  const downList = down.map((n) => `${escapeText(n.node)} unreachable${n.reason ? ` (${escapeText(n.reason)})` : ''}`).join('; ');
+  const list = (ns: typeof down, word: string): string => ns.map((n) => `${escapeText(n.node)}${word}${n.reason ? ` (${escapeText(n.reason)})` : ''}`).join('; ');
+  const downList = list(down, ' unreachable');
   if (cmd.json) io.out(safeJson(doc, 2));
   else if (released > 0) {
     io.out([`${styleFor(io.colour).green('released')} ${keyList(lock.resources)} on ${released} of ${r.nodes.length} nodes`, ...renderNodeList(r.nodes, styleFor(io.colour))].join('\n'));
   }
   if (answered < redlock.quorum) {
     const auth = down.some((n) => /NOAUTH|WRONGPASS|AUTH/i.test(n.reason ?? '')) ? ' (check the password in the node URL or REDLOCK_PASSWORD)' : '';
-    io.err(`redlock-inspector: cannot release ${what}: fewer than ${redlock.quorum} of ${r.nodes.length} nodes answered: ${downList}${auth}`);
+    const also = refused.length ? `; ${list(refused, ' refused')}` : '';
+    io.err(`redlock-inspector: cannot release ${what}: fewer than ${redlock.quorum} of ${r.nodes.length} nodes answered: ${downList}${also}${auth}`);
     return EXIT.noQuorum;
+  }
+  if (refused.length) {
+    const rest = down.length ? `; ${downList}` : '';
+    io.err(`redlock-inspector: cannot release ${what}: refused by ${list(refused, '')}${rest}; those copies stay until their TTL`);
+    return EXIT.refused;
   }
   if (released === 0) {
     io.err(`redlock-inspector: cannot release ${what}: none of the ${answered} nodes that answered holds that token (expired, already released, or held by another token)`);

@@ -1,10 +1,12 @@
-// `status`: one snapshot. --json prints exactly the core's Snapshot document; the human
-// form adds node facts (version, role, clock offset, restart risk). Reads only.
+// `status`: one snapshot. --json prints the core's Snapshot document plus what the human
+// form also shows: each node's facts (version, role, clock offset, uptime, persistence,
+// restart risk, script libraries) and the snapshot's time `at`. Reads only.
 // --fail-on turns matching anomalies into exit 4 for monitoring; without it they never
 // change the exit code, and too few nodes (exit 3) wins over a match.
 import { Command, Option } from 'commander';
+import type { NodeFacts } from '../../core/inspectTypes';
 import type { Redlock } from '../../core/redlock';
-import type { Snapshot } from '../../core/types';
+import type { NodeStatus, Snapshot } from '../../core/types';
 import type { CliContext } from '../context';
 import { escapeText, safeJson } from '../escape';
 import { EXIT, ExitCode } from '../exit';
@@ -56,13 +58,55 @@ export async function humanStatus(redlock: Redlock, snap: Snapshot, cmd: ReadArg
   return renderStatus(snap, facts, { patterns: cmd.patterns, style: styleFor(io.colour) });
 }
 
+/**
+ * A cluster's part of the keyspace on a master that did not answer holds unknown locks:
+ * too few nodes answered for that part (exit 3), even though other masters did.
+ */
+export function unreadLine(unread: readonly string[], nodes: Snapshot['nodes'] = []): string {
+  const why = (id: string): string => {
+    const error = nodes.find((n) => n.node === id)?.error;
+    return error ? ` (${escapeText(error)})` : '';
+  };
+  return `redlock-inspector: part of the keyspace was not read: ${unread.map((n) => `master ${escapeText(n)} could not be read${why(n)}`).join('; ')}; its locks are unknown`;
+}
+
+/** The node facts a `nodes[]` entry of the JSON document gains; unknown ones as the core says. */
+export type NodeFactFields = Pick<NodeFacts, 'version' | 'role' | 'clockOffsetMs' | 'uptimeS' | 'persistence' | 'restartRisk' | 'libraries'>;
+
+export type StatusDocument = Omit<Snapshot, 'nodes'> & { nodes: Array<NodeStatus & NodeFactFields>; at: number };
+
+const UNKNOWN_FACTS: NodeFactFields = { version: null, role: 'unknown', clockOffsetMs: null, uptimeS: null, persistence: 'unknown', restartRisk: 'unknown', libraries: [] };
+
+/**
+ * The JSON document: every field of the snapshot as the core gives it (reachable, latency
+ * and error stay the snapshot's own), each node's facts appended, and `at` (epoch ms).
+ */
+export function statusDocument(snap: Snapshot, facts: readonly NodeFacts[], atMs: number): StatusDocument {
+  const nodes = snap.nodes.map((n) => {
+    const f = facts.find((x) => x.node === n.node);
+    const extra: NodeFactFields = f ? { version: f.version, role: f.role, clockOffsetMs: f.clockOffsetMs, uptimeS: f.uptimeS, persistence: f.persistence, restartRisk: f.restartRisk, libraries: f.libraries } : UNKNOWN_FACTS;
+    return { ...n, ...extra };
+  });
+  return { ...snap, nodes, at: Math.floor(atMs) };
+}
+
+export async function jsonStatus(redlock: Redlock, snap: Snapshot, atMs: number): Promise<StatusDocument> {
+  return statusDocument(snap, await redlock.nodeFacts(longestTtl(snap)), atMs);
+}
+
 export async function runStatus(redlock: Redlock, cmd: ReadArgs & { failOn?: ReadonlySet<string> }, io: Io): Promise<ExitCode> {
-  const snap = await redlock.inspect({ patterns: cmd.patterns, expiringThresholdMs: cmd.expiringMs });
-  io.out(cmd.json ? safeJson(snap, 2) : await humanStatus(redlock, snap, cmd, io));
+  const page = await redlock.inspectPage({ patterns: cmd.patterns, expiringThresholdMs: cmd.expiringMs });
+  const snap = page.snapshot;
+  io.out(cmd.json ? safeJson(await jsonStatus(redlock, snap, page.takenAtMs), 2) : await humanStatus(redlock, snap, cmd, io));
   const code = statusExit(snap);
   if (code !== EXIT.ok) {
     io.err(noQuorumLine(snap));
     return code;
+  }
+  // Exit 3 (too few nodes for part of the keyspace) wins over --fail-on's 4.
+  if (page.unread.length > 0) {
+    io.err(unreadLine(page.unread, snap.nodes));
+    return EXIT.noQuorum;
   }
   if (!cmd.failOn) return code;
   const matched = matchingLocks(snap.locks, cmd.failOn);

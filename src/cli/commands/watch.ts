@@ -1,7 +1,8 @@
 // `watch`: the core's Watcher in a terminal. --json prints JSON lines: the first a full
-// status document, each next one { at, added, changed, removed }.
+// status document (as `status --json`), each next one { at, added, changed, removed }.
 import { Command, Option } from 'commander';
 import type { Redlock } from '../../core/redlock';
+import { NodeConfigError } from '../../core/urls';
 import type { Snapshot } from '../../core/types';
 import type { WatchChange, WatchStatus } from '../../core/watch';
 import type { CliContext } from '../context';
@@ -11,7 +12,8 @@ import type { Io } from '../io';
 import { DEFAULT_INTERVAL_MS, durationParser, MIN_INTERVAL_MS, readOptions, ReadOptions } from '../options';
 import { clockTime, lockLine } from '../render';
 import { styleFor } from '../style';
-import { humanStatus, noQuorumLine, ReadArgs, readArgs, reachableCount, statusExit } from './status';
+import { WatchLines } from '../watchLines';
+import { humanStatus, jsonStatus, noQuorumLine, ReadArgs, readArgs, reachableCount, statusExit, unreadLine } from './status';
 
 export function register(program: Command, ctx: CliContext): void {
   readOptions(program.command('watch').description('print a snapshot, then every change until Ctrl-C (reads only)'))
@@ -24,25 +26,50 @@ export async function runWatch(redlock: Redlock, cmd: ReadArgs & { intervalMs: n
   const signal = io.interruption();
   const style = styleFor(io.colour);
   let prev: WatchStatus | undefined;
+  const lines = new WatchLines();
   let code: ExitCode = EXIT.ok;
   // Output is written in order even though the human status line awaits node facts.
   let queue: Promise<void> = Promise.resolve();
   const emit = (snapshot: Snapshot | WatchStatus, change?: WatchChange): void => {
+    // The watcher hands a snapshot over as soon as it is read: that is its time.
+    const receivedAtMs = Date.now();
     queue = queue.then(async () => {
-      const nextCode = statusExit(snapshot);
+      let nextCode = statusExit(snapshot);
       // One stderr line when the quorum of answering nodes is lost (or missing at start).
       if (nextCode !== EXIT.ok && (prev === undefined || code === EXIT.ok)) io.err(noQuorumLine(snapshot));
+      // A cluster master that owns part of the watched keyspace and went silent: as status.
+      const unread = nextCode === EXIT.ok ? redlock.unreadKeyspace(snapshot.nodes, cmd.patterns) : [];
+      if (unread.length > 0) {
+        if (prev === undefined || code === EXIT.ok) io.err(unreadLine(unread, snapshot.nodes));
+        nextCode = EXIT.noQuorum;
+      }
       const wasCode = code;
       code = nextCode;
       if (!change || !prev) {
-        io.out(cmd.json ? safeJson(snapshot) : await humanStatus(redlock, snapshot as Snapshot, cmd, io));
+        if (!change) lines.seed((snapshot as Snapshot).locks, receivedAtMs);
+        // The first JSON line is the status document (node facts and `at` included).
+        io.out(cmd.json ? safeJson(await jsonStatus(redlock, snapshot as Snapshot, receivedAtMs)) : await humanStatus(redlock, snapshot as Snapshot, cmd, io));
       } else if (cmd.json) {
         io.out(safeJson(change));
       } else {
-        const t = style.dim(clockTime(Date.parse(change.at)));
-        for (const l of change.added) io.out(`${t}  ${style.green('+')} ${lockLine(l)}`);
-        for (const l of change.changed) io.out(`${t}  ${style.yellow('~')} ${lockLine(l)}`);
-        for (const k of change.removed) io.out(`${t}  ${style.red('-')} ${escapeText(k)}`);
+        const atMs = Date.parse(change.at);
+        const t = style.dim(clockTime(atMs));
+        const legend = (entries: string[]): void => {
+          for (const e of entries) io.out(style.dim(`${' '.repeat(clockTime(atMs).length)}      ${e}`));
+        };
+        for (const l of change.added) {
+          io.out(`${t}  ${style.green('+')} ${lockLine(l)}`);
+          legend(lines.added(l, atMs));
+        }
+        for (const l of change.changed) {
+          const c = lines.changed(l, atMs);
+          if (c.text !== null) io.out(`${t}  ${style.yellow('~')} ${c.text}`);
+          legend(c.legend);
+        }
+        for (const k of change.removed) {
+          lines.removed(k);
+          io.out(`${t}  ${style.red('-')} ${escapeText(k)}`);
+        }
         const before = prev;
         snapshot.nodes.forEach((now, i) => {
           const was = before.nodes[i];
@@ -56,12 +83,31 @@ export async function runWatch(redlock: Redlock, cmd: ReadArgs & { intervalMs: n
       prev = snapshot;
     });
   };
+  // Two entries found to reach one server end the watch (exit 2): every later count would be wrong.
+  let configError: NodeConfigError | undefined;
+  let stopForConfig: () => void = () => undefined;
   const watcher = redlock.watch(
     { patterns: cmd.patterns, expiringThresholdMs: cmd.expiringMs, intervalMs: cmd.intervalMs },
-    { snapshot: (s) => emit(s), change: (c, s) => emit(s, c), error: (e) => io.err(`watch: ${escapeText(e instanceof Error ? e.message : String(e))}`) },
+    {
+      snapshot: (s) => emit(s),
+      change: (c, s) => emit(s, c),
+      error: (e) => {
+        if (e instanceof NodeConfigError) {
+          configError = e;
+          stopForConfig();
+          return;
+        }
+        io.err(`watch: ${escapeText(e instanceof Error ? e.message : String(e))}`);
+      },
+    },
   );
-  await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  await new Promise<void>((resolve) => {
+    stopForConfig = resolve;
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
   await watcher.stop();
   await queue;
+  if (configError) throw configError;
   return code;
 }

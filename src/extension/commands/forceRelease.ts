@@ -65,7 +65,7 @@ export async function forceRelease(s: Services, arg?: unknown): Promise<ForceRel
     s.mine.delete(key);
     const summary = result.nodes.map((n) => `${n.node}: ${n.outcome}${n.reason ? ` (${n.reason})` : ''}`).join('; ');
     s.log.info(`force-released ${printable(key)}: ${summary}`);
-    const troubled = result.nodes.some((n) => n.outcome === 'changed' || n.outcome === 'unreachable');
+    const troubled = result.nodes.some((n) => n.outcome === 'changed' || n.outcome === 'refused' || n.outcome === 'unreachable');
     void (troubled ? vscode.window.showWarningMessage : vscode.window.showInformationMessage)(`Redlock: force release of ${printable(key)}: ${summary}`);
     await s.model.refresh();
     return result;

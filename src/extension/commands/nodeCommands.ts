@@ -99,6 +99,24 @@ export async function removeNode(s: Services, arg?: unknown): Promise<{ id: stri
   return { id };
 }
 
+/** The passphrase of a node's TLS client key (tls.key in its settings), into SecretStorage. */
+export async function setTlsPassphrase(s: Services, arg?: unknown): Promise<{ id: string; cleared: boolean } | undefined> {
+  const id = nodeIdOf(arg) ?? (await pickNode(s, 'Set TLS Key Passphrase for Node'));
+  if (id === undefined) return undefined;
+  let passphrase = field(arg, 'passphrase', isString);
+  passphrase ??= await vscode.window.showInputBox({
+    title: `TLS key passphrase for ${id}`,
+    prompt: 'The passphrase of the client key in this node\'s "tls.key" setting. Stored in VS Code SecretStorage (never in settings or logs). Leave empty to remove it.',
+    password: true,
+    ignoreFocusOut: true,
+  });
+  if (passphrase === undefined) return undefined;
+  await s.passwords.setPassphrase(id, passphrase);
+  s.log.info(passphrase === '' ? `TLS key passphrase removed for node ${id}` : `TLS key passphrase stored for node ${id}`);
+  await s.model.refresh({ facts: true });
+  return { id, cleared: passphrase === '' };
+}
+
 export async function setPassword(s: Services, arg?: unknown): Promise<{ id: string; cleared: boolean } | undefined> {
   const id = nodeIdOf(arg) ?? (await pickNode(s, 'Set Password for Node'));
   if (id === undefined) return undefined;

@@ -72,12 +72,17 @@ describe('Locks and Nodes views', function () {
   });
 
   it('escapes hostile keys and tokens in the tooltip table', async () => {
-    const key = 'lock:hostile|`x`\n<img src=x onerror=alert(1)>';
+    // A key with a control byte is shown in its hex: form (it round-trips as an argument);
+    // one with only Markdown and HTML metacharacters is shown as is, and escaped.
+    const key = 'lock:hostile|`x` <img src=x onerror=alert(1)>';
+    const controlKey = 'lock:hostile\n<img>';
     const token = 'a|b\n| c | d |`<script>`';
-    await Promise.all(servers.slice(0, 3).map((s) => s.client().set(key, token, 'PX', 60_000)));
+    await Promise.all(servers.slice(0, 3).map((s) => Promise.all([s.client().set(key, token, 'PX', 60_000), s.client().set(controlKey, token, 'PX', 60_000)])));
     await api.refresh();
+    const controlRow = await rowOf(api, 'hex:' + Buffer.from(controlKey).toString('hex'));
+    assert.equal(controlRow.label, 'hex:' + Buffer.from(controlKey).toString('hex'));
     const row = await rowOf(api, key);
-    assert.equal(row.label, 'lock:hostile|`x`\\n<img src=x onerror=alert(1)>', 'label is one line');
+    assert.equal(row.label, key, 'label is the key, one line');
     const md = row.item.tooltip as vscode.MarkdownString;
     assert.ok(md instanceof vscode.MarkdownString);
     assert.equal(md.isTrusted, false);
@@ -86,7 +91,7 @@ describe('Locks and Nodes views', function () {
     assert.equal(tableRows.length, 5, 'one table row per node, no row injected');
     for (const line of tableRows) assert.equal(line.match(/(?<!\\)\|/g)?.length, 6, `a row keeps 5 cells: ${line}`);
     assert.doesNotMatch(md.value, /(?<!\\)</, 'every < is escaped: no raw HTML');
-    await Promise.all(servers.map((s) => s.client().del(key)));
+    await Promise.all(servers.map((s) => s.client().del(key, controlKey)));
   });
 
   it('counts TTLs down every second without a Redis round trip, firing only changed elements', async () => {

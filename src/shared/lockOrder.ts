@@ -1,6 +1,8 @@
 // Anomalies first, in the order a developer should look at them, then the locks that
-// run out soonest. Verdicts and flags come from the core; this only orders them.
-import type { LockEntry } from '../core';
+// run out soonest, then by key so equal entries never swap places. Verdicts and flags
+// come from the core; this only orders them. One rule for the Locks tree and the CLI's
+// status table (docs/cli.md).
+import type { LockEntry } from '../core/types';
 
 export function anomalyRank(e: Pick<LockEntry, 'verdict' | 'flags'>): number {
   if (e.verdict === 'split') return 0;
@@ -14,7 +16,7 @@ export function isAnomaly(e: Pick<LockEntry, 'verdict' | 'flags'>): boolean {
   return anomalyRank(e) < 4;
 }
 
-export function compareLocks(a: LockEntry, b: LockEntry): number {
+export function compareLocks(a: Pick<LockEntry, 'verdict' | 'flags' | 'validityMs' | 'key'>, b: Pick<LockEntry, 'verdict' | 'flags' | 'validityMs' | 'key'>): number {
   const r = anomalyRank(a) - anomalyRank(b);
   if (r !== 0) return r;
   const va = a.validityMs ?? Infinity;
@@ -23,6 +25,6 @@ export function compareLocks(a: LockEntry, b: LockEntry): number {
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
-export function sortLocks(locks: readonly LockEntry[]): LockEntry[] {
+export function sortLocks<T extends Pick<LockEntry, 'verdict' | 'flags' | 'validityMs' | 'key'>>(locks: readonly T[]): T[] {
   return [...locks].sort(compareLocks);
 }

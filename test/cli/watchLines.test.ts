@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { WatchLines } from '../../src/cli/watchLines';
+import type { Flag, LockEntry, Observation } from '../../src/core/types';
+
+const IDS = ['127.0.0.1:7101', '127.0.0.1:7102', '127.0.0.1:7103', '127.0.0.1:7104', '127.0.0.1:7105'];
+
+function copy(node: string, token: string | null, pttlMs = 5000): Observation {
+  if (token === null) return { node, state: 'absent', token: null, pttlMs: null, type: null, format: null, holdCount: null, reason: null };
+  return { node, state: 'present', token, pttlMs, type: 'string', format: 'string', holdCount: null, reason: null };
+}
+
+/** A lock from one token (or null) per node, classified the simple way for these tests. */
+function entry(key: string, tokens: Array<string | null>, over: { pttl?: number[]; flags?: Flag[]; validityMs?: number | null } = {}): LockEntry {
+  const nodes = tokens.map((t, i) => copy(IDS[i], t, over.pttl?.[i] ?? 5000));
+  const holders = Object.create(null) as Record<string, number>;
+  for (const o of nodes) if (o.token !== null) holders[o.token] = (holders[o.token] ?? 0) + 1;
+  const counts = Object.values(holders).sort((a, b) => b - a);
+  const verdict = counts.length > 1 ? 'split' : (counts[0] ?? 0) >= 3 ? 'held' : 'partial';
+  return { key, verdict, flags: over.flags ?? [], validityMs: over.validityMs === undefined ? (verdict === 'held' ? 4000 : null) : over.validityMs, quorum: 3, holders, nodes };
+}
+
+describe('cli: watch says what changed', () => {
+  it('names node, field and before→after for a token change, and the new token once', () => {
+    const w = new WatchLines();
+    w.seed([entry('lock:split:payments', ['tA', 'tA', 'tA', 'tA', null])], 0);
+    const c = w.changed(entry('lock:split:payments', ['tA', 'tA', 'tB', 'tB', null], { pttl: [4500, 4500, 5000, 5000, 0] }), 500);
+    assert.equal(c.text, 'lock:split:payments split 2+2/5: verdict held 4/5→split 2+2/5; 127.0.0.1:7103, 127.0.0.1:7104 token A→B');
+    assert.deepEqual(c.legend, ['B = tB']);
+    // B stays B; a third token gets C even after A is gone everywhere.
+    const d = w.changed(entry('lock:split:payments', ['tC', 'tC', 'tB', 'tB', 'tB'], { pttl: [5000, 5000, 4600, 4600, 5000] }), 900);
+    assert.equal(d.text, 'lock:split:payments split 3+2/5: verdict split 2+2/5→split 3+2/5; 127.0.0.1:7101, 127.0.0.1:7102 token A→C; 127.0.0.1:7105 copy -→B');
+    assert.deepEqual(d.legend, ['C = tC']);
+  });
+
+  it('reports copies that appear, vanish or lose their TTL, and flag changes', () => {
+    const w = new WatchLines();
+    w.seed([entry('lock:x', ['t', 't', 't', null, null])], 0);
+    const c = w.changed(entry('lock:x', ['t', 't', 't', 't', null], { pttl: [5000, 5000, 5000, -1, 0], flags: ['no-ttl'] }), 100);
+    assert.equal(c.text, 'lock:x held 4/5 · 4.0 s: verdict held 3/5→held 4/5; flags +no-ttl; 127.0.0.1:7104 copy -→A');
+    const d = w.changed(entry('lock:x', ['t', 't', 't', 't', null], { pttl: [5000, 5000, -1, 3000, 0], flags: ['no-ttl'] }), 200);
+    assert.equal(d.text, 'lock:x held 4/5 · 4.0 s: 127.0.0.1:7103 TTL 4.9 s→no TTL; 127.0.0.1:7104 TTL no TTL→3.0 s');
+  });
+
+  it('a renewal (TTL jump, expiring flipping) is quiet; it shows when something else changes too', () => {
+    const w = new WatchLines();
+    w.seed([entry('lock:worker', ['t', 't', 't', 't', 't'], { pttl: [3000, 3000, 3000, 3000, 3000] })], 0);
+    // Validity fell below the threshold: expiring only.
+    assert.equal(w.changed(entry('lock:worker', ['t', 't', 't', 't', 't'], { pttl: [1500, 1500, 1500, 1500, 1500], flags: ['expiring'] }), 1500).text, null);
+    // Renewed: TTLs jump back up, expiring clears.
+    assert.equal(w.changed(entry('lock:worker', ['t', 't', 't', 't', 't'], { pttl: [3000, 3000, 3000, 3000, 3000] }), 1600).text, null);
+    // Renewed on four nodes while the fifth lost its copy: printed, the jumps included.
+    const c = w.changed(entry('lock:worker', ['t', 't', 't', 't', null], { pttl: [3000, 3000, 3000, 3000, 0] }), 3100);
+    assert.equal(c.text, 'lock:worker held 4/5 · 4.0 s: verdict held 5/5→held 4/5; 127.0.0.1:7101, 127.0.0.1:7102, 127.0.0.1:7103, 127.0.0.1:7104 TTL 1.5 s→3.0 s; 127.0.0.1:7105 copy A→-');
+  });
+
+  it('escapes key names and tokens', () => {
+    const w = new WatchLines();
+    w.seed([], 0);
+    assert.deepEqual(w.added(entry('lock:\x1b[2J', ['t\x07', 't\x07', 't\x07', null, null]), 0), ['A = t\\x07']);
+    const c = w.changed(entry('lock:\x1b[2J', ['t\x07', 't\u202e', 't\x07', null, null]), 10);
+    assert.ok(c.text!.startsWith('lock:\\x1b[2J split 2+1/5: '), c.text!);
+    assert.deepEqual(c.legend, ['B = t\\u{202e}']);
+  });
+
+  it('a key it has not seen is treated as new', () => {
+    const w = new WatchLines();
+    w.seed([], 0);
+    assert.deepEqual(w.changed(entry('lock:late', ['t', 't', 't', null, null]), 0), { text: 'lock:late held 3/5 · 4.0 s', legend: ['A = t'] });
+  });
+});

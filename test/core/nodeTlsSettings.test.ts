@@ -1,0 +1,20 @@
+// The extension's per-node TLS settings: parsed from `redlock.nodes` objects, refused on
+// a plain URL, and turned into files the core reads.
+import assert from 'node:assert/strict';
+import { homedir } from 'node:os';
+import { parseNodeSettings, tlsPaths } from '../../src/extension/nodeSettings';
+
+describe('extension node TLS settings', () => {
+  it('keeps ca/cert/key of a rediss:// node and refuses them on a plain URL', () => {
+    const [n] = parseNodeSettings([{ name: 'prod', url: 'rediss://10.0.0.1:6380', tls: { ca: '/etc/ca.pem', cert: '/c.pem', key: '/k.pem', stray: 1 } }]);
+    assert.deepEqual(n.tls, { ca: '/etc/ca.pem', cert: '/c.pem', key: '/k.pem' });
+    assert.throws(() => parseNodeSettings([{ url: 'redis://10.0.0.1:6379', tls: { ca: '/etc/ca.pem' } }]), /need a rediss:\/\/ URL/);
+    assert.throws(() => parseNodeSettings([{ url: 'rediss://10.0.0.1:6380', tls: { cert: '/c.pem' } }]), /go together/);
+    assert.equal(parseNodeSettings(['rediss://10.0.0.1:6380'])[0].tls, undefined);
+  });
+
+  it('expands ~/ to the home directory', () => {
+    assert.equal(tlsPaths({ ca: '~/pki/ca.pem' }).ca, `${homedir()}/pki/ca.pem`);
+    assert.equal(tlsPaths({ ca: '/abs/ca.pem' }).ca, '/abs/ca.pem');
+  });
+});
