@@ -121,7 +121,8 @@ export function bashCompletion(spec: CompletionSpec): string {
 
 /** Text inside a single-quoted `_arguments` spec: no quote, bracket or colon left raw. */
 function zq(text: string): string {
-  return text.replace(/'/g, `'\\''`).replace(/([[\]:\\])/g, '\\$1');
+  // Backslashes first: the quote's own `'\''` must not have its backslash doubled.
+  return text.replace(/([[\]:\\])/g, '\\$1').replace(/'/g, `'\\''`);
 }
 
 function zshOption(o: OptionSpec): string[] {

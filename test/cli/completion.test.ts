@@ -57,6 +57,9 @@ describe('cli: completion', () => {
     assert.match(text, /'\*--node\[a Redis node URL \(repeatable; replaces REDLOCK_NODES\)\]:value: '/);
     assert.match(text, /--fail-on\[[^\]]*\]:names:_sequence compadd - split held unknown partial/);
     assert.match(text, /'1:argument:\(bash zsh\)'/);
+    // An apostrophe in a description closes and reopens the quote as '\'' (one backslash).
+    assert.match(text, /certificate'\\''s key/);
+    assert.doesNotMatch(text, /'\\\\''/);
     // Every single-quoted word is closed: an even count of unescaped quotes.
     assert.equal((text.replace(/'\\''/g, '').match(/'/g) ?? []).length % 2, 0);
   });
