@@ -35,7 +35,7 @@ export interface Peer {
 const MANY = 1_000_000;
 
 /** Our core, built from URLs as the CLI and the extension build it (its own client options). */
-export async function openOurs(s: LibSettings, name = 'ours', coreModule: typeof core = core): Promise<LockLib> {
+export async function openOurs(s: LibSettings, name = 'ours', coreModule: typeof core = core, options: core.AcquireOptions = {}): Promise<LockLib> {
   const rl = new coreModule.Redlock(s.nodes.map((n) => `redis://${n.host}:${n.port}`), {
     retryCount: MANY,
     retryDelayMs: s.retryDelayMs,
@@ -44,7 +44,7 @@ export async function openOurs(s: LibSettings, name = 'ours', coreModule: typeof
   await rl.release(await rl.acquire(`bench:${name}:connect`, 1000));
   return {
     name,
-    acquire: (resource) => rl.acquire(resource, s.ttlMs),
+    acquire: (resource) => rl.acquire(resource, s.ttlMs, options),
     release: async (lock) => void (await rl.release(lock as core.Lock)),
     close: () => rl.quit(),
   };

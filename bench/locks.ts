@@ -208,6 +208,24 @@ interface ScenarioResult {
 }
 
 const micro = (ms: number): number => Math.round(ms * 1000) / 1000;
+const FENCED = 'ours:fenced';
+
+interface FencingCost {
+  /** Plain ops/s over fenced ops/s: how many times longer a fenced acquire+release takes. */
+  timeRatio: number;
+  p50Ms: { plain: number; fenced: number };
+  p99Ms: { plain: number; fenced: number };
+  /** A fenced acquire+release within 1.5x the time of a plain one. */
+  targetMet: boolean;
+}
+
+function fencingCost(r: ScenarioResult | undefined): FencingCost | undefined {
+  const plain = r?.libs.ours;
+  const fenced = r?.libs[FENCED];
+  if (!plain || !fenced || fenced.opsPerSec === 0) return undefined;
+  const timeRatio = round2(plain.opsPerSec / fenced.opsPerSec);
+  return { timeRatio, p50Ms: { plain: plain.p50Ms, fenced: fenced.p50Ms }, p99Ms: { plain: plain.p99Ms, fenced: fenced.p99Ms }, targetMet: timeRatio <= 1.5 };
+}
 const isOurs = (name: string): boolean => name === 'ours' || name.startsWith('ours:');
 
 function summarize(title: string, tallies: Map<string, Tally>, contended: boolean): ScenarioResult {
@@ -263,6 +281,8 @@ function redisVersion(): string {
 async function openLibs(libs: LockLib[], settings: LibSettings, cfg: LockBenchConfig): Promise<void> {
   const wanted = (name: string): boolean => cfg.only.length === 0 || cfg.only.includes(name);
   if (wanted('ours')) libs.push(await openOurs(settings));
+  // The same core with { fencing: true }: the cost of a fence, measured in the same rounds.
+  if (wanted(FENCED)) libs.push(await openOurs(settings, FENCED, undefined, { fencing: true }));
   for (const v of cfg.coreVariants) {
     // Compiled JS of another copy of src/core, loaded at run time: it has no types here.
     if (wanted(v.name)) libs.push(await openOurs(settings, v.name, require(v.path)));
@@ -303,6 +323,13 @@ export async function runLockBench(cfg: LockBenchConfig = lockBenchConfig()): Pr
       results[s.id] = r;
       print(r, contended);
     }
+    const fencing: Partial<Record<ScenarioId, FencingCost>> = {};
+    for (const id of ['sequential', 'concurrent'] as const) {
+      const c = fencingCost(results[id]);
+      if (!c) continue;
+      fencing[id] = c;
+      console.log(`fencing cost, ${id}: a fenced acquire+release takes ${fmtRatio(c.timeRatio)} the time of a plain one (p50 ${fmtMs(c.p50Ms.fenced)} vs ${fmtMs(c.p50Ms.plain)} ms, p99 ${fmtMs(c.p99Ms.fenced)} vs ${fmtMs(c.p99Ms.plain)} ms; target <= 1.5x: ${c.targetMet ? 'MET' : 'MISSED'})`);
+    }
     const violations = Object.values(results.contention?.libs ?? {}).reduce((n, x) => n + (x.violations ?? 0), 0);
     const targetsMet = results.sequential?.targetMet === true && results.concurrent?.targetMet === true;
     console.log(`\ntargets (a) and (b): ${targetsMet ? 'MET' : 'MISSED'}; mutual-exclusion violations: ${violations}`);
@@ -312,6 +339,7 @@ export async function runLockBench(cfg: LockBenchConfig = lockBenchConfig()): Pr
       environment: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length, cpuModel: cpus()[0]?.model, redis: redisVersion() },
       config: { ...cfg, out: undefined },
       scenarios: results,
+      fencing,
       targetsMet,
       violations,
     };

@@ -58,6 +58,7 @@ app.removeAttribute('aria-busy');
 const keyEl = el('h1', { id: 'key', class: 'key' });
 const badge = el('vscode-badge', { id: 'badge', class: 'verdict-badge' });
 const flagsEl = el('span', { id: 'flags', class: 'flags' });
+const fenceEl = el('span', { id: 'fence', class: 'fence', hidden: true });
 const verdictEl = el('p', { id: 'verdict', class: 'verdict' }, 'Waiting for the extension…');
 const announce = el('div', { id: 'announce', class: 'sr-only', 'aria-live': 'polite', role: 'status' });
 
@@ -76,7 +77,7 @@ actions.append(extendBtn, releaseBtn, forceBtn);
 const readOnlyNote = el('p', { id: 'read-only-note', class: 'note', hidden: true }, 'Read-only mode: write commands are hidden.');
 
 const titleRow = el('div', { class: 'title-row' });
-titleRow.append(keyEl, badge, flagsEl);
+titleRow.append(keyEl, badge, flagsEl, fenceEl);
 const header = el('header', { class: 'head' });
 header.append(titleRow, verdictEl, announce, actions, readOnlyNote);
 
@@ -256,6 +257,20 @@ function tickHeader(aged: LockEntry | null): void {
     clear(flagsEl);
     for (const f of aged?.flags ?? []) flagsEl.appendChild(el('vscode-badge', { class: 'flag', 'data-flag': f }, f));
   }
+  tickFence(aged);
+}
+
+/** The highest fence counter of the resource, and the risk of a repeated fence. */
+function tickFence(aged: LockEntry | null): void {
+  const fence = aged?.fence ?? null;
+  fenceEl.hidden = fence === null;
+  if (fence === null) return;
+  const risk = aged?.fenceRisk === true;
+  setText(fenceEl, risk ? `fence ${fence} · fencing risk` : `fence ${fence}`);
+  fenceEl.setAttribute('data-risk', String(risk));
+  fenceEl.setAttribute('title', risk
+    ? `Fewer than ${aged!.quorum} reachable nodes hold fence ${fence}: the next fenced acquisition may get a fence that was already handed out.`
+    : `The highest fencing token handed out for this resource; the next fenced acquisition gets a higher one.`);
 }
 
 function tick(): void {

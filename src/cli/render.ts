@@ -125,6 +125,7 @@ export function renderLocks(snap: Snapshot, options: StatusOptions): string[] {
       for (const [token, label] of r.labels) {
         lines.push(style.dim(`    ${label} = `) + escapeText(token));
       }
+      if (r.entry.fence !== null) lines.push(fenceLine(r.entry, style));
     }
   }
   if (snap.skipped.length) {
@@ -184,11 +185,13 @@ export function keyList(keys: readonly string[]): string {
   return keys.map(escapeText).join(', ');
 }
 
-export function renderLockResult(verb: 'acquired' | 'extended', resources: string[], token: string, validityMs: number, nodes: NodeAttempt[], style: Style = PLAIN): string {
+export function renderLockResult(verb: 'acquired' | 'extended', resources: string[], token: string, validityMs: number, nodes: NodeAttempt[], style: Style = PLAIN, fences?: readonly number[]): string {
   const granted = nodes.filter((n) => n.outcome === 'granted').length;
+  const fenceLines = !fences ? [] : fences.length === 1 ? [`fence ${fences[0]}`] : [`fences ${resources.map((r, i) => `${escapeText(r)} ${fences[i]}`).join(', ')}`];
   return [
     `${style.green(verb)} ${keyList(resources)}: validity ${formatDuration(validityMs)}, ${granted} of ${nodes.length} nodes granted`,
     `token ${escapeText(token)}`,
+    ...fenceLines,
     ...renderNodeList(nodes, style),
   ].join('\n');
 }
@@ -216,7 +219,14 @@ export function renderForcePlan(entry: LockEntry, style: Style = PLAIN): string 
 
 export function lockLine(l: LockEntry): string {
   const flags = l.flags.length ? `  [${l.flags.join(', ')}]` : '';
-  return `${escapeText(l.key)}  ${verdictText(l)}${flags}`;
+  const fence = l.fence === null ? '' : `  fence ${l.fence}${l.fenceRisk ? ' (fencing risk)' : ''}`;
+  return `${escapeText(l.key)}  ${verdictText(l)}${flags}${fence}`;
+}
+
+/** The fence under a lock's row; a risk says why the next fence may repeat this one. */
+function fenceLine(l: LockEntry, style: Style): string {
+  if (!l.fenceRisk) return style.dim(`    fence ${l.fence}`);
+  return `    fence ${l.fence}  ` + style.yellow(`fencing risk: fewer than ${l.quorum} reachable nodes hold it, so the next fence may repeat an old one`);
 }
 
 /** HH:MM:SS.mmm of the local clock, for watch lines. */

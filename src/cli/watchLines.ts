@@ -124,6 +124,15 @@ export class WatchLines {
       if ([...gained, ...lost].some((f) => f !== 'expiring')) loud = true;
       parts.push(`flags ${[...gained.map((f) => `+${f}`), ...lost.map((f) => `-${f}`)].join(' ')}`);
     }
+    // A new fence is a new fenced holder; a risk appearing is what an operator must see.
+    if ((before.fence ?? null) !== (now.fence ?? null)) {
+      loud = true;
+      parts.push(`fence ${before.fence ?? '-'}→${now.fence ?? '-'}`);
+    }
+    if ((before.fenceRisk ?? false) !== (now.fenceRisk ?? false)) {
+      loud = true;
+      parts.push(now.fenceRisk ? '+fencing risk' : '-fencing risk');
+    }
     for (const [words, nodes] of byChange) parts.push(`${nodes.join(', ')} ${words}`);
     // Labels of tokens gone from every node are dropped; `issued` keeps them from coming back.
     const present = new Set(now.nodes.filter((o) => o.state === 'present').map((o) => o.token ?? ''));

@@ -19,6 +19,8 @@ export { Watcher } from './watch';
 export type { WatchOptions, WatchChange, WatchListener, WatchStatus } from './watch';
 export { INTERNAL_PREFIX, internalKey, isInternalKey, parseInternalKey, hashTagOf } from './internalKeys';
 export type { InternalKind } from './internalKeys';
+export { fencedWrite, readFenced, fenceKeyOf } from './fencing';
+export type { FencedWriteResult } from './fencing';
 export { readTlsFiles, checkTls, PLAIN_ON_TLS } from './tls';
 export type { TlsSettings, TlsFiles } from './tls';
 export { keySlot, patternSlot } from './clusterTopology';

@@ -3,6 +3,7 @@
 // write: only TYPE/PTTL/STRLEN/GET/HLEN/HKEYS/HSTRLEN/HGET/ZCARD/ZRANGE run, in a
 // `no-writes` script.
 import { isInternalKey } from './internalKeys';
+import { attachFences, prefetchCounters } from './fenceRead';
 import { performance } from 'node:perf_hooks';
 import { classify, quorumOf, skipReason } from './classify';
 import type { InspectOptions, InspectPage, ScanCursor } from './inspectTypes';
@@ -49,6 +50,8 @@ export function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
 export interface Slot {
   obs: Observation;
   at: number;
+  /** The resource's fence counter, read with the SCAN page; taken (cleared) by classifyKeys. */
+  fence?: number | null;
 }
 
 export interface NodeScan {
@@ -146,7 +149,14 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         }
         const page = decodeScanPage(flat, node.id, scan.absent);
         const at = page.nodeTimeMs - scan.offsetMs;
-        for (let i = 0; i < page.keys.length; i++) scan.reads.set(page.keys[i].toString('latin1'), { obs: page.observations[i], at });
+        const ids: string[] = new Array(page.keys.length);
+        const slots: Slot[] = new Array(page.keys.length);
+        for (let i = 0; i < page.keys.length; i++) {
+          ids[i] = page.keys[i].toString('latin1');
+          slots[i] = { obs: page.observations[i], at, fence: undefined };
+          scan.reads.set(ids[i], slots[i]);
+        }
+        if (ids.length) pendingReads.push(prefetchCounters(node, ids, slots, ctx.commandTimeoutMs));
         // The call's budget ran out on a page of fat keys: the rest in calls of their own.
         if (page.unread.length) pendingReads.push(readBatch(ctx, node, page.unread, scan));
       }
@@ -186,11 +196,13 @@ function unreachableOn(scan: NodeScan): Observation {
  * Classifies every key of `ids` from what each node holds; keys in byte order.
  * `lockIds[i]` is the latin1 identity of `locks[i]`, `skippedIds[i]` that of `skipped[i]`.
  */
-export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number): { locks: LockEntry[]; lockIds: string[]; skipped: SkippedKey[]; skippedIds: string[] } {
+export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number): { locks: LockEntry[]; lockIds: string[]; skipped: SkippedKey[]; skippedIds: string[]; fencesToRead: number[] } {
   const locks: LockEntry[] = [];
   const lockIds: string[] = [];
   const skippedIds: string[] = [];
   const skipped: SkippedKey[] = [];
+  /** Indexes into `locks` whose fence counters were not all read with their scan page. */
+  const fencesToRead: number[] = [];
   const unreachable = scans.map((scan) => (scan.status.reachable ? null : unreachableOn(scan)));
   const n = ctx.nodes.length;
   // classify() only reads this during the call: one scratch array serves every key.
@@ -201,6 +213,9 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
     if (isInternalKey(id)) continue;
     const key = keyOf(id);
     let observations: Observation[];
+    let fence: number | null = null;
+    let holding = 0;
+    let fencesKnown = !ctx.ownerOnly;
     if (ctx.ownerOnly) {
       const owner = scans.findIndex((s) => s.reads.has(id));
       const slot = scans[owner].reads.get(id)!;
@@ -219,6 +234,19 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
         }
         observations[i] = o;
         readAtMs[i] = slot?.at ?? nowMs;
+        if (unreachable[i]) continue;
+        const f = slot?.fence;
+        if (f === undefined) {
+          fencesKnown = false;
+          continue;
+        }
+        // Taken once: a later classification (a watch tick) reads the counter afresh.
+        slot!.fence = undefined;
+        if (f === null) continue;
+        if (fence === null || f > fence) {
+          fence = f;
+          holding = 1;
+        } else if (f === fence) holding++;
       }
     }
     const c = classify({ observations, readAtMs, nowMs, driftFactor: ctx.driftFactor, expiringThresholdMs });
@@ -227,10 +255,14 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
       skippedIds.push(id);
       continue;
     }
-    locks.push({ key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, nodes: observations });
+    if (!fencesKnown) {
+      fencesToRead.push(locks.length);
+      fence = null;
+    }
+    locks.push({ key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, fence, fenceRisk: fence !== null && holding < c.quorum, nodes: observations });
     lockIds.push(id);
   }
-  return { locks, lockIds, skipped, skippedIds };
+  return { locks, lockIds, skipped, skippedIds, fencesToRead };
 }
 
 /** Printable ASCII names are their own display form; only other bytes need decoding. */
@@ -255,7 +287,8 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
   if (!ctx.ownerOnly) await fillGaps(ctx, scans, union);
 
   const nowMs = clockNow();
-  const { locks, skipped } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);
+  const { locks, lockIds, skipped, fencesToRead } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);
+  await attachFences(ctx, scans, locks, lockIds, fencesToRead);
   const unread = unreadPart(ctx, scans, patterns, skipped);
   const truncated = scans.some((s) => s.truncated);
   const snapshot: Snapshot = { quorum: ctx.ownerOnly ? 1 : quorumOf(ctx.nodes.length), nodes: scans.map((s) => s.status), locks, skipped, truncated };

@@ -12,6 +12,7 @@ import { DoctorOptions, DoctorReport, runDoctor } from './doctor';
 import type { InspectOptions, InspectPage, NodeFacts } from './inspectTypes';
 import type { Snapshot } from './types';
 import { displayKey, displayToken, parseTokenArg } from './tokens';
+import { FenceRound, withRaiseFailures } from './fencing';
 import { Cluster } from 'ioredis';
 import { clusterMembers } from './clusterMembers';
 import { ownerOf, unreadMasters } from './clusterTopology';
@@ -31,6 +32,8 @@ export interface RedlockOptions extends NodeSetOptions {
 export interface AcquireOptions {
   retryCount?: number;
   signal?: AbortSignal;
+  /** Hand out a fencing token (`lock.fence`): one counter per resource, docs/fencing.md. */
+  fencing?: boolean;
   /**
    * Called after each refused attempt that a retry follows, with every node's answer (a
    * refusal names the holder: one extra bounded GET per refusing node, only when set).
@@ -100,9 +103,20 @@ export class Lock {
     readonly keys: Resource[],
     /** @internal the token as sent; our own hex tokens stay strings (ioredis' Buffer path costs) */
     readonly rawToken: Buffer | string,
+    /** One fence per resource (in `resources` order) when taken with `{ fencing: true }`. */
+    readonly fences?: readonly number[],
   ) {
     this.settledSource = settled;
+    // Several resources have several sequences: no one number stands for them all.
+    this.fence = fences?.length === 1 ? fences[0] : undefined;
   }
+
+  /**
+   * The fencing token of a single-resource lock taken with `{ fencing: true }`: strictly
+   * greater than the fence of every earlier fenced acquisition of the resource on this
+   * node set. Undefined otherwise (several resources: see `fences`).
+   */
+  readonly fence: number | undefined;
 
   private settledSource: Promise<NodeAttempt[]> | (() => Promise<NodeAttempt[]>);
 
@@ -306,7 +320,7 @@ export class Redlock {
         await sleep((this.options.retryDelayMs ?? 200) + jitter, signal);
       }
       const onRefused = options.onAttempt && ((nodes: NodeAttempt[]): void => options.onAttempt!({ attempt: attempt + 1, attempts: retries + 1, nodes }));
-      const result = await this.attemptAcquire(keys, ttlMs, attempt + 1, attempt === retries, onRefused);
+      const result = await this.attemptAcquire(keys, ttlMs, attempt + 1, attempt === retries, onRefused, options.fencing === true);
       if (result instanceof Lock) return result;
       if (result) last = result;
     }
@@ -314,15 +328,17 @@ export class Redlock {
   }
 
   /** Resolves undefined for a failed attempt that is not the last: a retry follows. */
-  private async attemptAcquire(keys: Resource[], ttlMs: number, attempt: number, final: boolean, onRefused?: (nodes: NodeAttempt[]) => void): Promise<Lock | RedlockError | undefined> {
+  private async attemptAcquire(keys: Resource[], ttlMs: number, attempt: number, final: boolean, onRefused?: (nodes: NodeAttempt[]) => void, fencing = false): Promise<Lock | RedlockError | undefined> {
     const token = newToken();
     const q = this.quorum;
     const px = String(ttlMs);
     const drift = this.drift(ttlMs);
     const start = now();
+    const fence = fencing ? new FenceRound(this.nodes, keys) : undefined;
     const r = round(
       this.nodes,
       (node) => {
+        if (fence) return fence.grant(node, token, px);
         if (keys.length === 1) return node.client.set(keys[0], token, 'PX', px, 'NX') as Promise<unknown>;
         return lockCommands(node.client).rliAcquire(keys.length, ...keys, token, px);
       },
@@ -333,12 +349,19 @@ export class Redlock {
       },
     );
     const results = await r.decided;
-    const elapsed = now() - start;
-    const validity = ttlMs - elapsed - drift;
+    let elapsed = now() - start;
+    let validity = ttlMs - elapsed - drift;
     const shown = keys.map(displayKey);
-    if (countGranted(results) >= q && validity > 0) {
+    // A fence counts only once a quorum holds it, and inside the validity window like the grant.
+    let raised: Awaited<ReturnType<FenceRound['raise']>> | undefined;
+    if (fence && countGranted(results) >= q && validity > 0) {
+      raised = await fence.raise(q, Math.min(this.deadlineFor(ttlMs), validity));
+      elapsed = now() - start;
+      validity = ttlMs - elapsed - drift;
+    }
+    if (countGranted(results) >= q && validity > 0 && raised?.ok !== false) {
       const settled = (): Promise<NodeAttempt[]> => r.settled.then((all) => this.describeAcquire(keys, all));
-      return this.own(new Lock(token, shown, Math.floor(validity), ttlMs, settled, start + ttlMs - drift, keys, token));
+      return this.own(new Lock(token, shown, Math.floor(validity), ttlMs, settled, start + ttlMs - drift, keys, token, raised?.fences));
     }
     // Some nodes may have granted without the reply arriving: undo on all of them. The
     // release goes out after the SET on each connection, so it also undoes a late one.
@@ -346,11 +369,12 @@ export class Redlock {
     // Unless a caller shows progress, nobody reads why a retried attempt failed: skip
     // asking who holds the key.
     if (!final) {
-      if (onRefused) onRefused(await this.describeAcquire(keys, all));
+      if (onRefused) onRefused(withRaiseFailures(await this.describeAcquire(keys, all), raised?.ok === false ? raised.failures : []));
       return undefined;
     }
-    const attempts = await this.describeAcquire(keys, all);
-    const detail = countGranted(results) >= q ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
+    let attempts = await this.describeAcquire(keys, all);
+    if (raised?.ok === false) attempts = withRaiseFailures(attempts, raised.failures);
+    const detail = countGranted(results) >= q && raised?.ok !== false ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
     return new RedlockError('acquire', shown, q, attempts, detail, attempt);
   }
 
@@ -417,7 +441,7 @@ export class Redlock {
       }));
     const granted = describe(decided).filter((a) => a.outcome === 'granted').length;
     if (granted >= q && validity > 0) {
-      return this.own(new Lock(lock.token, lock.resources, Math.floor(validity), ttlMs, () => r.settled.then(describe), start + ttlMs - drift, lock.keys, lock.rawToken));
+      return this.own(new Lock(lock.token, lock.resources, Math.floor(validity), ttlMs, () => r.settled.then(describe), start + ttlMs - drift, lock.keys, lock.rawToken, lock.fences));
     }
     const detail = granted >= q ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
     const all = await r.settled;
@@ -499,7 +523,7 @@ export class Redlock {
    * Runs `fn` while holding the lock, extending it before expiry. The signal aborts when an
    * extension fails or the validity deadline passes (even while an extension is in flight).
    */
-  async using<T>(resource: Resource | Resource[], ttlMs: number, fn: (signal: AbortSignal) => Promise<T>, options: AcquireOptions = {}): Promise<T> {
+  async using<T>(resource: Resource | Resource[], ttlMs: number, fn: (signal: AbortSignal, lock: Lock) => Promise<T>, options: AcquireOptions = {}): Promise<T> {
     let lock = await this.acquire(resource, ttlMs, options);
     const controller = new AbortController();
     let expiryTimer: NodeJS.Timeout | undefined;
@@ -527,7 +551,7 @@ export class Redlock {
     armExpiry();
     scheduleExtend();
     try {
-      return await fn(controller.signal);
+      return await fn(controller.signal, lock);
     } finally {
       stopped = true;
       clearTimeout(expiryTimer);

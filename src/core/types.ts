@@ -42,6 +42,10 @@ export interface Classification {
 
 export interface LockEntry extends Classification {
   key: string;
+  /** The highest fence counter any node holds for this resource; null when none does. */
+  fence: number | null;
+  /** Fewer than a quorum of reachable nodes hold `fence`: the next fence may repeat one. */
+  fenceRisk: boolean;
   nodes: Observation[];
 }
 

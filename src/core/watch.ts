@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { classifyKeys, clockNow, DEFAULT_PATTERNS, fillGaps, InspectContext, NodeScan, readBatch, scanNode, validatePatterns, withDeadline } from './inspect';
 import type { InspectOptions } from './inspectTypes';
 import { describeFailure } from './nodes';
+import { attachFences } from './fenceRead';
 import { digestPage, scanTtlPage, UNDIGESTED } from './readScript';
 import type { LockEntry, NodeStatus, SkippedKey, Snapshot } from './types';
 
@@ -86,6 +87,7 @@ function expiriesOf(counted: LockEntry, nowMs: number): Array<number | null> {
 function sameEntry(a: Known, e: LockEntry, expiries: Array<number | null>): boolean {
   const b = a.entry!;
   if (b.verdict !== e.verdict || b.flags.join() !== e.flags.join() || b.nodes.length !== e.nodes.length) return false;
+  if (b.fence !== e.fence || b.fenceRisk !== e.fenceRisk) return false;
   for (let i = 0; i < e.nodes.length; i++) {
     const x = b.nodes[i];
     const y = e.nodes[i];
@@ -187,7 +189,8 @@ export class Watcher {
     if (everything) for (const id of union) toClassify.add(id);
     else {
       for (const id of dirty) if (union.has(id)) toClassify.add(id);
-      for (const [id, k] of this.known) if (k.recheckAt <= nowMs) toClassify.add(id);
+      // A fence read between a grant and its raise looks at risk: read it again next tick.
+      for (const [id, k] of this.known) if (k.recheckAt <= nowMs || k.entry?.fenceRisk) toClassify.add(id);
     }
     const removed: string[] = [];
     for (const [id, k] of this.known) {
@@ -197,7 +200,8 @@ export class Watcher {
       }
     }
     const threshold = this.options.expiringThresholdMs ?? 2_000;
-    const { locks, lockIds, skipped, skippedIds } = classifyKeys(ctx, scans, toClassify, nowMs, threshold);
+    const { locks, lockIds, skipped, skippedIds, fencesToRead } = classifyKeys(ctx, scans, toClassify, nowMs, threshold);
+    await attachFences(ctx, scans, locks, lockIds, fencesToRead);
     const added: LockEntry[] = [];
     const changed: LockEntry[] = [];
     locks.forEach((e, li) => {

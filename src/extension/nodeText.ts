@@ -32,6 +32,7 @@ export function nodeTooltipMarkdown(id: string, facts: NodeFacts | undefined, st
   for (const [k, v] of rows) if (v !== null && v !== undefined) lines.push(`| ${cell(k)} | ${cell(v, 200)} |`);
   if (facts?.restartRisk === true) {
     lines.push('', 'Up for less than the longest live TTL with persistence off: locks it granted before a restart are gone, so another client may take them (restart delay rule).');
+    lines.push('', 'Its fence counters are gone too: a lock whose highest fence fewer than a quorum of nodes still hold is flagged as a fencing risk in its tooltip and detail panel.');
   }
   return lines.join('\n');
 }

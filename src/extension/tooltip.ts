@@ -9,6 +9,10 @@ export function lockTooltipMarkdown(entry: LockEntry, elapsedMs: number, mine: b
   lines.push(`**${cell(entry.key, 200)}**`, '');
   lines.push(`${escapeMarkdown(describeVerdict(entry, n))} · quorum ${entry.quorum} of ${n}${mine ? ' · taken in this window' : ''}`, '');
   if (entry.flags.length > 0) lines.push(`Flags: ${entry.flags.map(escapeMarkdown).join(', ')}`, '');
+  if (entry.fence !== null) {
+    const risk = entry.fenceRisk ? ` · **fencing risk**: fewer than ${entry.quorum} reachable nodes hold it, so the next fence may repeat an old one` : '';
+    lines.push(`Fence: ${entry.fence}${risk}`, '');
+  }
   lines.push('| node | state | token | TTL | format |', '| --- | --- | --- | --- | --- |');
   for (const o of entry.nodes) {
     const pttl = agedPttl(o, elapsedMs);

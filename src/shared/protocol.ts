@@ -151,7 +151,9 @@ function isHolders(x: unknown): x is Record<string, number> {
 
 export function isLockEntry(x: unknown): x is LockEntry {
   return isObj(x) && isStr(x.key) && isVerdict(x.verdict) && arrayOf(x.flags, isFlag, FLAGS.length) && isNumOrNull(x.validityMs)
-    && isNum(x.quorum) && isHolders(x.holders) && arrayOf(x.nodes, isObservation, MAX_NODES);
+    && isNum(x.quorum) && isHolders(x.holders) && arrayOf(x.nodes, isObservation, MAX_NODES)
+    // Optional on the wire: a panel state saved before fences existed still restores.
+    && (x.fence === undefined || isNumOrNull(x.fence)) && (x.fenceRisk === undefined || isBool(x.fenceRisk));
 }
 
 export function isHistoryEvent(x: unknown): x is HistoryEvent {

@@ -53,6 +53,15 @@ export interface ChaosOptions {
   seed?: number;
   prefix?: string;
   log?: (line: string) => void;
+  /** Every other client (the even ones) takes its locks with { fencing: true }; default true. */
+  fencing?: boolean;
+  /**
+   * Nodes started here persist every write (AOF, fsync always), so a killed node comes
+   * back with its fence counters; default: with delayed restarts. Without it, each
+   * restart wipes a node's counters, and a fence may repeat once a quorum has lost the
+   * last one (docs/fencing.md).
+   */
+  persistence?: boolean;
 }
 
 export interface Interval {
@@ -93,6 +102,11 @@ export interface ChaosResult {
   earlyRestarts: number;
   intervals: number;
   overlaps: Overlap[];
+  fencedAcquisitions: number;
+  /** Fenced acquisitions whose fence was not above every earlier fence of the resource. */
+  fencesOutOfOrder: number;
+  /** The acquire deadline of a fenced call: one more round (the raise) than a plain one. */
+  fencedAcquireDeadlineMs: number;
   /** Keys found on a node once the longest TTL had passed after the clients stopped. */
   leftovers: string[];
   acquireDeadlineMs: number;
@@ -150,6 +164,33 @@ interface Hold {
   signal?: AbortSignal;
   /** The holder stopped believing: fn returned or its signal aborted. */
   stoppedAt?: number;
+  /** The fence a fenced acquisition was given. */
+  fence?: number;
+}
+
+/**
+ * Fences out of order: per resource, in the order the acquisitions succeeded, each fence
+ * must exceed every earlier one. Holds never overlap (checked separately), so that order
+ * is the order in which the locks were held.
+ */
+export function fencesOutOfOrder(holds: ReadonlyArray<{ resource: number; fence?: number; start?: number }>): number {
+  const byResource = new Map<number, Array<{ fence: number; start: number }>>();
+  for (const h of holds) {
+    if (h.fence === undefined || h.start === undefined) continue;
+    const list = byResource.get(h.resource) ?? [];
+    list.push({ fence: h.fence, start: h.start });
+    byResource.set(h.resource, list);
+  }
+  let bad = 0;
+  for (const list of byResource.values()) {
+    list.sort((a, b) => a.start - b.start);
+    let max = 0;
+    for (const x of list) {
+      if (x.fence <= max) bad++;
+      max = Math.max(max, x.fence);
+    }
+  }
+  return bad;
 }
 
 /** Exact pairwise overlap count over every resource (intervals of distinct holds). */
@@ -184,7 +225,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const log = options.log ?? (() => undefined);
 
   const ownServers = !options.servers;
-  const servers = options.servers ?? (await startNodes(options.nodes ?? 5));
+  const persist = options.persistence ?? options.delayedRestart ?? true;
+  const servers = options.servers ?? (await startNodes(options.nodes ?? 5, persist ? { args: ['--appendonly', 'yes', '--appendfsync', 'always'] } : {}));
   const n = servers.length;
   const clientCount = options.clients ?? 16;
   const resourceCount = options.resources ?? 8;
@@ -202,13 +244,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const resourceName = (r: number): string => `${prefix}res:${r}`;
   // A failed acquire: the SET round, the rollback round, then one GET naming the holder.
   const acquireDeadlineMs = 3 * cmdTimeout + slack;
+  const fencedAcquireDeadlineMs = 4 * cmdTimeout + slack;
+  const fencing = options.fencing ?? true;
   const releaseDeadlineMs = cmdTimeout + slack;
 
   const result: ChaosResult = {
     seed, durationMs: options.durationMs, nodes: n, clients: clientCount, resources: resourceCount,
     attempts: 0, acquisitions: 0, refusals: 0, extensions: 0, extensionFailures: 0, aborted: 0, releases: 0,
     unexpectedErrors: [], faults: { pause: 0, kill: 0, sleep: 0, clientKill: 0 }, maxFaultyAtOnce: 0, earlyRestarts: 0,
-    intervals: 0, overlaps: [], leftovers: [], acquireDeadlineMs, releaseDeadlineMs, maxAcquireMs: 0, maxReleaseMs: 0,
+    intervals: 0, overlaps: [], fencedAcquisitions: 0, fencesOutOfOrder: 0, fencedAcquireDeadlineMs, leftovers: [], acquireDeadlineMs, releaseDeadlineMs, maxAcquireMs: 0, maxReleaseMs: 0,
     acquireOverruns: 0, releaseOverruns: 0, maxAcquireAdjustedMs: 0, maxReleaseAdjustedMs: 0, acquireRawOverruns: 0, releaseRawOverruns: 0,
     eventLoopMaxDelayMs: 0, violations: [],
   };
@@ -229,10 +273,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     }
     return sum;
   };
-  const judge = (kind: 'acquire' | 'release', t0: number): void => {
+  const judge = (kind: 'acquire' | 'release', t0: number, fenced = false): void => {
     const t1 = now();
     const ms = t1 - t0;
-    const limit = kind === 'acquire' ? acquireDeadlineMs : releaseDeadlineMs;
+    const limit = kind === 'acquire' ? (fenced ? fencedAcquireDeadlineMs : acquireDeadlineMs) : releaseDeadlineMs;
     const adjusted = ms > limit ? ms - stalledWithin(t0, t1) : ms;
     if (kind === 'acquire') {
       result.maxAcquireMs = Math.max(result.maxAcquireMs, ms);
@@ -246,7 +290,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       if (adjusted > limit) result.releaseOverruns++;
     }
   };
-  log(`chaos: seed ${seed}, ${n} nodes, ${clientCount} clients, ${resourceCount} resources, ${options.durationMs} ms, TTL ${ttlMin}-${ttlMax} ms, per-node deadline ${cmdTimeout} ms, faults ${kinds.join('/')}, ${delayed ? 'delayed' : 'IMMEDIATE'} restarts`);
+  log(`chaos: seed ${seed}, ${n} nodes, ${clientCount} clients, ${resourceCount} resources, ${options.durationMs} ms, TTL ${ttlMin}-${ttlMax} ms, per-node deadline ${cmdTimeout} ms, faults ${kinds.join('/')}, ${delayed ? 'delayed' : 'IMMEDIATE'} restarts${ownServers ? (persist ? ', nodes persist every write' : ', nodes restart empty') : ''}`);
 
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
@@ -275,14 +319,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       rl.acquire = async (...args: Parameters<Redlock['acquire']>): Promise<Lock> => {
         result.attempts++;
         const t0 = now();
+        const fenced = args[2]?.fencing === true;
         try {
           const lock = await acquire(...args);
           const t = now();
           current!.segments.push([t, lock.deadline]);
           result.acquisitions++;
+          if (fenced) {
+            current!.fence = lock.fence;
+            result.fencedAcquisitions++;
+          }
           return lock;
         } finally {
-          judge('acquire', t0);
+          judge('acquire', t0, fenced);
         }
       };
       rl.extend = async (lock: Lock, ttl: number): Promise<Lock> => {
@@ -323,7 +372,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
             }, { once: true });
             await delay(between(holdMin, holdMax), signal);
             hold.stoppedAt ??= now();
-          });
+          }, { fencing: fencing && c % 2 === 0 });
         } catch (e) {
           if (e instanceof RedlockError) result.refusals++;
           else result.unexpectedErrors.push(`client ${c}: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
@@ -448,6 +497,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     }
     result.intervals = intervals.length;
     result.overlaps = findOverlaps(intervals, resourceName);
+    result.fencesOutOfOrder = fencesOutOfOrder(holds.map((h) => ({ resource: h.resource, fence: h.fence, start: h.segments[0]?.[0] })));
 
     // Queued commands of a paused node ran at its resume at the latest: once the longest
     // TTL has passed after that, nothing may be left. (Waiting is the invariant here.)
@@ -468,6 +518,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     for (const o of result.overlaps) {
       result.violations.push(`overlap on ${o.resource}: hold ${o.a.hold} (client ${o.a.client}) and hold ${o.b.hold} (client ${o.b.client}) for ${o.ms.toFixed(1)} ms`);
     }
+    if (result.fencesOutOfOrder) result.violations.push(`${result.fencesOutOfOrder} fenced acquisitions got a fence not above an earlier one of the same resource`);
     for (const l of result.leftovers) result.violations.push(`leftover key after the longest TTL: ${l}`);
     if (result.acquireOverruns) result.violations.push(`${result.acquireOverruns} acquire calls took longer than ${acquireDeadlineMs} ms, event-loop stalls excluded (max ${result.maxAcquireAdjustedMs.toFixed(1)} ms)`);
     if (result.releaseOverruns) result.violations.push(`${result.releaseOverruns} release calls took longer than ${releaseDeadlineMs} ms, event-loop stalls excluded (max ${result.maxReleaseAdjustedMs.toFixed(1)} ms)`);
@@ -492,8 +543,8 @@ export function summary(r: ChaosResult): string {
     `seed ${r.seed}: ${r.nodes} nodes, ${r.clients} clients, ${r.resources} resources, ${r.durationMs} ms`,
     `attempts ${r.attempts}, acquisitions ${r.acquisitions}, refusals ${r.refusals}, extensions ${r.extensions} (${r.extensionFailures} failed), aborted holds ${r.aborted}, releases ${r.releases}`,
     `faults injected: ${faults} (at most ${r.maxFaultyAtOnce} nodes faulty at once)`,
-    `intervals ${r.intervals}, overlaps ${r.overlaps.length}, leftover keys ${r.leftovers.length}`,
-    `acquire max ${r.maxAcquireMs.toFixed(1)} ms raw / ${r.maxAcquireAdjustedMs.toFixed(1)} ms without event-loop stalls (deadline ${r.acquireDeadlineMs}, ${r.acquireRawOverruns} raw overruns), release max ${r.maxReleaseMs.toFixed(1)} / ${r.maxReleaseAdjustedMs.toFixed(1)} ms (deadline ${r.releaseDeadlineMs}, ${r.releaseRawOverruns} raw overruns), event loop max delay ${r.eventLoopMaxDelayMs} ms`,
+    `intervals ${r.intervals}, overlaps ${r.overlaps.length}, leftover keys ${r.leftovers.length}, fenced acquisitions ${r.fencedAcquisitions}, fences out of order: ${r.fencesOutOfOrder}`,
+    `acquire max ${r.maxAcquireMs.toFixed(1)} ms raw / ${r.maxAcquireAdjustedMs.toFixed(1)} ms without event-loop stalls (deadline ${r.acquireDeadlineMs}, fenced ${r.fencedAcquireDeadlineMs}, ${r.acquireRawOverruns} raw overruns), release max ${r.maxReleaseMs.toFixed(1)} / ${r.maxReleaseAdjustedMs.toFixed(1)} ms (deadline ${r.releaseDeadlineMs}, ${r.releaseRawOverruns} raw overruns), event loop max delay ${r.eventLoopMaxDelayMs} ms`,
     `violations ${r.violations.length}${r.violations.length ? ':\n  ' + r.violations.slice(0, 20).join('\n  ') : ''}`,
   ].join('\n');
 }

@@ -213,4 +213,14 @@ describe('cli: parsing on commander', () => {
       for (const v of [undefined, '', '0', 'false', 'No', 'off']) assert.equal(envFlag(v), false, String(v));
     });
   });
+
+  describe('--fencing', () => {
+    it('is an acquire option (in its help); other commands refuse it as unknown', async () => {
+      const { code, io } = await run(['acquire', '--help']);
+      assert.equal(code, 0);
+      assert.match(io.stdout.join('\n'), /--fencing/);
+      assert.match(await usage(['extend', 'x', '--token', 't', '--ttl', '1', '--fencing', '--node', 'redis://127.0.0.1:1']), /--fencing/);
+      assert.match(await usage(['status', '--fencing', '--node', 'redis://127.0.0.1:1']), /--fencing/);
+    });
+  });
 });

@@ -16,7 +16,7 @@ function obs(node: string, o: Partial<Observation> = {}): Observation {
 function lock(key: string, nodes: Observation[], over: Partial<LockEntry> = {}): LockEntry {
   const holders = Object.create(null) as Record<string, number>;
   for (const o of nodes) if (o.state === 'present') holders[o.token!] = (holders[o.token!] ?? 0) + 1;
-  return { key, verdict: 'held', flags: [], validityMs: 4000, quorum: 2, holders, nodes, ...over };
+  return { key, verdict: 'held', flags: [], validityMs: 4000, quorum: 2, holders, fence: null, fenceRisk: false, nodes, ...over };
 }
 
 function snapshot(locks: LockEntry[], over: Partial<Snapshot> = {}): Snapshot {

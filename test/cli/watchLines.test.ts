@@ -16,7 +16,7 @@ function entry(key: string, tokens: Array<string | null>, over: { pttl?: number[
   for (const o of nodes) if (o.token !== null) holders[o.token] = (holders[o.token] ?? 0) + 1;
   const counts = Object.values(holders).sort((a, b) => b - a);
   const verdict = counts.length > 1 ? 'split' : (counts[0] ?? 0) >= 3 ? 'held' : 'partial';
-  return { key, verdict, flags: over.flags ?? [], validityMs: over.validityMs === undefined ? (verdict === 'held' ? 4000 : null) : over.validityMs, quorum: 3, holders, nodes };
+  return { key, verdict, flags: over.flags ?? [], validityMs: over.validityMs === undefined ? (verdict === 'held' ? 4000 : null) : over.validityMs, quorum: 3, holders, fence: null, fenceRisk: false, nodes };
 }
 
 describe('cli: watch says what changed', () => {
@@ -66,5 +66,15 @@ describe('cli: watch says what changed', () => {
     const w = new WatchLines();
     w.seed([], 0);
     assert.deepEqual(w.changed(entry('lock:late', ['t', 't', 't', null, null]), 0), { text: 'lock:late held 3/5 · 4.0 s', legend: ['A = t'] });
+  });
+
+  it('a new fence and a fencing risk are loud changes', () => {
+    const w = new WatchLines();
+    const a = { ...entry('lock:f', ['t1', 't1', 't1', null, null]), fence: 33 };
+    w.seed([a], 0);
+    const b = { ...a, fence: 34 };
+    assert.match(w.changed(b, 100).text ?? '', /fence 33→34/);
+    const c = { ...b, fenceRisk: true };
+    assert.match(w.changed(c, 200).text ?? '', /\+fencing risk/);
   });
 });

@@ -7,7 +7,7 @@ import { doubleHolderScenario } from '../chaos/doubleHolder';
 describe('chaos (short)', function () {
   this.timeout(90_000);
 
-  it('16 clients over 8 resources on 5 nodes under pause/kill/sleep/client-kill faults: no overlap, no leftover, every call within its deadline', async () => {
+  it('16 clients (half fenced) over 8 resources on 5 nodes under pause/kill/sleep/client-kill faults: no overlap, fences in order, no leftover, every call within its deadline', async () => {
     const r = await runChaos({ durationMs: Number(process.env.CHAOS_SHORT_MS ?? 15_000), ttlMinMs: 800, ttlMaxMs: 1500, holdMaxMs: 1500, commandTimeoutMs: 80 });
     console.log(summary(r).replace(/^/gm, '      '));
     // The run did what it claims: real contention, every fault kind, a minority at most.
@@ -18,6 +18,8 @@ describe('chaos (short)', function () {
     assert.ok(r.maxFaultyAtOnce <= 2);
     // The invariants.
     assert.deepEqual(r.overlaps.map((o) => `${o.resource} ${o.ms.toFixed(1)} ms`), [], 'two holders overlapped');
+    assert.ok(r.fencedAcquisitions > 20, `only ${r.fencedAcquisitions} fenced acquisitions`);
+    assert.equal(r.fencesOutOfOrder, 0, 'a fence was not above an earlier one');
     assert.deepEqual(r.leftovers, [], 'keys left after the longest TTL');
     assert.equal(r.acquireOverruns, 0, `acquire max ${r.maxAcquireAdjustedMs} ms > ${r.acquireDeadlineMs} ms`);
     assert.equal(r.releaseOverruns, 0, `release max ${r.maxReleaseAdjustedMs} ms > ${r.releaseDeadlineMs} ms`);

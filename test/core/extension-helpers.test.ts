@@ -23,7 +23,7 @@ function obs(node: string, token: string | null, pttlMs: number | null = 10_000)
 function entry(key: string, over: Partial<LockEntry> = {}): LockEntry {
   const holders = Object.create(null) as Record<string, number>;
   holders.t = 3;
-  return { key, verdict: 'held', flags: [], validityMs: 5000, quorum: 2, holders, nodes: [obs('a', 't'), obs('b', 't'), obs('c', 't')], ...over };
+  return { key, verdict: 'held', flags: [], validityMs: 5000, quorum: 2, holders, fence: null, fenceRisk: false, nodes: [obs('a', 't'), obs('b', 't'), obs('c', 't')], ...over };
 }
 
 /** Unescaped pipes in one Markdown line. */
@@ -55,6 +55,12 @@ describe('extension helpers (pure)', () => {
       assert.equal(escapeMarkdown('a|b'), 'a\\|b');
       assert.equal(cell(null), '—');
       assert.equal(cell('x'.repeat(100), 10), 'xxxxxxxxx…');
+    });
+
+    it('the tooltip shows the fence, and says when it is a fencing risk', () => {
+      assert.doesNotMatch(lockTooltipMarkdown(entry('k'), 0, false), /Fence/);
+      assert.match(lockTooltipMarkdown(entry('k', { fence: 34 }), 0, false), /^Fence: 34$/m);
+      assert.match(lockTooltipMarkdown(entry('k', { fence: 34, fenceRisk: true }), 0, false), /^Fence: 34 · \*\*fencing risk\*\*: fewer than 2 reachable nodes hold it/m);
     });
 
     it('builds a tooltip table whose rows keep their cells, whatever the key and tokens', () => {

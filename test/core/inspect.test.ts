@@ -47,7 +47,7 @@ describe('inspect on 5 real nodes', function () {
     assert.deepEqual(snap.nodes.map((n) => n.node), rl.nodes.map((n) => n.id));
     assert.ok(snap.nodes.every((n) => n.reachable && n.error === null && typeof n.latencyMs === 'number'));
     const e = entry(snap, 'lock:doc');
-    assert.deepEqual(Object.keys(e), ['key', 'verdict', 'flags', 'validityMs', 'quorum', 'holders', 'nodes']);
+    assert.deepEqual(Object.keys(e), ['key', 'verdict', 'flags', 'validityMs', 'quorum', 'holders', 'fence', 'fenceRisk', 'nodes']);
     assert.equal(e.verdict, 'held');
     assert.deepEqual(e.flags, []);
     assert.equal(e.holders[lock.token], 5);

@@ -24,7 +24,7 @@ function e(tokens: Array<string | null | 'down'>, pttl: number | Array<number | 
   const counts = Object.values(holders);
   const down = nodes.filter((x) => x.state === 'unreachable').length;
   const verdict: LockEntry['verdict'] = counts.length > 1 ? 'split' : (counts[0] ?? 0) >= 2 ? 'held' : (counts[0] ?? 0) + down >= 2 ? 'unknown' : 'partial';
-  return { key: 'k', verdict, flags: [], validityMs: null, quorum: 2, holders, nodes };
+  return { key: 'k', verdict, flags: [], validityMs: null, quorum: 2, holders, fence: null, fenceRisk: false, nodes };
 }
 const kinds = (evs: HistoryEvent[]): Array<[string, string[], string | null]> => evs.map((x) => [x.kind, x.nodes, x.token]);
 

@@ -106,7 +106,7 @@ function entry(key: string, tokens: Array<string | null>): LockEntry {
   const holders: Record<string, number> = Object.create(null);
   for (const x of nodes) if (x.token) holders[x.token] = (holders[x.token] ?? 0) + 1;
   const distinct = Object.keys(holders).length;
-  return { key, verdict: distinct > 1 ? 'split' : (Object.values(holders)[0] ?? 0) >= 2 ? 'held' : 'partial', flags: [], validityMs: 9000, quorum: 2, holders, nodes };
+  return { key, verdict: distinct > 1 ? 'split' : (Object.values(holders)[0] ?? 0) >= 2 ? 'held' : 'partial', flags: [], validityMs: 9000, quorum: 2, holders, fence: null, fenceRisk: false, nodes };
 }
 
 describe('lock detail panel host (stand-in vscode)', () => {

@@ -15,7 +15,7 @@ function obs(node: string, state: Observation['state'], token: string | null = n
 function entry(verdict: LockEntry['verdict'], nodes: Observation[], validityMs: number | null, flags: LockEntry['flags'] = []): LockEntry {
   const holders = Object.create(null) as Record<string, number>;
   for (const o of nodes) if (o.state === 'present') holders[o.token ?? ''] = (holders[o.token ?? ''] ?? 0) + 1;
-  return { key: 'k', verdict, flags, validityMs, quorum: Math.floor(nodes.length / 2) + 1, holders, nodes };
+  return { key: 'k', verdict, flags, validityMs, quorum: Math.floor(nodes.length / 2) + 1, holders, fence: null, fenceRisk: false, nodes };
 }
 const held = (): LockEntry => entry('held', [obs('node-a', 'present', T1, 5000), obs('node-b', 'present', T1, 5000), obs('node-c', 'present', T1, 5000), obs('node-d', 'absent'), obs('node-e', 'unreachable')], 4100, ['degraded']);
 const view = (over: Partial<LockView> = {}): LockView => ({ key: 'k', nodes: ['node-a', 'node-b', 'node-c', 'node-d', 'node-e'], entry: held(), readAt: 1, sentAt: 2, readOnly: false, mine: true, expiringThresholdMs: 2000, ...over });

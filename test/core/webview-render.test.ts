@@ -40,7 +40,7 @@ function holdersOf(nodes: Observation[]): Record<string, number> {
   return h;
 }
 function entry(key: string, verdict: LockEntry['verdict'], nodes: Observation[], validityMs: number | null, flags: LockEntry['flags'] = []): LockEntry {
-  return { key, verdict, flags, validityMs, quorum: Math.floor(nodes.length / 2) + 1, holders: holdersOf(nodes), nodes };
+  return { key, verdict, flags, validityMs, quorum: Math.floor(nodes.length / 2) + 1, holders: holdersOf(nodes), fence: null, fenceRisk: false, nodes };
 }
 function lockView(key: string, e: LockEntry | null, over: Partial<LockView> = {}): LockView {
   const now = Date.now();
@@ -235,6 +235,20 @@ describe('lock detail panel (webview in headless Chromium)', function () {
     assert.equal(await p.locator('#timeline g.lane[data-node="node-d"] rect.copy').count(), 0);
     // Flags from the classification, as badges.
     assert.deepEqual(await p.$$eval('#flags .flag', (fs) => fs.map((f) => f.textContent)), ['degraded']);
+  });
+
+  it('shows the fence, and a fencing risk when fewer than a quorum hold it; nothing for an unfenced lock', async () => {
+    const p = await open();
+    await send(p, init('orders:lock', heldEntry()));
+    await p.waitForFunction(() => document.querySelectorAll('#timeline g.lane').length === 5);
+    assert.equal(await p.locator('#fence').isHidden(), true);
+    await send(p, init('orders:lock', { ...heldEntry(), fence: 34, fenceRisk: false }));
+    await p.waitForFunction(() => document.querySelector('#fence')?.textContent === 'fence 34');
+    assert.equal(await p.getAttribute('#fence', 'data-risk'), 'false');
+    await send(p, init('orders:lock', { ...heldEntry(), fence: 35, fenceRisk: true }));
+    await p.waitForFunction(() => document.querySelector('#fence')?.textContent === 'fence 35 · fencing risk');
+    assert.equal(await p.getAttribute('#fence', 'data-risk'), 'true');
+    assert.match((await p.getAttribute('#fence', 'title')) ?? '', /Fewer than 3 reachable nodes hold fence 35/);
   });
 
   it('counts the TTL and the validity down between snapshots', async () => {

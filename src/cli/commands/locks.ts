@@ -20,6 +20,17 @@ interface LockDoc {
   token: string | null;
   validityMs: number | null;
   nodes: Array<{ node: string; outcome: string; reason?: string }>;
+  /** acquire --fencing: the fence of a single resource (null when several: see fences). */
+  fence?: number | null;
+  /** acquire --fencing: one fence per resource, in `resources` order. */
+  fences?: readonly number[];
+}
+
+/** The fence fields --fencing adds (also to a failed acquire's document, as nulls). */
+function fenceFields(fencing: boolean, lock: Lock | null): Pick<LockDoc, 'fence' | 'fences'> {
+  if (!fencing) return {};
+  if (!lock?.fences) return { fence: null };
+  return lock.fences.length === 1 ? { fence: lock.fences[0] } : { fence: null, fences: lock.fences };
 }
 
 /** A refusal carries the server's words in `reason`; other outcomes are their own word. */
@@ -45,8 +56,8 @@ export function authHint(nodes: readonly NodeAttempt[]): string {
 }
 
 /** A failed acquire/extend: the document (with --json), one stderr line, exit 1 or 3. */
-function failed(e: RedlockError, token: string | null, json: boolean, io: Io): ExitCode {
-  if (json) io.out(safeJson({ resources: e.resources, token, validityMs: null, nodes: pick(e.nodes) } satisfies LockDoc, 2));
+function failed(e: RedlockError, token: string | null, json: boolean, io: Io, extra: Pick<LockDoc, 'fence' | 'fences'> = {}): ExitCode {
+  if (json) io.out(safeJson({ resources: e.resources, token, validityMs: null, nodes: pick(e.nodes), ...extra } satisfies LockDoc, 2));
   io.err(`redlock-inspector: ${escapeText(failureLine(e))}${authHint(e.nodes)}`);
   return e.unreachable ? EXIT.noQuorum : EXIT.refused;
 }
@@ -64,22 +75,23 @@ export function waitingLine(resources: readonly string[], refused: { attempt: nu
   return `waiting for ${keyList(resources)} (${why}), attempt ${refused.attempt}/${refused.attempts}`;
 }
 
-export async function runAcquire(redlock: Redlock, cmd: { resources: Buffer[]; ttlMs: number; retry: number; json: boolean }, io: Io): Promise<ExitCode> {
+export async function runAcquire(redlock: Redlock, cmd: { resources: Buffer[]; ttlMs: number; retry: number; fencing?: boolean; json: boolean }, io: Io): Promise<ExitCode> {
+  const fencing = cmd.fencing === true;
   let lock: Lock;
   // Progress only for a person at a terminal; scripts (--json, a pipe) see the result alone.
   const shown = cmd.resources.map(displayKey);
   const onAttempt = cmd.retry > 0 && io.errIsTTY && !cmd.json ? (r: Parameters<NonNullable<AcquireOptions['onAttempt']>>[0]): void => io.progress(waitingLine(shown, r)) : undefined;
   try {
-    lock = await redlock.acquire(cmd.resources, cmd.ttlMs, { retryCount: cmd.retry, onAttempt });
+    lock = await redlock.acquire(cmd.resources, cmd.ttlMs, { retryCount: cmd.retry, onAttempt, fencing });
   } catch (e) {
-    if (e instanceof RedlockError) return failed(e, null, cmd.json, io);
+    if (e instanceof RedlockError) return failed(e, null, cmd.json, io, fenceFields(fencing, null));
     throw e;
   } finally {
     if (onAttempt) io.progress(null);
   }
   const nodes = await lock.settled;
-  if (cmd.json) io.out(safeJson({ resources: lock.resources, token: lock.token, validityMs: lock.validityMs, nodes: pick(nodes) } satisfies LockDoc, 2));
-  else io.out(renderLockResult('acquired', lock.resources, lock.token, lock.validityMs, nodes, styleFor(io.colour)));
+  if (cmd.json) io.out(safeJson({ resources: lock.resources, token: lock.token, validityMs: lock.validityMs, nodes: pick(nodes), ...fenceFields(fencing, lock) } satisfies LockDoc, 2));
+  else io.out(renderLockResult('acquired', lock.resources, lock.token, lock.validityMs, nodes, styleFor(io.colour), lock.fences));
   return EXIT.ok;
 }
 
@@ -148,8 +160,9 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<resource...>', RESOURCE_HELP, resourceListParser)
     .addOption(new Option('--ttl <duration>', TTL_HELP).argParser(parseTtl).makeOptionMandatory())
     .addOption(new Option('--retry <n>', 'attempts after the first while the lock is held elsewhere').argParser(integerParser('--retry', 0, MAX_RETRY, 'number of retries')).default(0))
-    .action(ctx.action(async (resources: Buffer[], opts: NodeOptions & { ttl: number; retry: number }, cmd: Command) =>
-      ctx.withRedlock(cmd, opts, { writes: true }, (redlock) => runAcquire(redlock, { resources, ttlMs: opts.ttl, retry: opts.retry, json: opts.json === true }, ctx.io))));
+    .addOption(new Option('--fencing', 'also hand out a fencing token per resource (printed as its fence; see docs/fencing.md)'))
+    .action(ctx.action(async (resources: Buffer[], opts: NodeOptions & { ttl: number; retry: number; fencing?: boolean }, cmd: Command) =>
+      ctx.withRedlock(cmd, opts, { writes: true }, (redlock) => runAcquire(redlock, { resources, ttlMs: opts.ttl, retry: opts.retry, fencing: opts.fencing === true, json: opts.json === true }, ctx.io))));
 
   nodeOptions(program.command('extend').description('extend a lock still held with TOKEN by a new TTL'))
     .argument('<resource...>', RESOURCE_HELP, resourceListParser)
