@@ -8,7 +8,7 @@ import { cpus } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RedisServer, startNodes } from '../test/support/redisServer';
+import { RedisServer, startNodes } from '../src/dev/redisServer';
 import { LibSettings, LockLib, openOurs, openPeer, PEERS, peerName } from './lockLibs';
 import { fmtInt, fmtMs, fmtRatio, round2, Samples, table } from './stats';
 

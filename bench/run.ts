@@ -1,15 +1,19 @@
 // `npm run bench`: runs every bench (or those named on the command line, e.g. `locks`).
 // Not a test: it prints tables and writes bench/results/*.json for the record.
-import { stopAll } from '../test/support/redisServer';
+import { stopAll } from '../src/dev/redisServer';
+import { runExtensionBench } from './extension';
 import { runLockBench } from './locks';
 import { runSnapshotBench } from './snapshot';
 import { runWatchBench } from './watch';
+import { runWebviewBench } from './webview';
 
 /** Each bench starts its own nodes and returns false on a safety failure. */
 const BENCHES: Record<string, () => Promise<boolean>> = {
   locks: () => runLockBench(),
   snapshot: () => runSnapshotBench(),
   scale: () => runWatchBench(),
+  extension: () => runExtensionBench(),
+  webview: () => runWebviewBench(),
 };
 
 async function main(): Promise<number> {

@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RedisServer } from '../test/support/redisServer';
+import { RedisServer } from '../src/dev/redisServer';
 import { fmtMs, fmtRatio, table } from './stats';
 
 const KEYS = Number(process.env.BENCH_SNAPSHOT_KEYS ?? 100_000);

@@ -4,7 +4,6 @@ import Redis from 'ioredis';
 import type { Redlock as RedlockType } from '../src/core';
 
 // The core as it ships (one bundle in dist/, `npm run build`), not the test build.
-// eslint-disable-next-line @typescript-eslint/no-var-requires
 const { Redlock } = require('../../dist/core/index.js') as { Redlock: typeof RedlockType };
 
 async function ours(url: string): Promise<number> {

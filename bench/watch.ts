@@ -1,11 +1,11 @@
-// The inspector's cost at scale (issue 4): a full snapshot of 100,000 keys on each of 5
+// The inspector's cost at scale: a full snapshot of 100,000 keys on each of 5
 // nodes; a 1 Hz watch over 10,000 locks on 5 nodes (each node's CPU from INFO's
 // used_cpu_sys/user deltas, the watching process's own CPU); the watcher's peak RSS with
 // 100,000 keys under watch. The watcher runs in a child process so its CPU and RSS are its own.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RedisServer, startNodes } from '../test/support/redisServer';
+import { RedisServer, startNodes } from '../src/dev/redisServer';
 import { table } from './stats';
 
 const SNAPSHOT_KEYS = Number(process.env.BENCH_SCALE_KEYS ?? 100_000);
@@ -13,7 +13,7 @@ const WATCH_KEYS = Number(process.env.BENCH_WATCH_KEYS ?? 10_000);
 const WATCH_SECONDS = Number(process.env.BENCH_WATCH_SECONDS ?? 60);
 const RSS_SECONDS = Number(process.env.BENCH_RSS_SECONDS ?? 300);
 
-async function seed(servers: RedisServer[], count: number): Promise<void> {
+export async function seed(servers: RedisServer[], count: number): Promise<void> {
   await Promise.all(servers.map(async (s) => {
     const c = s.client();
     await c.flushall();

@@ -1,3 +1,4 @@
+// @ts-check
 // One esbuild config, several bundles: the extension and CLI for Node (CJS), the core
 // as CJS + ESM for library users, and the webview for the browser.
 import * as esbuild from 'esbuild';
@@ -6,6 +7,7 @@ import { mkdirSync, copyFileSync } from 'node:fs';
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
+/** @type {import('esbuild').BuildOptions} */
 const node = {
   bundle: true,
   platform: 'node',
@@ -18,6 +20,7 @@ const node = {
   keepNames: true,
 };
 
+/** @type {import('esbuild').BuildOptions[]} */
 const builds = [
   { ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', format: 'cjs', external: ['vscode'] },
   { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', format: 'cjs', banner: { js: '#!/usr/bin/env node' } },

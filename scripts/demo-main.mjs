@@ -1,3 +1,4 @@
+// @ts-check
 // `npm run demo`, the newcomer's one command: sets up, starts 5 local redis-server nodes
 // seeded with every lock state (dist/demo.js), opens VS Code with the extension on them
 // (the desktop `code` when on PATH, else code-server in the browser) and prints the

@@ -1,12 +1,12 @@
 // `npm run demo:nodes`: 5 local redis-server nodes with realistic lock states
-// (test/support/demoStates.ts), kept alive until Ctrl-C or SIGTERM.
+// (src/dev/demoStates.ts), kept alive until Ctrl-C or SIGTERM.
 // For a parent process (CI, extension tests): human text goes to stdout, then one line
 // `REDLOCK_NODES=redis://...,...` once everything is seeded (parse /^REDLOCK_NODES=(.*)$/m);
 // errors go to stderr. SIGINT, SIGTERM and SIGHUP stop the workers and every node, exit 0.
 import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
-import { DEMO_STORIES, DemoState, DemoStates, seedDemoStates } from '../test/support/demoStates';
-import { RedisServer, redisServerBinary, stopAll } from '../test/support/redisServer';
+import { DEMO_STORIES, DemoState, DemoStates, seedDemoStates } from '../src/dev/demoStates';
+import { RedisServer, redisServerBinary, stopAll } from '../src/dev/redisServer';
 
 const FIRST_PORT = 7101;
 const NODES = 5;

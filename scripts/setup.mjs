@@ -1,3 +1,4 @@
+// @ts-check
 // First-run setup shared by `npm run demo`: dependencies, redis-server, the build.
 // Only Node built-ins here: it runs before node_modules exists.
 import { spawnSync } from 'node:child_process';

@@ -1,10 +1,12 @@
+// @ts-check
 // The UI test: clicks through the real VS Code workbench (code-server + headless Chromium)
 // with the packaged extension on 5 seeded redis-server nodes, asserts what a user sees,
 // and saves the README screenshots:
 //   media/screenshots/workbench-locks.png    the Redlock view, one lock expanded
 //   media/screenshots/workbench-tooltip.png  the same with a lock's tooltip
+// (only with `--screenshots`, which `npm run screenshots` passes).
 //
-//   npm run build && node scripts/test-ui.mjs
+//   npm run build && node scripts/test-ui.mjs [--screenshots]
 //
 // It builds nothing (dist/ must exist). Exit 0 when every check passed, 1 on a failed
 // check (the message says which), 124 on the overall timeout. Whatever happens, the
@@ -13,9 +15,10 @@
 // Env: REDLOCK_UI_TEST_TIMEOUT_MS (whole run once the tools exist, default 240000),
 // REDLOCK_UI_TEST_VERBOSE=1 (code-server, demo and browser output), REDLOCK_UI_TEST_KEEP_TMP=1
 // (keep the temp dir: workspace, user data with logs, code-server.log, failure.png),
-// REDLOCK_UI_TEST_NO_SCREENSHOTS=1 (check only, leave media/screenshots alone),
+// `--screenshots` (what `npm run screenshots` passes) also saves the README screenshots
+// into media/screenshots; without it the run only checks, and writes no tracked file.
 // REDLOCK_TOOLS_DIR (see vscode-tools.mjs).
-// Recipe: /work/shared/notes/vscode-extension-host-offline.md
+// How it works offline: docs/extension-host.md
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,14 +33,15 @@ const screenshotDir = join(repoRoot, 'media', 'screenshots');
 const timeoutMs = Number(process.env.REDLOCK_UI_TEST_TIMEOUT_MS) || 240_000;
 const verbose = envFlag('REDLOCK_UI_TEST_VERBOSE');
 const keepTmp = envFlag('REDLOCK_UI_TEST_KEEP_TMP');
-const noScreenshots = envFlag('REDLOCK_UI_TEST_NO_SCREENSHOTS');
+const noScreenshots = !process.argv.includes('--screenshots');
 const t0 = Date.now();
 
 const CONTAINER_TITLE = 'Redlock';
 const VIEW_CONTAINER = '[id="workbench.view.extension.redlock"]';
 const EXTENSION_ID = 'redlock-inspector.redlock-inspector';
-// What the seeded demo states must look like in the Locks view (test/support/demoStates.ts).
+// What the seeded demo states must look like in the Locks view (src/dev/demoStates.ts).
 const SPLIT_KEY = 'lock:split:payments';
+/** @type {Array<[string, RegExp]>} */
 const EXPECTED_ROWS = [
   [SPLIT_KEY, /split 2\+2\/5/],
   ['lock:partial:report-export', /partial 2\/5/],
@@ -375,7 +379,7 @@ async function main() {
     const sash = await page.evaluate(() => {
       const bar = document.querySelector('.part.sidebar')?.getBoundingClientRect();
       if (!bar) return undefined;
-      const cands = [...document.querySelectorAll('.monaco-sash.vertical')].map((e) => e.getBoundingClientRect()).filter((r) => r.height > 100);
+      const cands = Array.from(document.querySelectorAll('.monaco-sash.vertical')).map((e) => e.getBoundingClientRect()).filter((r) => r.height > 100);
       cands.sort((a, b) => Math.abs(a.x + a.width / 2 - bar.right) - Math.abs(b.x + b.width / 2 - bar.right));
       const r = cands[0];
       return r && { x: r.x + r.width / 2, y: r.y + r.height / 2, right: bar.right, all: cands.map((c) => `${c.x},${c.y},${c.width}x${c.height}`) };
@@ -396,7 +400,10 @@ async function main() {
     const locksShot = join(screenshotDir, 'workbench-locks.png');
     await page.screenshot({ path: locksShot });
     say(`saved ${locksShot}`);
+  }
 
+  // 10. A lock's tooltip, built when the pointer rests on the row (resolveTreeItem).
+  {
     // The tree re-renders rows as they change (order, countdowns), which can drop a hover
     // in flight: hover again a few times. The no-TTL lock's row itself never counts down.
     const hover = page.locator('.workbench-hover, .monaco-hover').filter({ hasText: 'nightly-cleanup' }).first();
@@ -410,9 +417,11 @@ async function main() {
     }
     if (!shown) fail('hovering the lock:no-ttl:nightly-cleanup row showed no tooltip');
     await sleep(500);
-    const tipShot = join(screenshotDir, 'workbench-tooltip.png');
-    await page.screenshot({ path: tipShot });
-    say(`saved ${tipShot}`);
+    if (!noScreenshots) {
+      const tipShot = join(screenshotDir, 'workbench-tooltip.png');
+      await page.screenshot({ path: tipShot });
+      say(`saved ${tipShot}`);
+    }
   }
 
   say(

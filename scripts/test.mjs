@@ -1,4 +1,5 @@
-// `npm test`: build, compile the tests, run the core and CLI suites against real
+// @ts-check
+// `npm test`: lint, build, compile the tests, run the core and CLI suites against real
 // redis-server processes, then the extension-host suite in a real VS Code, then one UI
 // test in the real workbench.
 // `npm test -- --core-only` skips the extension host.
@@ -12,12 +13,13 @@ function run(cmd, args) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
+run('npm', ['run', '-s', 'lint']);
 run('npm', ['run', '-s', 'build']);
 run('npx', ['tsc', '-p', 'tsconfig.test.json']);
 run('npx', ['mocha', ...mochaArgs]);
 if (!coreOnly) {
   run('node', ['scripts/vscode-tools.mjs']);
-  run('node', ['scripts/test-extension-auto.mjs']);
-  // One test that clicks through the real workbench (and refreshes README's screenshots).
+  run('node', ['scripts/test-extension.mjs']);
+  // One test that clicks through the real workbench (`npm run screenshots` saves its views).
   run('node', ['scripts/test-ui.mjs']);
 }

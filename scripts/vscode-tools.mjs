@@ -1,9 +1,10 @@
+// @ts-check
 // Offline tools for the extension-host tests: Node 24 and code-server (VS Code's
 // server + web workbench) from the npm registry, Debian's Chromium from apt.
 // They live in a cache folder OUTSIDE the repo (~800 MB):
 //   ${REDLOCK_TOOLS_DIR:-$HOME/.cache/redlock-inspector-tools}
 // `node scripts/vscode-tools.mjs` installs what is missing; a marker file with the
-// versions makes a second call instant. See /work/shared/notes/vscode-extension-host-offline.md.
+// versions makes a second call instant. See docs/extension-host.md.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -205,6 +206,7 @@ export function ensureTools({ quiet = false } = {}) {
         aptInstall(['libkrb5-dev']);
       }
       initPrefix(codeServerDir());
+      /** @type {NodeJS.ProcessEnv} */
       const env = envWithNode24(npmEnv);
       // Native modules build against Node 24's own headers when its package ships them
       // (a user ~/.npmrc `nodedir` would otherwise point node-gyp at another Node's headers).

@@ -1,8 +1,9 @@
+// @ts-check
 // The plumbing shared by the scripts that serve VS Code's workbench with code-server and
 // (for the tests) look at it through headless Chromium: test-extension.mjs, test-ui.mjs
 // and demo-main.mjs. One copy, so that a flag, an environment variable or a cleanup rule
 // fixed for one of them holds for all. Installing the tools stays in vscode-tools.mjs.
-// Recipe: /work/shared/notes/vscode-extension-host-offline.md
+// How it works offline: docs/extension-host.md
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -22,7 +23,7 @@ export function freePort() {
     const srv = createServer();
     srv.on('error', rej);
     srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
+      const { port } = /** @type {import('node:net').AddressInfo} */ (srv.address());
       srv.close(() => res(port));
     });
   });
@@ -118,6 +119,9 @@ export function serveArgs(tools, dirs, authority, { unattended = true, extra = [
  * reaches the extension host and every helper it forks. With logPath its output is kept
  * there (and echoed to stderr when verbose), else discarded. onExit(codeOrSignal) is called
  * when it exits, for whatever reason.
+ * @param {{ node: string }} tools
+ * @param {string[]} args
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, logPath?: string, verbose?: boolean, onExit?: (how: number | string) => void }} [options]
  */
 export function spawnCodeServer(tools, args, { cwd, env, logPath, verbose = false, onExit } = {}) {
   const child = spawn(tools.node, args, { cwd, env, detached: true, stdio: logPath ? ['ignore', 'pipe', 'pipe'] : 'ignore' });
@@ -134,7 +138,11 @@ export function spawnCodeServer(tools, args, { cwd, env, logPath, verbose = fals
   return child;
 }
 
-/** Polls url until it answers 2xx; throws (an Err) if child exits first or limitMs pass. */
+/**
+ * Polls url until it answers 2xx; throws (an Err) if child exits first or limitMs pass.
+ * @param {string} url @param {import('node:child_process').ChildProcess} child @param {number} limitMs
+ * @param {new (message: string) => Error} [Err]
+ */
 export async function waitForHealth(url, child, limitMs, Err = Error) {
   const until = Date.now() + limitMs;
   let last;
@@ -206,13 +214,14 @@ export function killGroupsOnExit(children) {
 /**
  * Routes Ctrl-C, SIGTERM, SIGHUP and anything uncaught to finish(code, why), which cleans up
  * and exits: the usual 128+signal codes, 1 for a crash.
+ * @param {(code: number, why?: string) => unknown} finish
  */
 export function finishOnSignals(finish) {
-  for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
+  for (const [sig, code] of /** @type {Array<[NodeJS.Signals, number]>} */ ([['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]])) {
     process.on(sig, () => void finish(code, `${sig}: stopping`));
   }
   process.on('uncaughtException', (e) => void finish(1, `uncaught: ${e.stack ?? e}`));
-  process.on('unhandledRejection', (e) => void finish(1, `unhandled rejection: ${e?.stack ?? e}`));
+  process.on('unhandledRejection', (e) => void finish(1, `unhandled rejection: ${/** @type {Error} */ (e)?.stack ?? e}`));
 }
 
 // ---- the browser ----

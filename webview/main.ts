@@ -1,4 +1,4 @@
-// The lock detail panel (issue 6), browser side. It receives `init` / `snapshot` /
+// The lock detail panel, browser side. It receives `init` / `snapshot` /
 // `events` messages (validated with the shared protocol's guards), shows the verdict in
 // words, a per-node table with live TTL countdowns, a per-node SVG timeline and the event
 // history, and posts `ready`, `action`, `copyToken` and `exportHistory` back.
@@ -12,6 +12,7 @@ import '@vscode-elements/elements/dist/vscode-table-header/index.js';
 import '@vscode-elements/elements/dist/vscode-table-header-cell/index.js';
 import '@vscode-elements/elements/dist/vscode-table-row/index.js';
 import './panel.css';
+import { extendable, releasable } from '../src/core/actions';
 import type { LockEntry, Observation } from '../src/core/types';
 import {
   PROTOCOL_VERSION, isHistoryEvent, isHostMessage,
@@ -387,12 +388,9 @@ function applyView(v: LockView): void {
   updateRows(v.entry, v.nodes);
   actions.hidden = v.readOnly;
   readOnlyNote.hidden = !v.readOnly;
-  // Extend applies to a lock taken here, or to a foreign token with a quorum (by
-  // compare-and-set on the shown token, after the command's confirmation): a split or
-  // partial lock has nothing to extend. Release only to a lock taken in this window.
-  const quorumHolder = v.entry !== null && Object.values(v.entry.holders).some((n) => n >= v.entry!.quorum);
-  extendBtn.hidden = v.entry === null || !(v.mine || quorumHolder);
-  releaseBtn.hidden = !v.mine || v.entry === null;
+  // The same rule as the tree's menus (src/core/actions.ts).
+  extendBtn.hidden = v.entry === null || !extendable(v.entry, v.mine);
+  releaseBtn.hidden = !releasable(v.mine) || v.entry === null;
   forceBtn.hidden = v.entry === null;
   const verdict = v.entry ? v.entry.verdict : null;
   if (lastVerdict !== undefined && verdict !== lastVerdict) setText(announce, verdictSentence(v.entry));

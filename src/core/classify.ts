@@ -1,5 +1,5 @@
-// Verdict, flags and validity of one key across the N configured nodes (DESIGN.md
-// "Vocabulary"). Pure: every renderer shows what this decides and decides nothing itself.
+// Verdict, flags and validity of one key across the N configured nodes
+// (docs/vocabulary.md). Pure: every renderer shows what this decides and decides nothing itself.
 import type { Classification, Flag, Observation, Verdict } from './types';
 import { dataRecord } from './tokens';
 
@@ -83,7 +83,7 @@ export function classify(input: ClassifyInput): Classification | null {
   if (unreachable > 0) flags.push('degraded');
   if (reentrant) flags.push('reentrant');
 
-  return { verdict, flags, validityMs, quorum: q, holders };
+  return { verdict, flags, validityMs, quorum: q, holders, quorumToken: quorumToken ?? null };
 }
 
 function pttlOf(o: Observation): number {
@@ -132,17 +132,5 @@ export function skipReason(observations: Observation[]): string {
   return 'absent';
 }
 
-/** Tree description: `held 3/5 · 4.2 s`, `split 2+2/5`, `partial 2/5`, `held 3/5 · no TTL`. */
-export function describeVerdict(c: Classification, n: number, duration: (ms: number) => string = tenthsOfSeconds): string {
-  const counts = Object.values(c.holders).sort((a, b) => b - a);
-  if (c.verdict === 'split') return `split ${counts.join('+')}/${n}`;
-  const head = `${c.verdict} ${counts[0] ?? 0}/${n}`;
-  if (c.verdict !== 'held') return head;
-  if (c.validityMs === null) return `${head} · no TTL`;
-  return `${head} · ${duration(c.validityMs)}`;
-}
-
-// Tenths round down: the tree never promises more time than is left.
-function tenthsOfSeconds(ms: number): string {
-  return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
-}
+// The short form of a verdict is presentation: src/core/present.ts (no Node types there).
+export { describeVerdict } from './present';

@@ -1,6 +1,7 @@
 // RedlockError explains itself: every node and what it said, never a bare
 // "quorum not achieved".
 import type { FailureOutcome } from './nodes';
+import { answeredCount, describeAnswer } from './present';
 
 export type AttemptOutcome = 'granted' | 'held-by-other' | 'not-held' | FailureOutcome;
 
@@ -16,21 +17,9 @@ export interface NodeAttempt {
 
 export type LockOperation = 'acquire' | 'extend';
 
-function shortToken(t: string): string {
-  return t.length > 16 ? `${t.slice(0, 12)}…` : t;
-}
-
+/** One node's answer as the failure line names it (src/core/present.ts). */
 export function describeAttempt(a: NodeAttempt): string {
-  switch (a.outcome) {
-    case 'granted':
-      return `${a.node} granted`;
-    case 'held-by-other':
-      return `${a.node} held by ${a.heldBy === undefined ? 'another token' : shortToken(a.heldBy)}`;
-    case 'not-held':
-      return `${a.node} not held (expired or released)`;
-    default:
-      return `${a.node} ${a.outcome}${a.reason ? ` (${a.reason})` : ''}`;
-  }
+  return describeAnswer(a);
 }
 
 export class RedlockError extends Error {
@@ -53,8 +42,7 @@ export class RedlockError extends Error {
 
   /** Fewer than a quorum of nodes answered at all (CLI exit 3), as opposed to a refusal (exit 1). */
   get unreachable(): boolean {
-    const answered = this.nodes.filter((n) => n.outcome === 'granted' || n.outcome === 'held-by-other' || n.outcome === 'not-held' || n.outcome === 'wrong-type' || n.answered === true).length;
-    return answered < this.quorum;
+    return answeredCount(this.nodes) < this.quorum;
   }
 }
 

@@ -1,5 +1,5 @@
-// Lock layouts recognised from a bounded raw read of one key on one node (DESIGN.md
-// "Lock layouts in the wild"). Pure, and total: key contents are untrusted, so every
+// Lock layouts recognised from a bounded raw read of one key on one node
+// (docs/formats.md, "What the inspector reads"). Pure, and total: key contents are untrusted, so every
 // input yields a Recognised value and nothing throws.
 import type { LockFormat } from './types';
 import { displayToken } from './tokens';

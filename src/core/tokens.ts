@@ -1,4 +1,4 @@
-// Display and parse forms of tokens and key names (DESIGN.md "Token as shown").
+// Display and parse forms of tokens and key names (docs/vocabulary.md, "Token").
 // Tokens and keys are untrusted bytes: nothing here trusts their content.
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });

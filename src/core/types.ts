@@ -1,4 +1,4 @@
-// The shared vocabulary (DESIGN.md). The CLI, the trees and the webview render these
+// The shared vocabulary (docs/vocabulary.md). The CLI, the trees and the webview render these
 // types; none of them classifies anything on its own.
 
 export type Verdict = 'split' | 'held' | 'unknown' | 'partial';
@@ -38,9 +38,15 @@ export interface Classification {
   quorum: number;
   /** token -> number of nodes holding it. A null-prototype object: tokens may be any string. */
   holders: Record<string, number>;
+  /**
+   * The token on a quorum of nodes (at most one can be, even in a split), else null. It is
+   * the lock's holder: validity is its validity, and Extend extends it (docs/decisions.md).
+   * Not part of a LockEntry (the `status --json` shape is fixed): read it with quorumTokenOf().
+   */
+  quorumToken: string | null;
 }
 
-export interface LockEntry extends Classification {
+export interface LockEntry extends Omit<Classification, 'quorumToken'> {
   key: string;
   /** The highest fence counter any node holds for this resource; null when none does. */
   fence: number | null;

@@ -1,4 +1,4 @@
-// Node URLs (DESIGN.md "Nodes"): parsing, node ids and redaction. Credentials never
+// Node URLs (docs/architecture.md): parsing, node ids and redaction. Credentials never
 // reach an id, an error message or a log line.
 
 export interface HostPort {

@@ -4,10 +4,14 @@
 // with PTTLs, and only a key that appeared, vanished, lost its TTL or whose expiry jumped
 // (a new SET, an extend) has its value read again. Only those keys, and keys whose
 // `expiring` flag may have flipped, are classified again. Ticks are single-flight.
+// One watcher serves any number of consumers (the CLI, the editor's views, the exporter):
+// see docs/architecture.md for the flow and docs/decisions.md for the rates.
 import type Redis from 'ioredis';
 import { performance } from 'node:perf_hooks';
+import { quorumOf } from './classify';
+import { nodeFacts } from './facts';
 import { classifyKeys, clockNow, DEFAULT_PATTERNS, fillGaps, InspectContext, NodeScan, readBatch, scanNode, validatePatterns, withDeadline } from './inspect';
-import type { InspectOptions } from './inspectTypes';
+import type { InspectOptions, NodeFacts } from './inspectTypes';
 import { describeFailure } from './nodes';
 import { attachFences } from './fenceRead';
 import { digestPage, scanTtlPage, UNDIGESTED } from './readScript';
@@ -16,6 +20,13 @@ import type { LockEntry, NodeStatus, SkippedKey, Snapshot } from './types';
 export interface WatchOptions extends Omit<InspectOptions, 'continueFrom'> {
   /** Time between the start of two ticks; default 1,000 ms. */
   intervalMs?: number;
+  /**
+   * Keys scanned per node and tick (one "page"); default 100,000. `loadMore()` raises the
+   * bound by one page at a time, and later ticks keep watching that far.
+   */
+  maxKeys?: number;
+  /** Node facts (INFO, CONFIG, SCRIPT EXISTS) every this many ms; default never. */
+  factsEveryMs?: number;
 }
 
 /** One watch JSON line after the first: what changed since the previous tick. */
@@ -34,13 +45,26 @@ export interface WatchStatus {
 }
 
 export interface WatchListener {
+  /** The full state: after the first tick, or at once for a consumer subscribing later. */
   snapshot?(snapshot: Snapshot): void;
   change?(change: WatchChange, status: WatchStatus): void;
+  /** After every tick, changed or not (node reachability, truncation). */
+  status?(status: WatchStatus): void;
+  /** Node facts, read every `factsEveryMs` and on `refresh({ facts: true })`. */
+  facts?(facts: NodeFacts[]): void;
   error?(error: unknown): void;
 }
 
-/** Expiry instants may differ by the read-instant error without being a jump. */
-const JUMP_TOLERANCE_MS = 25;
+/** A consumer's hold on a watcher: dispose() stops its callbacks. */
+export interface WatchSubscription {
+  dispose(): void;
+}
+
+/**
+ * Expiry instants may differ by the read-instant error without being a jump (an extend,
+ * a new SET). The one tolerance every change detector uses: the watcher, the panel history.
+ */
+export const JUMP_TOLERANCE_MS = 25;
 const SCAN_COUNT = 1000;
 
 interface PageMemo {
@@ -78,9 +102,14 @@ function countedDown(e: LockEntry, scans: NodeScan[], id: string, ownerOnly: boo
   };
 }
 
-/** Each copy's expiry instant (local epoch ms; -1 no expiry, null no copy). */
-function expiriesOf(counted: LockEntry, nowMs: number): Array<number | null> {
-  return counted.nodes.map((o) => (o.pttlMs === null || o.pttlMs < 0 ? o.pttlMs : nowMs + o.pttlMs));
+/** Each copy's expiry instant (local epoch ms; -1 no expiry, null no copy), as countedDown() would count it. */
+function expiriesOf(e: LockEntry, scans: NodeScan[], id: string, ownerOnly: boolean, nowMs: number): Array<number | null> {
+  return e.nodes.map((o, i) => {
+    if (o.pttlMs === null || o.pttlMs < 0) return o.pttlMs;
+    const slot = ownerOnly ? scans.find((s) => s.reads.has(id))?.reads.get(id) : scans[i].reads.get(id);
+    if (o.state !== 'present' || !slot) return nowMs + o.pttlMs;
+    return nowMs + Math.max(0, Math.round(slot.at + o.pttlMs - nowMs));
+  });
 }
 
 /** "Changed" is everything but the countdown itself; expiries may move by the read error. */
@@ -104,42 +133,177 @@ export class Watcher {
   private known = new Map<string, Known>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  /** Callers of refresh() arriving during a tick share the one tick queued after it. */
+  private queued: { facts: boolean; promise: Promise<void> } | undefined;
   private stopped = false;
   private started = false;
+  private paused = false;
   private ctx!: InspectContext;
   private readonly patterns: string[];
+  private intervalMs: number;
+  private pages = 1;
+  private lastStatus: WatchStatus | undefined;
+  private lastFacts: NodeFacts[] | undefined;
+  private factsAt = -Infinity;
+  private lastTickAt = 0;
+  private readonly listeners = new Set<WatchListener>();
 
   constructor(
     /** Read at every tick: a cluster's masters may change under a running watch. */
     private readonly context: () => InspectContext,
     private readonly options: WatchOptions,
-    private readonly listener: WatchListener,
+    listener?: WatchListener,
   ) {
     this.patterns = options.patterns?.length ? options.patterns : DEFAULT_PATTERNS;
     validatePatterns(this.patterns);
+    this.intervalMs = options.intervalMs ?? 1000;
+    if (listener) this.listeners.add(listener);
+  }
+
+  /**
+   * Adds a consumer. One that arrives after the first tick is sent the current state
+   * (snapshot, facts) at once, so it never waits a tick to show something.
+   */
+  subscribe(listener: WatchListener): WatchSubscription {
+    this.listeners.add(listener);
+    const now = this.snapshot();
+    if (now) listener.snapshot?.(now);
+    if (this.lastFacts) listener.facts?.(this.lastFacts);
+    return { dispose: () => void this.listeners.delete(listener) };
+  }
+
+  private emit<K extends keyof WatchListener>(kind: K, ...args: Parameters<NonNullable<WatchListener[K]>>): void {
+    for (const l of [...this.listeners]) {
+      const f = l[kind] as ((...a: unknown[]) => void) | undefined;
+      if (!f) continue;
+      try {
+        f.apply(l, args);
+      } catch (e) {
+        // One consumer's bug must not stop the others, nor the watch.
+        if (kind !== 'error') this.emit('error', e);
+      }
+    }
+  }
+
+  /** The full current state, every copy's PTTL counted down to the last tick; none before it. */
+  snapshot(): Snapshot | undefined {
+    if (!this.started || !this.lastStatus) return undefined;
+    return this.fullSnapshot(this.lastStatus, this.states.map((s) => s.scan), this.lastTickAt);
+  }
+
+  /** Local epoch ms of the last tick: the instant the PTTLs it emitted were counted to. */
+  get takenAtMs(): number {
+    return this.lastTickAt;
+  }
+
+  get status(): WatchStatus | undefined {
+    return this.lastStatus;
+  }
+
+  get facts(): NodeFacts[] | undefined {
+    return this.lastFacts;
+  }
+
+  /** Keys watched per node: the `maxKeys` page times the pages loaded. */
+  get keyLimit(): number {
+    return (this.options.maxKeys ?? 100_000) * this.pages;
   }
 
   start(): void {
-    this.schedule(0);
+    if (this.timer === undefined && !this.running) this.schedule(0);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.listeners.clear();
+    await this.queued?.promise.catch(() => undefined);
     await this.running;
   }
 
+  /** Pausing keeps the state and the subscribers; only the timer stops. refresh() still reads. */
+  setPaused(paused: boolean): void {
+    if (this.paused === paused) return;
+    this.paused = paused;
+    if (paused) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    } else if (!this.running) this.schedule(0);
+  }
+
+  /** A new rate (e.g. slower while nobody looks); a shorter one applies from now. */
+  setIntervalMs(ms: number): void {
+    const before = this.intervalMs;
+    this.intervalMs = ms;
+    if (ms < before && this.timer !== undefined && !this.running) {
+      clearTimeout(this.timer);
+      this.schedule(Math.min(ms, Math.max(0, this.lastTickAt + ms - clockNow())));
+    }
+  }
+
+  /** Watches one more `maxKeys` page per node from now on; resolves after a tick that reads it. */
+  loadMore(): Promise<void> {
+    this.pages++;
+    return this.refresh();
+  }
+
+  /**
+   * A tick that starts after this call (so a write just made is in it); with `facts`, the
+   * node facts are read too. Resolves when it is done; errors go to the listeners.
+   */
+  refresh(options: { facts?: boolean } = {}): Promise<void> {
+    if (this.queued) {
+      this.queued.facts ||= options.facts === true;
+      return this.queued.promise;
+    }
+    const queued = { facts: options.facts === true, promise: Promise.resolve() };
+    this.queued = queued;
+    queued.promise = (async () => {
+      await this.running;
+      // Queued -> running with no await in between: a caller arriving now queues behind it.
+      if (this.queued === queued) this.queued = undefined;
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      await this.runTick(queued.facts);
+    })();
+    return queued.promise;
+  }
+
   private schedule(delay: number): void {
-    if (this.stopped) return;
+    if (this.stopped || this.paused) return;
+    clearTimeout(this.timer);
     this.timer = setTimeout(() => {
-      const started = performance.now();
-      this.running = this.tick()
-        .catch((e: unknown) => this.listener.error?.(e))
-        .then(() => {
-          this.running = undefined;
-          this.schedule(Math.max(0, (this.options.intervalMs ?? 1000) - (performance.now() - started)));
-        });
+      this.timer = undefined;
+      void this.runTick(false);
     }, delay);
+  }
+
+  private async runTick(facts: boolean): Promise<void> {
+    if (this.stopped) return;
+    const started = performance.now();
+    const run = (async () => {
+      try {
+        await this.tick();
+        const every = this.options.factsEveryMs;
+        if (facts || (every !== undefined && clockNow() - this.factsAt >= every)) await this.readFacts();
+      } catch (e) {
+        this.emit('error', e);
+      }
+    })();
+    this.running = run;
+    await run;
+    this.running = undefined;
+    if (!this.queued) this.schedule(Math.max(0, this.intervalMs - (performance.now() - started)));
+  }
+
+  private async readFacts(): Promise<void> {
+    const ctx = this.ctx ?? this.context();
+    let longest = 0;
+    for (const k of this.known.values()) for (const e of k.expiries) if (e !== null && e >= 0) longest = Math.max(longest, e - this.lastTickAt);
+    this.factsAt = clockNow();
+    const facts = await Promise.all(ctx.nodes.map((n) => nodeFacts(n, longest, ctx.commandTimeoutMs)));
+    this.lastFacts = facts;
+    this.emit('facts', facts);
   }
 
   /** One tick: refresh what each node holds, classify what may have changed, emit. */
@@ -148,7 +312,7 @@ export class Watcher {
     const ids = (c: InspectContext): string => c.nodes.map((n) => n.id).join('\n');
     if (this.ctx && ids(ctx) !== ids(this.ctx)) this.states = [];
     this.ctx = ctx;
-    const maxKeys = this.options.maxKeys ?? 100_000;
+    const maxKeys = this.keyLimit;
     const deadline = performance.now() + (this.options.timeBudgetMs ?? 3_000);
 
     const dirty = new Set<string>();
@@ -163,7 +327,7 @@ export class Watcher {
           return { scan, pages: new Map(), digests: known?.digests ?? true };
         }
         const before = known.scan.status.reachable;
-        await this.refresh(known, i, maxKeys, deadline, dirty);
+        await this.refreshNode(known, i, maxKeys, deadline, dirty);
         if (known.scan.status.reachable !== before) everything = true;
         return known;
       }),
@@ -171,47 +335,64 @@ export class Watcher {
     const scans = this.states.map((s) => s.scan);
 
     // Keys some node holds; a key new to the watch is read on every other node too.
-    const union = new Set<string>();
-    if (everything) {
-      for (const s of scans) for (const [id, slot] of s.reads) if (slot.obs !== s.absent) union.add(id);
-    } else {
-      for (const id of this.known.keys()) union.add(id);
-      for (const id of dirty) {
-        if (scans.some((s) => { const slot = s.reads.get(id); return slot !== undefined && slot.obs !== s.absent; })) union.add(id);
-        else union.delete(id);
-      }
-    }
-    if (!ctx.ownerOnly) await fillGaps(ctx, scans, everything ? union : new Set([...dirty].filter((id) => union.has(id))));
-    for (const s of scans) for (const id of s.reads.keys()) if (!union.has(id)) s.reads.delete(id);
-
-    const nowMs = clockNow();
+    // A quiet tick touches only the dirty keys: the rest of the watch state stands as is.
+    const heldSomewhere = (id: string): boolean => scans.some((s) => { const slot = s.reads.get(id); return slot !== undefined && slot.obs !== s.absent; });
+    const removed: string[] = [];
     const toClassify = new Set<string>();
-    if (everything) for (const id of union) toClassify.add(id);
-    else {
-      for (const id of dirty) if (union.has(id)) toClassify.add(id);
+    let nowMs: number;
+    if (everything) {
+      const union = new Set<string>();
+      for (const s of scans) for (const [id, slot] of s.reads) if (slot.obs !== s.absent) union.add(id);
+      if (!ctx.ownerOnly) await fillGaps(ctx, scans, union);
+      for (const s of scans) for (const id of s.reads.keys()) if (!union.has(id)) s.reads.delete(id);
+      nowMs = clockNow();
+      for (const [id, k] of this.known) {
+        if (!union.has(id)) {
+          if (k.kind === 'lock') removed.push(k.key);
+          this.known.delete(id);
+        }
+      }
+      for (const id of union) toClassify.add(id);
+    } else {
+      const fresh = new Set<string>();
+      const gone: string[] = [];
+      for (const id of dirty) {
+        if (heldSomewhere(id)) {
+          fresh.add(id);
+          toClassify.add(id);
+        } else gone.push(id);
+      }
+      if (!ctx.ownerOnly && fresh.size) await fillGaps(ctx, scans, fresh);
+      for (const id of gone) {
+        for (const s of scans) s.reads.delete(id);
+        const k = this.known.get(id);
+        if (k) {
+          if (k.kind === 'lock') removed.push(k.key);
+          this.known.delete(id);
+        }
+      }
+      nowMs = clockNow();
       // A fence read between a grant and its raise looks at risk: read it again next tick.
       for (const [id, k] of this.known) if (k.recheckAt <= nowMs || k.entry?.fenceRisk) toClassify.add(id);
-    }
-    const removed: string[] = [];
-    for (const [id, k] of this.known) {
-      if (!union.has(id)) {
-        if (k.kind === 'lock') removed.push(k.key);
-        this.known.delete(id);
-      }
     }
     const threshold = this.options.expiringThresholdMs ?? 2_000;
     const { locks, lockIds, skipped, skippedIds, fencesToRead } = classifyKeys(ctx, scans, toClassify, nowMs, threshold);
     await attachFences(ctx, scans, locks, lockIds, fencesToRead);
     const added: LockEntry[] = [];
     const changed: LockEntry[] = [];
+    // The first tick emits one full snapshot: no per-key change copies to build (at 100k
+    // keys they would double the peak memory).
+    const first = !this.started;
     locks.forEach((e, li) => {
       const id = lockIds[li];
-      const counted = countedDown(e, scans, id, ctx.ownerOnly === true, nowMs);
-      const expiries = expiriesOf(counted, nowMs);
+      const expiries = expiriesOf(e, scans, id, ctx.ownerOnly === true, nowMs);
       const before = this.known.get(id);
+      const counted = (): LockEntry => countedDown(e, scans, id, ctx.ownerOnly === true, nowMs);
       const recheckAt = e.validityMs !== null && e.validityMs >= threshold ? nowMs + (e.validityMs - threshold) : Infinity;
-      if (!before || before.kind !== 'lock') added.push(counted);
-      else if (!sameEntry(before, e, expiries)) changed.push(counted);
+      if (first) {
+        // Nothing to compare with.
+      } else if (!before || before.kind !== 'lock') added.push(counted());
+      else if (!sameEntry(before, e, expiries)) changed.push(counted());
       this.known.set(id, { key: e.key, expiries, recheckAt, kind: 'lock', entry: e });
     });
     skipped.forEach((sk, i) => {
@@ -222,16 +403,19 @@ export class Watcher {
     });
 
     const status: WatchStatus = {
-      quorum: ctx.ownerOnly ? 1 : Math.floor(ctx.nodes.length / 2) + 1,
-      nodes: scans.map((s) => s.status),
+      quorum: ctx.ownerOnly ? 1 : quorumOf(ctx.nodes.length),
+      nodes: scans.map((s) => ({ ...s.status })),
       truncated: scans.some((s) => s.truncated),
     };
+    this.lastStatus = status;
+    this.lastTickAt = nowMs;
     if (!this.started) {
       this.started = true;
-      this.listener.snapshot?.(this.fullSnapshot(status, scans, nowMs));
+      this.emit('snapshot', this.fullSnapshot(status, scans, nowMs));
     } else if (added.length || changed.length || removed.length) {
-      this.listener.change?.({ at: new Date(nowMs).toISOString(), added, changed, removed }, status);
+      this.emit('change', { at: new Date(nowMs).toISOString(), added, changed, removed }, status);
     }
+    this.emit('status', status);
   }
 
   private fullSnapshot(status: WatchStatus, scans: NodeScan[], nowMs: number): Snapshot {
@@ -247,20 +431,22 @@ export class Watcher {
   }
 
   /** Brings one node's reads up to date; adds every key that may have changed to `dirty`. */
-  private async refresh(w: NodeWatch, i: number, maxKeys: number, deadline: number, dirty: Set<string>): Promise<void> {
+  private async refreshNode(w: NodeWatch, i: number, maxKeys: number, deadline: number, dirty: Set<string>): Promise<void> {
     const node = this.ctx.nodes[i];
     const client = node.client as Redis;
     const known = w.scan;
     const pages = new Map<string, PageMemo>();
     let listed = false;
     let scanned = 0;
+    // Each page loaded reads at least one more SCAN page, however small maxKeys is.
+    let scanPages = 0;
     let complete = true;
     try {
       for (let p = 0; p < this.patterns.length && complete; p++) {
         const pattern = this.patterns[p];
         let cursor = '0';
         do {
-          if (scanned >= maxKeys || performance.now() > deadline) {
+          if ((scanned >= maxKeys && scanPages >= this.pages) || performance.now() > deadline) {
             complete = false;
             break;
           }
@@ -274,6 +460,7 @@ export class Watcher {
               if (memo && memo.digest === digest && digest !== UNDIGESTED) {
                 pages.set(memoKey, memo);
                 scanned += memo.ids.length;
+                scanPages++;
                 cursor = d.cursor;
                 continue;
               }
@@ -304,6 +491,7 @@ export class Watcher {
           if (digest !== undefined) pages.set(memoKey, { digest, ids });
           else pages.set(memoKey, { digest: '', ids });
           scanned += page.keys.length;
+          scanPages++;
           cursor = page.cursor;
         } while (cursor !== '0');
       }

@@ -47,6 +47,8 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
   const locksView = vscode.window.createTreeView<LocksTreeElement>('redlock.locks', { treeDataProvider: locks, showCollapseAll: true });
   const nodesView = vscode.window.createTreeView('redlock.nodes', { treeDataProvider: nodes });
   locks.isVisible = () => locksView.visible;
+  // Rows a user opened or selected count down every second wherever they are in the list.
+  let selected: readonly LocksTreeElement[] = [];
   // Registered during activation: the serializer restores panels after a window reload.
   const detailPanels = new LockDetailsPanels(context.extensionUri, {
     entry: (key) => model.entry(key),
@@ -57,7 +59,10 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
     expiringThresholdMs: () => model.settings.expiringThresholdMs,
     onDidChange: anyEvent(model.onDidChange, mine.onDidChange, vscode.workspace.onDidChangeConfiguration),
     warn: (m) => log.warn(m),
+    panelsChanged: () => watchRate(),
   });
+  // Nobody looking (both views hidden, no detail panel): the watch slows down (docs/decisions.md).
+  const watchRate = (): void => model.setVisible(locksView.visible || nodesView.visible || detailPanels.all().length > 0);
   context.subscriptions.push(detailPanels);
   const statusBar = new LockStatusBar(model, doctor);
   const notifier = new Notifier(model, log);
@@ -96,7 +101,18 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
   context.subscriptions.push(
     log, mine, locks, nodes, locksView, nodesView, statusBar, notifier, doctor,
     model.onDidChange(showState),
-    locksView.onDidChangeVisibility((e) => e.visible && locks.refreshAll()),
+    locksView.onDidChangeVisibility((e) => {
+      if (e.visible) locks.refreshAll();
+      watchRate();
+    }),
+    nodesView.onDidChangeVisibility(() => watchRate()),
+    locksView.onDidExpandElement((e) => locks.setWatched([e.element], true)),
+    locksView.onDidCollapseElement((e) => locks.setWatched([e.element], false)),
+    locksView.onDidChangeSelection((e) => {
+      locks.setWatched(selected, false);
+      selected = e.selection;
+      locks.setWatched(selected, true);
+    }),
     model.onDidChangeState(showState),
     model.onDidChange(() => mine.forgetLost((key) => model.entry(key)?.holders)),
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -106,6 +122,8 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
   );
   void vscode.commands.executeCommand('setContext', 'redlock.paused', false);
   log.info(`Redlock Inspector ${version} activated`);
+  watchRate();
+  // The first read runs after activate() returns: activation stays cheap (docs/decisions.md).
   model.start();
 
   teardown = async () => {

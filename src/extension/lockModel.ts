@@ -1,24 +1,30 @@
-// Owns the Redlock built from the settings and SecretStorage, polls the nodes, and says
-// which keys changed. Views render it; commands write through its Redlock.
+// Owns the Redlock built from the settings and SecretStorage, and the core's Watcher over
+// it; keeps the current entries per key and says which keys changed. Views render it;
+// commands write through its Redlock. The watcher decides what changed (one change engine,
+// docs/architecture.md); this model only applies its changes.
 import * as vscode from 'vscode';
-import { NodeConfigError, readTlsFiles, Redlock, type InspectPage, type LockEntry, type NodeFacts, type ScanCursor, type Snapshot } from '../core';
+import { NodeConfigError, quorumOf, readTlsFiles, Redlock, type LockEntry, type NodeFacts, type NodeStatus, type Snapshot, type WatchChange, type Watcher, type WatchStatus } from '../core';
 import type { Log } from './log';
 import { parseNodeSettings, tlsPaths, withPassword, type ConfiguredNode } from './nodeSettings';
 import type { PasswordStore } from './passwords';
 import { readSettings, type Settings } from './settings';
-import { diffLocks, mergePages, type LockDiff } from './snapshotDiff';
 
 /** Facts (INFO, CONFIG, SCRIPT EXISTS per node) are slower to change than locks. */
 const FACTS_EVERY_MS = 10_000;
+/**
+ * Nobody looking (no view visible, no detail panel open): the watch slows to this multiple
+ * of the interval, at least HIDDEN_MIN_MS, so the status bar and notifications stay live
+ * at a fraction of the cost (docs/decisions.md).
+ */
+const HIDDEN_FACTOR = 10;
+const HIDDEN_MIN_MS = 10_000;
 
-export interface ModelChange extends LockDiff {
-  /** The previous snapshot, for notifications about what newly appeared. */
-  previous: Snapshot | undefined;
-}
-
-interface Queued {
-  facts: boolean;
-  promise: Promise<Snapshot | undefined>;
+export interface ModelChange {
+  added: string[];
+  changed: string[];
+  removed: string[];
+  /** The entries the changed and removed keys had before this change. */
+  before: ReadonlyMap<string, LockEntry>;
 }
 
 interface Built {
@@ -28,25 +34,28 @@ interface Built {
   error: string | undefined;
 }
 
+interface Watch {
+  signature: string;
+  watcher: Watcher;
+  /** Resolves after the watcher's first tick (it starts once the connections are ready). */
+  first: Promise<void>;
+}
+
 export class LockModel implements vscode.Disposable {
   private built: Built = { signature: '', redlock: undefined, nodes: [], error: undefined };
   private building: Promise<Built> | undefined;
   private passwordVersion = 0;
-  private current: Snapshot | undefined;
+  private watch: Watch | undefined;
   /** The tree asks per key every second: no linear search over thousands of locks. */
   private readonly byKey = new Map<string, LockEntry>();
-  private next: ScanCursor | null = null;
-  /** Per key: the epoch ms its entry was read at (pages of one refresh differ). */
+  /** Per key: the local epoch ms its entry's PTTLs were counted to. */
   private readonly takenAt = new Map<string, number>();
-  private extraPages = 0;
-  /** Only the latest read may apply: an older one finishing late would roll the view back. */
-  private readSeq = 0;
-  private inflight: Promise<Snapshot | undefined> | undefined;
-  private queued: Queued | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private status: WatchStatus | undefined;
+  /** Built on demand from byKey; dropped at every change. */
+  private cached: Snapshot | undefined;
   private paused = false;
+  private visible = false;
   private disposed = false;
-  private factsAt = 0;
   private facts: NodeFacts[] | undefined;
   private lastError: string | undefined;
   private aliasError: string | undefined;
@@ -75,7 +84,12 @@ export class LockModel implements vscode.Disposable {
   }
 
   get snapshot(): Snapshot | undefined {
-    return this.current;
+    if (!this.status) return undefined;
+    if (!this.cached) {
+      const locks = [...this.byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      this.cached = { quorum: this.status.quorum, nodes: this.status.nodes, locks, skipped: [], truncated: this.status.truncated };
+    }
+    return this.cached;
   }
 
   get configuredNodes(): ConfiguredNode[] {
@@ -100,7 +114,13 @@ export class LockModel implements vscode.Disposable {
   }
 
   get truncated(): boolean {
-    return this.next !== null;
+    return this.status?.truncated === true;
+  }
+
+  /** The interval the watch runs at now: the setting while someone looks, slower otherwise. */
+  get pollIntervalMs(): number {
+    const ms = readSettings().refreshIntervalMs;
+    return this.visible ? ms : Math.max(ms * HIDDEN_FACTOR, HIDDEN_MIN_MS);
   }
 
   entry(key: string): LockEntry | undefined {
@@ -156,151 +176,189 @@ export class LockModel implements vscode.Disposable {
       );
       const redlock = inputs.length > 0 ? new Redlock(inputs, { driftFactor: s.driftFactor, connectTimeoutMs: 1500 }) : undefined;
       built = { signature, redlock, nodes, error: undefined };
-      this.log.info(nodes.length ? `nodes: ${nodes.map((n) => n.id).join(', ')} (quorum ${Math.floor(nodes.length / 2) + 1})` : 'no node configured');
+      this.log.info(nodes.length ? `nodes: ${nodes.map((n) => n.id).join(', ')} (quorum ${quorumOf(nodes.length)})` : 'no node configured');
     } catch (e) {
       built = { signature, redlock: undefined, nodes: [], error: (e as Error).message };
       this.log.error(`settings: ${(e as Error).message}`);
     }
     this.built = built;
+    const watch = this.watch;
+    this.watch = undefined;
+    // The old watcher reads through the old Redlock: stop it before that one closes.
+    await watch?.watcher.stop();
     if (old && !this.retiring.has(old)) void old.quit();
-    const previous = this.current;
-    this.current = undefined;
+    const removed = [...this.byKey.keys()];
+    const before = new Map(this.byKey);
     this.byKey.clear();
-    this.next = null;
-    this.extraPages = 0;
     this.takenAt.clear();
+    this.status = undefined;
+    this.cached = undefined;
     this.facts = undefined;
-    this.factsAt = 0;
     this.lastError = undefined;
     // Configured but invalid still counts: the views then show the error, not the welcome.
     void vscode.commands.executeCommand('setContext', 'redlock.hasNodes', s.nodes.length > 0);
-    if (previous) this.changeEmitter.fire({ added: [], changed: [], removed: previous.locks.map((e) => e.key), previous });
+    if (removed.length) this.changeEmitter.fire({ added: [], changed: [], removed, before });
     this.nodesEmitter.fire();
     this.stateEmitter.fire();
     return built;
+  }
+
+  /** The watcher for the current settings; a new one when the scan options changed. */
+  private async ensureWatch(): Promise<Watch | undefined> {
+    const built = await this.ensureBuilt();
+    if (!built.redlock || this.disposed) return undefined;
+    const s = readSettings();
+    const signature = JSON.stringify([s.keyPatterns, s.maxKeys, s.expiringThresholdMs]);
+    if (this.watch?.signature === signature) {
+      this.watch.watcher.setIntervalMs(this.pollIntervalMs);
+      return this.watch;
+    }
+    const previous = this.watch;
+    this.watch = undefined;
+    await previous?.watcher.stop();
+    if (this.built !== built) return this.ensureWatch();
+    let firstDone!: () => void;
+    const first = new Promise<void>((resolve) => (firstDone = resolve));
+    const redlock = built.redlock;
+    const watcher = redlock.watch(
+      { patterns: s.keyPatterns, maxKeys: s.maxKeys, expiringThresholdMs: s.expiringThresholdMs, intervalMs: this.pollIntervalMs, factsEveryMs: FACTS_EVERY_MS },
+      {
+        snapshot: (snap) => {
+          if (this.watch?.watcher === watcher) this.applySnapshot(snap, watcher.takenAtMs);
+        },
+        change: (c) => {
+          if (this.watch?.watcher === watcher) this.applyChange(c, watcher.takenAtMs);
+        },
+        status: (st) => {
+          if (this.watch?.watcher === watcher) this.applyStatus(st);
+          firstDone();
+        },
+        facts: (f) => {
+          if (this.watch?.watcher !== watcher) return;
+          this.facts = f;
+          this.nodesEmitter.fire();
+        },
+        error: (e) => {
+          firstDone();
+          if (this.watch?.watcher !== watcher) return;
+          const message = e instanceof Error ? e.message : String(e);
+          this.aliasError = e instanceof NodeConfigError ? message : undefined;
+          if (message !== this.lastError) this.log.error(`refresh: ${message}`);
+          this.lastError = message;
+          this.stateEmitter.fire();
+        },
+      },
+    );
+    if (this.paused) watcher.setPaused(true);
+    const watch: Watch = { signature, watcher, first };
+    this.watch = watch;
+    if (previous) {
+      // New scan options: what the old watcher showed goes; the new one's first tick adds.
+      const removed = [...this.byKey.keys()];
+      const before = new Map(this.byKey);
+      this.byKey.clear();
+      this.takenAt.clear();
+      this.cached = undefined;
+      if (removed.length) this.changeEmitter.fire({ added: [], changed: [], removed, before });
+    }
+    return watch;
   }
 
   /**
    * A read of every node that starts after this call (a write just made is in it). One
    * read at a time: callers arriving during a read share the single one queued after it.
    */
-  refresh(options: { facts?: boolean } = {}): Promise<Snapshot | undefined> {
-    if (this.queued) {
-      this.queued.facts ||= options.facts === true;
-      return this.queued.promise;
-    }
-    const queued: Queued = { facts: options.facts === true, promise: Promise.resolve(undefined) };
-    this.queued = queued;
-    queued.promise = this.runQueued(queued);
-    return queued.promise;
+  async refresh(options: { facts?: boolean } = {}): Promise<Snapshot | undefined> {
+    const watch = await this.ensureWatch();
+    if (!watch) return this.snapshot;
+    await watch.first;
+    if (this.watch !== watch) return this.snapshot;
+    await watch.watcher.refresh(options);
+    return this.snapshot;
   }
 
-  private async runQueued(queued: Queued): Promise<Snapshot | undefined> {
-    if (this.inflight) await this.inflight.catch(() => undefined);
-    // Queued -> in flight with no await in between: a caller arriving now queues behind it.
-    if (this.queued === queued) this.queued = undefined;
-    const promise = this.ensureBuilt().then((built) => this.read(built, queued.facts));
-    this.inflight = promise;
-    try {
-      return await promise;
-    } finally {
-      if (this.inflight === promise) this.inflight = undefined;
-      this.schedule();
-    }
-  }
-
-  private async read(built: Built, forceFacts: boolean): Promise<Snapshot | undefined> {
-    const redlock = built.redlock;
-    if (!redlock) {
-      this.schedule();
-      return undefined;
-    }
-    const seq = ++this.readSeq;
-    const s = readSettings();
-    const opts = { maxKeys: s.maxKeys, expiringThresholdMs: s.expiringThresholdMs };
-    try {
-      let page: InspectPage = await redlock.inspectPage({ ...opts, patterns: s.keyPatterns });
-      const takenAt = new Map<string, number>();
-      const stamp = (p: InspectPage): void => p.snapshot.locks.forEach((e) => takenAt.set(e.key, p.takenAtMs));
-      stamp(page);
-      let snapshot = page.snapshot;
-      for (let i = 0; i < this.extraPages && page.next; i++) {
-        page = await redlock.inspectPage({ ...opts, continueFrom: page.next });
-        stamp(page);
-        snapshot = mergePages(snapshot, page.snapshot);
-      }
-      if (this.built !== built || seq !== this.readSeq) return this.current;
-      this.apply(snapshot, page.next, takenAt);
-      this.lastError = undefined;
-      this.aliasError = undefined;
-    } catch (e) {
-      if (this.built !== built) return this.current;
-      const message = (e as Error).message;
-      this.aliasError = e instanceof NodeConfigError ? message : undefined;
-      if (message !== this.lastError) this.log.error(`refresh: ${message}`);
-      this.lastError = message;
-      this.stateEmitter.fire();
-    }
-    if (forceFacts || Date.now() - this.factsAt > FACTS_EVERY_MS) await this.readFacts(built);
-    return this.current;
-  }
-
-  private async readFacts(built: Built): Promise<void> {
-    if (!built.redlock) return;
-    const longest = Math.max(0, ...(this.current?.locks ?? []).flatMap((e) => e.nodes.map((o) => o.pttlMs ?? 0)));
-    try {
-      const facts = await built.redlock.nodeFacts(longest);
-      if (this.built !== built) return;
-      this.facts = facts;
-      this.factsAt = Date.now();
-      this.nodesEmitter.fire();
-    } catch (e) {
-      this.log.warn(`node facts: ${(e as Error).message}`);
-    }
-  }
-
-  private apply(snapshot: Snapshot, next: ScanCursor | null, takenAt: Map<string, number>): void {
-    const previous = this.current;
-    const statusChanged = JSON.stringify(previous?.nodes) !== JSON.stringify(snapshot.nodes);
-    const wasTruncated = this.next !== null;
-    this.current = snapshot;
+  /** The first full state of a watcher: every key it holds replaces what was shown. */
+  private applySnapshot(snap: Snapshot, at: number): void {
+    const before = new Map(this.byKey);
+    const added: string[] = [];
+    const changed: string[] = [];
     this.byKey.clear();
-    for (const e of snapshot.locks) this.byKey.set(e.key, e);
-    this.next = next;
     this.takenAt.clear();
-    for (const [k, v] of takenAt) this.takenAt.set(k, v);
-    for (const n of snapshot.nodes) {
-      const before = previous?.nodes.find((p) => p.node === n.node);
-      if (before?.reachable !== n.reachable || before?.error !== n.error) {
+    for (const e of snap.locks) {
+      this.byKey.set(e.key, e);
+      this.takenAt.set(e.key, at);
+      (before.has(e.key) ? changed : added).push(e.key);
+    }
+    const removed = [...before.keys()].filter((k) => !this.byKey.has(k));
+    this.cached = undefined;
+    this.status = { quorum: snap.quorum, nodes: snap.nodes, truncated: snap.truncated };
+    this.log.debug(`snapshot: ${snap.locks.length} locks`);
+    this.changeEmitter.fire({ added, changed, removed, before });
+  }
+
+  private applyChange(c: WatchChange, at: number): void {
+    const before = new Map<string, LockEntry>();
+    const added: string[] = [];
+    const changed: string[] = [];
+    for (const e of [...c.added, ...c.changed]) {
+      const old = this.byKey.get(e.key);
+      if (old) {
+        before.set(e.key, old);
+        changed.push(e.key);
+      } else added.push(e.key);
+      this.byKey.set(e.key, e);
+      this.takenAt.set(e.key, at);
+    }
+    const removed: string[] = [];
+    for (const key of c.removed) {
+      const old = this.byKey.get(key);
+      if (!old) continue;
+      before.set(key, old);
+      removed.push(key);
+      this.byKey.delete(key);
+      this.takenAt.delete(key);
+    }
+    this.cached = undefined;
+    if (added.length || removed.length) this.log.debug(`watch: ${this.byKey.size} locks (+${added.length} -${removed.length} ~${changed.length})`);
+    this.changeEmitter.fire({ added, changed, removed, before });
+  }
+
+  private applyStatus(st: WatchStatus): void {
+    const previous = this.status;
+    const hadError = this.lastError !== undefined;
+    this.lastError = undefined;
+    this.aliasError = undefined;
+    const nodesChanged = !previous || !sameNodes(previous.nodes, st.nodes);
+    for (const n of st.nodes) {
+      const was = previous?.nodes.find((p) => p.node === n.node);
+      if (was?.reachable !== n.reachable || was?.error !== n.error) {
         if (n.reachable) this.log.info(`node ${n.node}: reachable (${n.latencyMs ?? '?'} ms)`);
         else this.log.warn(`node ${n.node}: unreachable: ${n.error ?? 'no answer'}`);
       }
     }
-    const diff = diffLocks(previous?.locks ?? [], snapshot.locks);
-    if (diff.added.length || diff.removed.length) {
-      this.log.debug(`snapshot: ${snapshot.locks.length} locks (+${diff.added.length} -${diff.removed.length} ~${diff.changed.length})`);
-    }
-    // A read that only moved validity is not a change: the tree's countdown re-renders it.
-    this.changeEmitter.fire({ ...diff, previous });
-    if (statusChanged) this.nodesEmitter.fire();
-    if (wasTruncated !== (next !== null)) this.stateEmitter.fire();
+    const truncationChanged = previous?.truncated !== st.truncated;
+    this.status = st;
+    if (this.cached) this.cached = { ...this.cached, nodes: st.nodes, truncated: st.truncated };
+    if (nodesChanged) this.nodesEmitter.fire();
+    if (truncationChanged || hadError) this.stateEmitter.fire();
   }
 
-  /** Reads the pages after a truncated snapshot; later polls keep reading that far. */
+  /** Watches one more maxKeys page per node from now on ("Load more"). */
   async loadMore(): Promise<Snapshot | undefined> {
-    const built = await this.ensureBuilt();
-    if (!built.redlock || !this.current || !this.next) return this.current;
-    // A poll in flight read fewer pages: it must not replace what this one adds.
-    this.readSeq++;
-    const s = readSettings();
-    const page = await built.redlock.inspectPage({ continueFrom: this.next, maxKeys: s.maxKeys, expiringThresholdMs: s.expiringThresholdMs });
-    if (this.built !== built || !this.current) return this.current;
-    this.extraPages++;
-    const takenAt = new Map(this.takenAt);
-    for (const e of page.snapshot.locks) takenAt.set(e.key, page.takenAtMs);
-    this.apply(mergePages(this.current, page.snapshot), page.next, takenAt);
-    this.log.info(`loaded more keys: ${this.current.locks.length} locks${page.next ? ', more left' : ''}`);
-    return this.current;
+    const watch = await this.ensureWatch();
+    if (!watch || !this.truncated) return this.snapshot;
+    await watch.first;
+    await watch.watcher.loadMore();
+    this.log.info(`loaded more keys: ${this.byKey.size} locks${this.truncated ? ', more left' : ''}`);
+    return this.snapshot;
+  }
+
+  /** Someone is looking (a view visible or a panel open): watch at the configured rate. */
+  setVisible(visible: boolean): void {
+    if (this.visible === visible) return;
+    this.visible = visible;
+    this.log.debug(`watch interval ${this.pollIntervalMs} ms (${visible ? 'visible' : 'nobody looking'})`);
+    this.watch?.watcher.setIntervalMs(this.pollIntervalMs);
   }
 
   setPaused(paused: boolean): void {
@@ -309,28 +367,32 @@ export class LockModel implements vscode.Disposable {
     this.log.info(paused ? 'auto-refresh paused' : 'auto-refresh resumed');
     void vscode.commands.executeCommand('setContext', 'redlock.paused', paused);
     this.stateEmitter.fire();
-    if (paused) clearTimeout(this.timer);
-    else this.schedule();
+    this.watch?.watcher.setPaused(paused);
   }
 
-  /** Starts polling (single flight: the next read starts refreshIntervalMs after one ends). */
+  /** Starts watching (single flight: the next read starts the interval after one started). */
   start(): void {
-    void this.refresh({ facts: true });
-  }
-
-  private schedule(): void {
-    clearTimeout(this.timer);
-    if (this.paused || this.disposed || this.inflight || this.queued) return;
-    if (!this.built.redlock && this.built.signature === this.signature(readSettings())) return;
-    this.timer = setTimeout(() => void this.refresh(), readSettings().refreshIntervalMs);
+    void this.ensureWatch();
   }
 
   async dispose(): Promise<void> {
     this.disposed = true;
-    clearTimeout(this.timer);
+    await this.watch?.watcher.stop();
+    this.watch = undefined;
     this.changeEmitter.dispose();
     this.nodesEmitter.dispose();
     this.stateEmitter.dispose();
     await this.built.redlock?.quit();
   }
+}
+
+function sameNodes(a: readonly NodeStatus[], b: readonly NodeStatus[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    // Latency moves every tick; it is shown, but only refreshed with the other facts.
+    if (x.node !== y.node || x.reachable !== y.reachable || x.error !== y.error) return false;
+  }
+  return true;
 }

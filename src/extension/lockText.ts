@@ -1,20 +1,22 @@
 // Words and icons of the Locks tree, as plain data so they can be tested without VS Code.
+import { extendable } from '../core/actions';
 import type { LockEntry, Observation } from '../core';
-import { printable, truncate } from './markdown';
+import { formatTtl, shortToken, TOKEN_IN_ROW } from '../core/present';
+import { printable } from './markdown';
 import { anomalyRank } from '../shared/lockOrder';
-import { formatSeconds } from '../shared/countdown';
 
-export function shortToken(token: string, max = 14): string {
-  return truncate(printable(token), max);
+/** A token in a tree row or a dialog: escaped, then cut like every surface cuts (src/core/present.ts). */
+export function rowToken(token: string, keep = TOKEN_IN_ROW.keep): string {
+  return shortToken(printable(token), { keep, head: keep - 1 });
 }
 
 /** One node row: `a1b2c3d4e5f6… · 4.2 s`, `absent`, `unreachable: <reason>`. */
 export function copyDescription(o: Observation, pttlMs: number | null): string {
   switch (o.state) {
     case 'present': {
-      const ttl = pttlMs === null ? 'TTL ?' : pttlMs < 0 ? 'no TTL' : formatSeconds(pttlMs);
+      const ttl = formatTtl(pttlMs);
       const hold = o.holdCount !== null && o.holdCount > 1 ? ` · ×${o.holdCount}` : '';
-      return `${shortToken(o.token ?? '')} · ${ttl}${hold}`;
+      return `${rowToken(o.token ?? '')} · ${ttl}${hold}`;
     }
     case 'absent':
       return 'absent';
@@ -24,12 +26,14 @@ export function copyDescription(o: Observation, pttlMs: number | null): string {
 }
 
 /**
- * `lock;<verdict>;<flags>;[token;][mine;]`, matched by regex in package.json `when`
- * clauses (e.g. `viewItem =~ /;mine;/`). `token` means one token to copy.
+ * `lock;<verdict>;<flags>;[token;][extendable;][mine;]`, matched by regex in package.json
+ * `when` clauses (e.g. `viewItem =~ /;mine;/`). `token` means a token to copy;
+ * `extendable` is the core's rule (src/core/actions.ts), which the detail panel follows too.
  */
-export function lockContextValue(e: Pick<LockEntry, 'verdict' | 'flags' | 'holders'>, mine: boolean): string {
+export function lockContextValue(e: Pick<LockEntry, 'verdict' | 'flags' | 'holders' | 'quorum'>, mine: boolean): string {
   const parts = ['lock', e.verdict, ...e.flags];
   if (Object.keys(e.holders).length > 0) parts.push('token');
+  if (extendable(e, mine)) parts.push('extendable');
   if (mine) parts.push('mine');
   return parts.join(';') + ';';
 }

@@ -1,6 +1,9 @@
 // The Locks view: one item per key, its node copies as children. Elements are memoized
 // per key so onDidChangeTreeData can fire exactly the ones that changed; a re-sort,
-// an added or a removed key refreshes the root.
+// an added or a removed key refreshes the root. Tooltips are built on hover
+// (resolveTreeItem), and the once-a-second countdown re-renders only the rows near the
+// top of the list, the expanded and the selected ones; the rest every COUNTDOWN_FAR_EVERY
+// ticks (docs/decisions.md: the cost of a countdown over 10,000 rows).
 import * as vscode from 'vscode';
 import { describeVerdict, type LockEntry, type Observation } from '../core';
 import { agedEntry, agedPttl } from '../shared/countdown';
@@ -13,10 +16,17 @@ import type { MineLocks } from './mineLocks';
 import { lockTooltipMarkdown } from './tooltip';
 import { elementId } from './treeIds';
 
+/** Rows from the top that count down every second: more than any screen shows. */
+export const COUNTDOWN_NEAR_ROWS = 200;
+/** Rows further down (a long list scrolled) count down every this many seconds. */
+export const COUNTDOWN_FAR_EVERY = 10;
+
 export class LockElement {
   readonly kind = 'lock';
   /** What the tree shows now, to tell whether the countdown changed it. */
   rendered = '';
+  /** Expanded or selected: counts down every second wherever it is in the list. */
+  watched = false;
   readonly copies = new Map<string, CopyElement>();
   constructor(readonly key: string) {}
 }
@@ -48,6 +58,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
   private filterText = '';
   private matches: (key: string) => boolean = () => true;
   private readonly ticker: NodeJS.Timeout;
+  private ticks = 0;
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(private readonly model: LockModel, private readonly mine: MineLocks) {
@@ -104,22 +115,35 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     if (changed.length > 0) this.emitter.fire(changed);
   }
 
+  /** What the row shows; the node rows below it only count when they are open to see. */
   private render(el: LockElement, entry: LockEntry): string {
-    const copies = entry.nodes.map((o) => copyDescription(o, agedPttl(o, Date.now() - this.model.takenAtOf(el.key))));
-    return `${describeVerdict(entry, entry.nodes.length)}|${entry.flags.join()}|${copies.join('|')}`;
+    const head = `${describeVerdict(entry, entry.nodes.length)}|${entry.flags.join()}`;
+    if (!el.watched) return head;
+    const elapsed = Date.now() - this.model.takenAtOf(el.key);
+    return `${head}|${entry.nodes.map((o) => copyDescription(o, agedPttl(o, elapsed))).join('|')}`;
   }
 
   /** Set by the view: a hidden tree needs no countdown (it re-renders when shown). */
   isVisible: () => boolean = () => true;
 
+  /** The view marks rows a user opened or selected: they count down every second. */
+  setWatched(elements: readonly LocksTreeElement[], watched: boolean): void {
+    for (const e of elements) {
+      const el = e instanceof CopyElement ? e.parent : e;
+      if (el instanceof LockElement) el.watched = watched;
+    }
+  }
+
   /** The live countdown: re-renders from the last snapshot, fires only what reads differently. */
-  private tick(): void {
+  tick(): void {
     if (!this.isVisible()) return;
+    const all = ++this.ticks % COUNTDOWN_FAR_EVERY === 0;
     const changed: LockElement[] = [];
-    for (const key of this.order) {
-      const el = this.elements.get(key);
-      const entry = this.shownEntry(key);
-      if (!el || !entry) continue;
+    for (let i = 0; i < this.order.length; i++) {
+      const el = this.elements.get(this.order[i]);
+      if (!el || (!all && i >= COUNTDOWN_NEAR_ROWS && !el.watched)) continue;
+      const entry = this.shownEntry(el.key);
+      if (!entry) continue;
       if (this.render(el, entry) !== el.rendered) changed.push(el);
     }
     if (changed.length > 0) this.emitter.fire(changed);
@@ -178,7 +202,6 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     item.description = describeVerdict(entry, entry.nodes.length);
     item.iconPath = themeIcon(lockIcon(entry, mine));
     item.contextValue = lockContextValue(entry, mine);
-    item.tooltip = safeMarkdown(lockTooltipMarkdown(entry, Date.now() - this.model.takenAtOf(el.key), mine));
     item.accessibilityInformation = { label: `${printable(el.key)}: ${item.description}` };
     return item;
   }
@@ -191,8 +214,25 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     item.description = copyDescription(o, agedPttl(o, Date.now() - this.model.takenAtOf(c.key)));
     item.iconPath = themeIcon(copyIcon(o));
     item.contextValue = copyContextValue(o);
-    if (o.token !== null) item.tooltip = safeMarkdown(`token: ${escapeMarkdown(o.token)}`);
     return item;
+  }
+
+  /** Tooltips on hover only: built and parsed for the row the pointer is on, as it reads now. */
+  resolveTreeItem(item: vscode.TreeItem, element: LocksTreeElement): vscode.TreeItem {
+    item.tooltip = this.tooltipOf(element);
+    return item;
+  }
+
+  tooltipOf(element: LocksTreeElement): vscode.MarkdownString | undefined {
+    if (element instanceof LockElement) {
+      const entry = this.shownEntry(element.key);
+      return entry && safeMarkdown(lockTooltipMarkdown(entry, Date.now() - this.model.takenAtOf(element.key), this.mine.has(element.key)));
+    }
+    if (element instanceof CopyElement) {
+      const token = this.model.entry(element.key)?.nodes.find((n) => n.node === element.node)?.token;
+      return token == null ? undefined : safeMarkdown(`token: ${escapeMarkdown(token)}`);
+    }
+    return undefined;
   }
 
   dispose(): void {

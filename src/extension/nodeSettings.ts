@@ -2,6 +2,7 @@
 // put into the URL handed to the core only: node ids never carry them.
 import { homedir } from 'node:os';
 import { parseNodeUrl, type NodeSpec } from '../core';
+import { isAuthFailure } from '../core/present';
 
 /** TLS files of one node (paths); the key's passphrase lives in SecretStorage. */
 export interface NodeTlsSetting {
@@ -81,7 +82,7 @@ export function withPassword(url: string, password: string | undefined): string 
 
 /** Whether a node's error means it wants (another) password. */
 export function isAuthError(reason: string | null | undefined): boolean {
-  return !!reason && /NOAUTH|WRONGPASS|invalid username-password|AUTH failed|invalid password/i.test(reason);
+  return isAuthFailure(reason);
 }
 
 /** Splits a password out of a URL so the URL can go into settings and the password into SecretStorage. */

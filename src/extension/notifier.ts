@@ -27,15 +27,13 @@ export class Notifier implements vscode.Disposable {
   }
 
   private onChange(c: ModelChange): void {
-    const snap = this.model.snapshot;
-    if (!snap) return;
     const wanted = readSettings().notifyOn;
-    const before = new Map((c.previous?.locks ?? []).map((e) => [e.key, e]));
+    if (wanted.length === 0) return;
     for (const key of [...c.added, ...c.changed]) {
-      const e = snap.locks.find((l) => l.key === key);
+      const e = this.model.entry(key);
       if (!e) continue;
       for (const kind of wanted) {
-        const old = before.get(key);
+        const old = c.before.get(key);
         if (CONDITIONS[kind](e) && !(old && CONDITIONS[kind](old))) this.notify(kind, e);
       }
     }

@@ -1,6 +1,7 @@
 // The lock tooltip as Markdown text; every untrusted value goes through cell().
-import { describeVerdict, type LockEntry } from '../core';
-import { agedPttl, formatSeconds } from '../shared/countdown';
+import type { LockEntry } from '../core';
+import { describeVerdict, stateText, ttlText } from '../core/present';
+import { agedPttl } from '../shared/countdown';
 import { cell, escapeMarkdown } from './markdown';
 
 export function lockTooltipMarkdown(entry: LockEntry, elapsedMs: number, mine: boolean): string {
@@ -16,8 +17,8 @@ export function lockTooltipMarkdown(entry: LockEntry, elapsedMs: number, mine: b
   lines.push('| node | state | token | TTL | format |', '| --- | --- | --- | --- | --- |');
   for (const o of entry.nodes) {
     const pttl = agedPttl(o, elapsedMs);
-    const ttl = o.state !== 'present' ? '' : pttl === null ? '?' : pttl < 0 ? 'no TTL' : formatSeconds(pttl);
-    const state = o.state === 'present' || o.state === 'absent' ? o.state : `${o.state}${o.reason ? `: ${o.reason}` : ''}`;
+    const ttl = o.state !== 'present' ? '' : ttlText(pttl);
+    const state = stateText(o);
     lines.push(`| ${cell(o.node, 40)} | ${cell(state, 60)} | ${cell(o.token, 48)} | ${cell(ttl)} | ${cell(o.format ?? o.type)} |`);
   }
   return lines.join('\n');

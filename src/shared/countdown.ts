@@ -28,8 +28,5 @@ export function agedEntryWithCopies(entry: LockEntry, elapsedMs: number, expirin
   return { ...agedEntry(entry, elapsedMs, expiringThresholdMs), nodes };
 }
 
-/** Tenths of a second rounded down, like describeVerdict: never promise more time than is left. */
-export function formatSeconds(ms: number): string {
-  if (ms >= 3_600_000) return `${Math.floor(ms / 60_000)} min`;
-  return `${(Math.floor(Math.max(0, ms) / 100) / 10).toFixed(1)} s`;
-}
+/** The countdown's durations read like every other surface's (src/core/present.ts). */
+export { formatDuration as formatSeconds } from '../core/present';

@@ -1,4 +1,4 @@
-// The lock detail panel's message protocol (issue 6): the one module both sides import.
+// The lock detail panel's message protocol: the one module both sides import.
 // The extension host and the webview each validate what they receive with the guards
 // below; a message that fails them is dropped. No `vscode`, no Node, no DOM in here.
 import type { Flag, LockEntry, LockFormat, Observation, ObservationState, Verdict } from '../core/types';

@@ -1,8 +1,9 @@
-// The lock detail panel's words (issue 6): one sentence per lock, phrased from what the
+// The lock detail panel's words: one sentence per lock, phrased from what the
 // core's classification already decided (verdict, flags, validity, holders). Nothing here
 // classifies again: counts come from `holders`, the quorum from `quorum`, validity from
 // `validityMs`. Pure and DOM-free, shared by the webview and the tests.
-import { describeVerdict } from '../core/classify';
+import { quorumTokenOf } from '../core/actions';
+import { describeVerdict, shortToken as cutToken, TOKEN_IN_SENTENCE } from '../core/present';
 import type { LockEntry, Observation } from '../core/types';
 import { agedEntryWithCopies, formatSeconds } from './countdown';
 import type { HistoryEvent } from './protocol';
@@ -10,11 +11,8 @@ import type { HistoryEvent } from './protocol';
 export { agedEntryWithCopies, describeVerdict, formatSeconds };
 
 /** A long token as `7f3a…c2` (first 4, last 2); short ones stay whole. */
-export function shortToken(token: string): string {
-  const chars = Array.from(token);
-  if (chars.length <= 10) return token;
-  return `${chars.slice(0, 4).join('')}…${chars.slice(-2).join('')}`;
-}
+/** A token in a sentence: `7f3a…c2` (the panel shows the whole token in its table). */
+const shortToken = (token: string): string => cutToken(token, TOKEN_IN_SENTENCE);
 
 /** The tree's short form (`held 3/5 · 4.2 s`, `split 2+2/5`), from the core. */
 export function verdictBadge(entry: LockEntry): string {
@@ -49,7 +47,7 @@ export function verdictSentence(entry: LockEntry | null): string {
   const n = entry.nodes.length;
   const tokens = holderTokens(entry);
   const [top, topCount] = tokens[0] ?? ['', 0];
-  const quorumToken = tokens.find(([, c]) => c >= entry.quorum)?.[0];
+  const quorumToken = quorumTokenOf(entry) ?? undefined;
   const parts: string[] = [];
   switch (entry.verdict) {
     case 'held':

@@ -1,4 +1,4 @@
-// The chaos engine (issue 7 §1): N real redis-server nodes, C Redlock clients contending
+// The chaos engine: N real redis-server nodes, C Redlock clients contending
 // through the core's using() (auto-extension) over R resources, while a fault driver
 // SIGSTOPs nodes (< TTL/2), kills and restarts them (after the longest TTL unless told
 // otherwise), makes them sleep (DEBUG SLEEP) and drops their client connections

@@ -6,6 +6,7 @@ import { styleFor, colourWanted } from '../../src/cli/style';
 import { statusDocument } from '../../src/cli/commands/status';
 import type { NodeFacts } from '../../src/core/inspectTypes';
 import type { LockEntry, Observation, Snapshot } from '../../src/core/types';
+import { lockEntry } from '../support/entries';
 
 const EVIL = 'lock:\x1b[31mred\x1b]0;title\x07\n\rnext\u202eevil\u2066x\u2069\x9b2J\x7f\u2028\u200b\ud800';
 
@@ -14,9 +15,7 @@ function obs(node: string, o: Partial<Observation> = {}): Observation {
 }
 
 function lock(key: string, nodes: Observation[], over: Partial<LockEntry> = {}): LockEntry {
-  const holders = Object.create(null) as Record<string, number>;
-  for (const o of nodes) if (o.state === 'present') holders[o.token!] = (holders[o.token!] ?? 0) + 1;
-  return { key, verdict: 'held', flags: [], validityMs: 4000, quorum: 2, holders, fence: null, fenceRisk: false, nodes, ...over };
+  return lockEntry(key, nodes, { verdict: 'held', flags: [], validityMs: 4000, quorum: 2, ...over });
 }
 
 function snapshot(locks: LockEntry[], over: Partial<Snapshot> = {}): Snapshot {

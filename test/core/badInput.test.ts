@@ -35,7 +35,6 @@ import { createServer, Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type Redis from 'ioredis';
 import { displayKey, Redlock, RedlockError } from '../../src/core';
 import { CliResult, runCli, startCli } from '../cli/runCli';
 import { RedisServer, startNodes, withClient } from '../support/redisServer';

@@ -25,7 +25,7 @@ function run(observations: Observation[], opts: Partial<ClassifyInput> = {}): Cl
   });
 }
 
-// Independent brute-force reading of DESIGN.md, written with plain loops.
+// Independent brute-force reading of docs/vocabulary.md, written with plain loops.
 function oracle(input: ClassifyInput): Classification | null {
   const n = input.observations.length;
   const q = Math.floor(n / 2) + 1;
@@ -93,7 +93,7 @@ function oracle(input: ClassifyInput): Classification | null {
 
   const holders: Record<string, number> = Object.create(null);
   for (const [t, c] of counts) holders[t] = c;
-  return { verdict, flags, validityMs, quorum: q, holders };
+  return { verdict, flags, validityMs, quorum: q, holders, quorumToken };
 }
 
 const arbObservation: fc.Arbitrary<Observation> = fc.oneof(
@@ -239,12 +239,14 @@ describe('classify', () => {
 
 describe('describeVerdict', () => {
   const c = (verdict: Verdict, holders: Record<string, number>, validityMs: number | null): Classification => ({
-    verdict, flags: [], validityMs, quorum: 3, holders,
+    verdict, flags: [], validityMs, quorum: 3, holders, quorumToken: Object.keys(holders).find((t) => holders[t] >= 3) ?? null,
   });
   it('tree descriptions', () => {
     assert.equal(describeVerdict(c('held', { t: 3 }, 4_200), 5), 'held 3/5 · 4.2 s');
     assert.equal(describeVerdict(c('held', { t: 3 }, null), 5), 'held 3/5 · no TTL');
-    assert.equal(describeVerdict(c('held', { t: 1 }, 0), 1), 'held 1/1 · 0.0 s');
+    // One duration format on every surface (src/core/present.ts): under a second in ms.
+    assert.equal(describeVerdict(c('held', { t: 1 }, 0), 1), 'held 1/1 · 0 ms');
+    assert.equal(describeVerdict(c('held', { t: 3 }, 294_000), 5), 'held 3/5 · 4 min 54 s');
     assert.equal(describeVerdict(c('split', { a: 2, b: 2 }, null), 5), 'split 2+2/5');
     assert.equal(describeVerdict(c('split', { a: 1, b: 3, c: 1 }, 9_000), 5), 'split 3+1+1/5');
     assert.equal(describeVerdict(c('partial', { t: 2 }, null), 5), 'partial 2/5');

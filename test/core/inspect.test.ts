@@ -130,7 +130,6 @@ describe('inspect on 5 real nodes', function () {
   });
 
   it('a lock taken by node-redlock shows as held with its token', async () => {
-    // eslint-disable-next-line @typescript-eslint/no-var-requires
     const NodeRedlock = require('redlock');
     const clients = servers.map((s) => s.client());
     const theirs = await new NodeRedlock(clients, { retryCount: 0 }).lock('lock:theirs', 30_000);

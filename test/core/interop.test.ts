@@ -4,9 +4,7 @@ import Redis from 'ioredis';
 import { Redlock, RedlockError } from '../../src/core';
 import { RedisServer, startNodes } from '../support/redisServer';
 
-// eslint-disable-next-line @typescript-eslint/no-var-requires
 const NodeRedlockV4 = require('redlock');
-// eslint-disable-next-line @typescript-eslint/no-var-requires
 const NodeRedlockV5 = require('redlock5').default;
 
 describe('interop with node-redlock (npm redlock)', () => {

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import type Redis from 'ioredis';
 import { createHash } from 'node:crypto';
 import { Redlock } from '../../src/core';
 import { SCRIPTS } from '../../src/core/scripts';

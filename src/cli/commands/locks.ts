@@ -3,10 +3,10 @@
 // a failed acquire has token null (its attempt was rolled back), a failed extend keeps the
 // given token, and validityMs is null whenever nothing is held afterwards (release included).
 import { Command, Option } from 'commander';
-import { describeAttempt, NodeAttempt, RedlockError } from '../../core/errors';
+import { NodeAttempt, RedlockError } from '../../core/errors';
+import { isAuthFailure, noQuorumLine, shortToken, TOKEN_IN_SENTENCE } from '../../core/present';
 import { AcquireOptions, Lock, Redlock } from '../../core/redlock';
 import { displayKey, displayToken } from '../../core/tokens';
-import { shortToken } from '../../shared/verdictSentence';
 import { escapeText, safeJson } from '../escape';
 import type { CliContext } from '../context';
 import { EXIT, ExitCode } from '../exit';
@@ -37,17 +37,13 @@ function fenceFields(fencing: boolean, lock: Lock | null): Pick<LockDoc, 'fence'
 export const pick = (nodes: ReadonlyArray<{ node: string; outcome: string; reason?: string }>): LockDoc['nodes'] =>
   nodes.map(({ node, outcome, reason }) => (outcome === 'refused' && reason !== undefined ? { node, outcome, reason } : { node, outcome }));
 
-const ANSWERED = new Set(['granted', 'held-by-other', 'not-held', 'wrong-type']);
-
 /**
  * The core's message already names every node and what it answered; when fewer than a
- * quorum answered at all (exit 3) the line leads with that instead of the grant count.
+ * quorum answered at all (exit 3) the line leads with that instead of the grant count
+ * (a refusal such as NOPERM or READONLY counts as an answer: src/core/present.ts).
  */
 export function failureLine(e: RedlockError): string {
-  if (!e.unreachable) return e.message;
-  const answered = e.nodes.filter((n) => ANSWERED.has(n.outcome)).length;
-  const tries = e.attempts > 1 ? ` after ${e.attempts} attempts` : '';
-  return `cannot ${e.operation} ${e.resources.join(', ')}${tries}: only ${answered} of ${e.nodes.length} nodes answered, ${e.quorum} needed: ${e.nodes.map(describeAttempt).join('; ')}`;
+  return e.unreachable ? noQuorumLine(e) : e.message;
 }
 
 /** Points at where the password comes from, without ever showing it. */
@@ -70,7 +66,7 @@ export function waitingLine(resources: readonly string[], refused: { attempt: nu
   const others = holders.size - 1;
   const granted = refused.nodes.filter((n) => n.outcome === 'granted').length;
   const why = top
-    ? `held by ${escapeText(shortToken(top[0]))}${others > 0 ? ` and ${others} other token${others === 1 ? '' : 's'}` : ''}`
+    ? `held by ${escapeText(shortToken(top[0], TOKEN_IN_SENTENCE))}${others > 0 ? ` and ${others} other token${others === 1 ? '' : 's'}` : ''}`
     : `${granted} of ${refused.nodes.length} nodes granted`;
   return `waiting for ${keyList(resources)} (${why}), attempt ${refused.attempt}/${refused.attempts}`;
 }
@@ -132,7 +128,7 @@ export async function runRelease(redlock: Redlock, cmd: { resources: Buffer[]; t
     io.out([`${styleFor(io.colour).green('released')} ${keyList(lock.resources)} on ${released} of ${r.nodes.length} nodes`, ...renderNodeList(r.nodes, styleFor(io.colour))].join('\n'));
   }
   if (answered < redlock.quorum) {
-    const auth = down.some((n) => /NOAUTH|WRONGPASS|AUTH/i.test(n.reason ?? '')) ? ' (check the password in the node URL or REDLOCK_PASSWORD)' : '';
+    const auth = down.some((n) => isAuthFailure(n.reason)) ? ' (check the password in the node URL or REDLOCK_PASSWORD)' : '';
     const also = refused.length ? `; ${list(refused, ' refused')}` : '';
     io.err(`redlock-inspector: cannot release ${what}: fewer than ${redlock.quorum} of ${r.nodes.length} nodes answered: ${downList}${also}${auth}`);
     return EXIT.noQuorum;

@@ -4,8 +4,8 @@ import * as vscode from 'vscode';
 import { parseKeyArg, type ForceReleaseResult, type LockEntry } from '../../core';
 import { field, isBoolean, keyOf } from '../commandArgs';
 import { reportFailure } from '../failures';
-import { formatSeconds } from '../../shared/countdown';
-import { shortToken } from '../lockText';
+import { formatTtl } from '../../core/present';
+import { rowToken } from '../lockText';
 import { printable } from '../markdown';
 import type { Services } from '../services';
 import { noRedlock, withProgress, type Failed } from './common';
@@ -16,7 +16,7 @@ function plan(entry: LockEntry): string {
     .map((o) => {
       switch (o.state) {
         case 'present':
-          return `${o.node}: holds ${shortToken(o.token ?? '', 20)} (${o.pttlMs === -1 ? 'no TTL' : o.pttlMs === null ? 'TTL ?' : formatSeconds(o.pttlMs)}) → deleted if it still holds this token`;
+          return `${o.node}: holds ${rowToken(o.token ?? '', 20)} (${formatTtl(o.pttlMs)}) → deleted if it still holds this token`;
         case 'absent':
           return `${o.node}: absent → untouched`;
         default:

@@ -1,9 +1,9 @@
 // Extend and release. Release only for locks acquired in this window; extend also for a
 // foreign lock, by compare-and-set on the token the user sees, after a modal confirmation.
 import * as vscode from 'vscode';
-import { parseKeyArg, type Lock, type ReleaseResult } from '../../core';
+import { parseKeyArg, quorumOf, quorumTokenOf, type Lock, type ReleaseResult } from '../../core';
 import { field, isBoolean, isNumber, keyOf } from '../commandArgs';
-import { shortToken } from '../lockText';
+import { rowToken } from '../lockText';
 import { reportFailure } from '../failures';
 import { printable } from '../markdown';
 import type { Services } from '../services';
@@ -51,8 +51,8 @@ export async function extend(s: Services, arg?: unknown): Promise<LockResult | R
 /** Extends another client's lock: only the quorum token the user sees, only where it still is. */
 async function extendForeign(s: Services, key: string, arg: unknown): Promise<LockResult | Failed | undefined> {
   const entry = s.model.entry(key);
-  const token = entry ? Object.keys(entry.holders).find((t) => entry.holders[t] >= entry.quorum) : undefined;
-  if (!entry || token === undefined) {
+  const token = entry ? quorumTokenOf(entry) : null;
+  if (!entry || token === null) {
     const error = `extend: ${printable(key)} has no holder with a quorum in the current snapshot (nothing to extend)`;
     void vscode.window.showWarningMessage(`Redlock: ${error}`);
     return { error };
@@ -73,7 +73,7 @@ async function extendForeign(s: Services, key: string, arg: unknown): Promise<Lo
   if (confirm !== true) {
     const where = entry.nodes.map((o) => `${o.node}: ${o.state === 'present' && o.token === token ? 'holds it → PEXPIRE ' + ttlMs + ' ms' : o.state === 'present' ? 'another token → untouched' : o.state + ' → untouched'}`).join('\n');
     const pick = await vscode.window.showWarningMessage(
-      `Extend ${printable(key)}, held by ${shortToken(token, 20)} (not taken in this window)?`,
+      `Extend ${printable(key)}, held by ${rowToken(token, 20)} (not taken in this window)?`,
       { modal: true, detail: `${where}\n\nOnly copies that still hold this token are extended.` },
       'Extend',
     );
@@ -84,7 +84,7 @@ async function extendForeign(s: Services, key: string, arg: unknown): Promise<Lo
   try {
     const lock = redlock.lockFor(parseKeyArg(entry.key), token, ttlMs);
     const longer = await withProgress(`Extending ${printable(key)}…`, () => redlock.extend(lock, ttlMs!));
-    s.log.info(`extended foreign lock ${printable(key)} (token ${shortToken(token, 20)}) to ${ttlMs} ms (validity ${longer.validityMs} ms)`);
+    s.log.info(`extended foreign lock ${printable(key)} (token ${rowToken(token, 20)}) to ${ttlMs} ms (validity ${longer.validityMs} ms)`);
     await s.model.refresh();
     return { key, token: longer.token, validityMs: longer.validityMs };
   } catch (e) {
@@ -113,7 +113,7 @@ export async function release(s: Services, arg?: unknown): Promise<ReleaseResult
     const summary = result.nodes.map((n) => `${n.node}: ${n.outcome}${n.reason ? ` (${n.reason})` : ''}`).join('; ');
     s.log.info(`released ${printable(mine.key)}: ${summary}`);
     const released = result.nodes.filter((n) => n.outcome === 'released').length;
-    const show = released >= Math.floor(result.nodes.length / 2) + 1 ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+    const show = released >= quorumOf(result.nodes.length) ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
     void show(`Redlock: released ${printable(mine.key)} on ${released} of ${result.nodes.length} nodes. ${summary}`);
     await s.model.refresh();
     return result;

@@ -1,11 +1,11 @@
 // The panel's event history: consecutive states of one lock key turned into events
 // (acquired, extended, released, expired, holder changed, split detected, verdict changed,
-// node unreachable / back). Pure: no `vscode`, so it is tested without an editor.
+// node unreachable / back). Pure: no `vscode`, so it is tested without an editor. The
+// states come from the core's watcher, which already decided that they differ; this only
+// names the difference, with the watcher's own tolerance (docs/architecture.md).
 import type { LockEntry, Observation } from '../../core/types';
+import { JUMP_TOLERANCE_MS } from '../../core/watch';
 import type { HistoryEvent, HistoryKind } from '../../shared/protocol';
-
-/** Expiry instants may differ by the read-instant error without being an extension. */
-export const EXTEND_TOLERANCE_MS = 250;
 
 export interface HistoryOptions {
   /** Epoch ms at which `prev` was read: turns PTTLs into expiry instants. Default: `at`. */
@@ -75,14 +75,14 @@ export function buildHistory(prev: LockEntry | null | undefined, next: LockEntry
     if (!present(a) && present(b)) add('acquired', node, tokenOf(b));
     else if (present(a) && !present(b)) {
       // Gone: expired when its TTL had run out by the time it was seen gone.
-      const expired = expiryOf(a, prevAt) <= nextAt + EXTEND_TOLERANCE_MS;
+      const expired = expiryOf(a, prevAt) <= nextAt + JUMP_TOLERANCE_MS;
       add(expired ? 'expired' : 'released', node, tokenOf(a));
     } else if (present(a) && present(b)) {
       if (tokenOf(a) !== tokenOf(b)) add('holder-changed', node, tokenOf(b), tokenOf(a));
       else {
         const ea = expiryOf(a, prevAt);
         const eb = expiryOf(b, nextAt);
-        if (eb > ea + EXTEND_TOLERANCE_MS) add('extended', node, tokenOf(b));
+        if (eb > ea + JUMP_TOLERANCE_MS) add('extended', node, tokenOf(b));
       }
     }
   }

@@ -1,4 +1,4 @@
-// The lock detail panel (issue 6), extension side: one WebviewPanel per lock key (shown
+// The lock detail panel, extension side: one WebviewPanel per lock key (shown
 // again when it is already open), restored after a window reload by a serializer, fed
 // snapshots and history events over the typed protocol in src/shared/protocol.ts.
 // The webview only reads; its action buttons run the same commands as the tree, with the
@@ -35,6 +35,8 @@ export interface LockDetailsSource {
   runAction?(kind: 'extend' | 'release' | 'forceRelease', key: string): Thenable<unknown>;
   /** Where problems go (e.g. the Log's warn). */
   warn?(message: string): void;
+  /** A panel opened or closed (the watch rate depends on whether anyone looks). */
+  panelsChanged?(): void;
 }
 
 const MAX_HISTORY = 1000;
@@ -268,8 +270,10 @@ export class LockDetailsPanels implements vscode.Disposable, vscode.WebviewPanel
   private adopt(panel: vscode.WebviewPanel, key: string, history: HistoryEvent[]): LockDetailsPanel {
     const p = new LockDetailsPanel(panel, key, this.extensionUri, this.source, history, (gone) => {
       if (this.panels.get(gone.key) === gone) this.panels.delete(gone.key);
+      this.source.panelsChanged?.();
     });
     this.panels.set(key, p);
+    this.source.panelsChanged?.();
     return p;
   }
 

@@ -96,7 +96,7 @@ describe('extension activation', () => {
   });
 
   it("receives the launcher's environment (how REDLOCK_TEST_NODES and friends reach the suite)", () => {
-    // Both launchers (scripts/test-extension.mjs, scripts/test-extension-electron.mjs) set this.
+    // Both strategies of scripts/test-extension.mjs set this.
     assert.equal(process.env.REDLOCK_EXT_TEST, '1', 'REDLOCK_EXT_TEST did not reach the extension host');
   });
 });

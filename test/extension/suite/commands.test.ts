@@ -49,7 +49,7 @@ describe('lock commands', function () {
     let row = await rowOf(api, key);
     assert.match(row.description, /^held 3\/3 · 1\d\.\d s$/);
     assert.match(String(row.item.contextValue), /;mine;/);
-    assert.equal(row.item.contextValue, 'lock;held;token;mine;');
+    assert.equal(row.item.contextValue, 'lock;held;token;extendable;mine;');
 
     const longer = (await vscode.commands.executeCommand('redlock.extend', row.el, undefined)) as LockResult;
     assert.equal(longer.token, got.token);

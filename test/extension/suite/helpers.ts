@@ -53,6 +53,8 @@ export async function lockRows(api: RedlockInspectorApi, parent?: LocksTreeEleme
   return Promise.all(
     children.map(async (el) => {
       const item = await api.locksProvider.getTreeItem(el);
+      // What VS Code does when the pointer rests on the row: the tooltip is built then.
+      await api.locksProvider.resolveTreeItem(item, el);
       const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
       return { el, item, label, description: String(item.description ?? '') };
     }),

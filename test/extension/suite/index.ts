@@ -1,6 +1,6 @@
 // Entry point of the extension-host test suite: VS Code loads this file inside the
 // extension host (through @vscode/test-electron or, offline, through code-server; see
-// scripts/test-extension*.mjs) and awaits run(). A rejection is a failed run.
+// scripts/test-extension.mjs) and awaits run(). A rejection is a failed run.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { format } from 'node:util';
@@ -41,7 +41,6 @@ export async function run(): Promise<void> {
   // The same root hooks as the core suite (every redis-server a test started is stopped).
   const hooks = path.resolve(__dirname, '../../support/hooks.js');
   if (fs.existsSync(hooks)) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     mocha.rootHooks(require(hooks).mochaHooks);
   }
 

@@ -1,4 +1,4 @@
-// The lock detail panel (issue 6) rendered in a real browser: headless Debian Chromium
+// The lock detail panel rendered in a real browser: headless Debian Chromium
 // (playwright-core, never a downloaded browser) loads the built webview (dist/webview)
 // inside the same HTML and CSP the extension serves, with a stand-in acquireVsCodeApi,
 // receives init / snapshot / events messages, and is checked through its DOM.
@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { LockEntry, Observation } from '../../src/core/types';
+import { lockEntry } from '../support/entries';
 import { panelHtml } from '../../src/extension/panel/html';
 import { PROTOCOL_VERSION, type HistoryEvent, type HostMessage, type LockView } from '../../src/shared/protocol';
 
@@ -40,7 +41,8 @@ function holdersOf(nodes: Observation[]): Record<string, number> {
   return h;
 }
 function entry(key: string, verdict: LockEntry['verdict'], nodes: Observation[], validityMs: number | null, flags: LockEntry['flags'] = []): LockEntry {
-  return { key, verdict, flags, validityMs, quorum: Math.floor(nodes.length / 2) + 1, holders: holdersOf(nodes), fence: null, fenceRisk: false, nodes };
+  // The core's classification, with round figures pinned for the rendering under test.
+  return lockEntry(key, nodes, { verdict, flags, validityMs, holders: holdersOf(nodes) });
 }
 function lockView(key: string, e: LockEntry | null, over: Partial<LockView> = {}): LockView {
   const now = Date.now();
@@ -399,7 +401,7 @@ describe('lock detail panel (webview in headless Chromium)', function () {
     assert.equal(await q.locator('#history li').count(), 1);
   });
 
-  it('stays smooth with 7 nodes and 10 minutes of 1 s samples', async () => {
+  it('keeps the chart bounded with 7 nodes and 10 minutes of 1 s samples', async () => {
     const p = await open();
     const nodes = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7'];
     const now = Date.now();
@@ -416,34 +418,33 @@ describe('lock detail panel (webview in headless Chromium)', function () {
     }, messages);
     await p.waitForFunction(() => document.querySelector('#timeline')?.getAttribute('data-samples') === '600', undefined, { timeout: 10_000 });
     assert.equal(await p.locator('#timeline g.lane').count(), 7);
-    // Several re-renders (the chart slides every second): typically a few ms each; the
-    // median must stay well inside a frame (a shared CI machine may stall one of them).
-    const times: number[] = [];
-    for (let k = 0; k < 5; k++) {
-      await p.waitForTimeout(1050);
-      times.push(parseFloat((await p.locator('#timeline').getAttribute('data-render-ms')) ?? 'NaN'));
-    }
-    if (process.env.PANEL_BENCH) console.log(`      chart render: ${times.join(', ')} ms`);
-    const median = [...times].sort((a, b) => a - b)[2];
-    assert.ok(median < 30, `render times ${times.join(', ')} ms`);
     // The path is bounded: one TTL point pair per sample and lane, at most.
     const points = await p.$$eval('#timeline path.ttl', (ps) => ps.reduce((n, e) => n + ((e.getAttribute('d') ?? '').match(/[ML]/g)?.length ?? 0), 0));
     assert.ok(points <= 7 * 600 * 2, `${points} path points`);
-    // Frames keep coming: the main thread is not blocked by the countdown or the chart.
-    const frames = await p.evaluate(() => new Promise<number>((resolve) => {
-      let n = 0;
-      const start = performance.now();
-      const step = (): void => {
-        n++;
-        if (performance.now() - start < 1000) requestAnimationFrame(step);
-        else resolve(n);
-      };
-      requestAnimationFrame(step);
-    }));
-    assert.ok(frames >= 20, `${frames} frames in 1 s`);
+    // How fast it renders is measured, not asserted: bench/webview.ts runs this test with
+    // PANEL_BENCH_OUT set and holds the figures against their targets.
+    const out = process.env.PANEL_BENCH_OUT;
+    if (out) {
+      const times: number[] = [];
+      for (let k = 0; k < 5; k++) {
+        await p.waitForTimeout(1050);
+        times.push(parseFloat((await p.locator('#timeline').getAttribute('data-render-ms')) ?? 'NaN'));
+      }
+      const frames = await p.evaluate(() => new Promise<number>((resolve) => {
+        let n = 0;
+        const start = performance.now();
+        const step = (): void => {
+          n++;
+          if (performance.now() - start < 1000) requestAnimationFrame(step);
+          else resolve(n);
+        };
+        requestAnimationFrame(step);
+      }));
+      fs.writeFileSync(out, JSON.stringify({ renderMs: times, framesPerSecond: frames }));
+    }
   });
 
-  it('renders the README screenshot', async () => {
+  it('renders the README screenshot scene (four minutes of a lock changing hands)', async () => {
     const p = await open();
     const now = Date.now();
     const key = 'orders:invoice-42:lock';
@@ -493,8 +494,12 @@ describe('lock detail panel (webview in headless Chromium)', function () {
     await send(p, { type: 'events', key, events: history });
     await p.waitForFunction(() => document.querySelectorAll('#history li').length === 17);
     await p.waitForTimeout(400);
-    fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
-    await p.screenshot({ path: SCREENSHOT, fullPage: true });
-    assert.ok(fs.statSync(SCREENSHOT).size > 10_000);
+    assert.equal(await p.locator('#timeline g.lane').count(), 5);
+    assert.equal(await text(p, '#key'), key);
+    // The README image is written by `npm run screenshots` only: a test run leaves tracked files alone.
+    if (process.env.REDLOCK_SCREENSHOTS === '1') {
+      fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
+      await p.screenshot({ path: SCREENSHOT, fullPage: true });
+    }
   });
 });

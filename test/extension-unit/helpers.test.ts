@@ -1,18 +1,17 @@
 // The extension's pure helpers (no VS Code needed): escaping, ids, ordering, countdown,
-// diffs, node settings. They must never import `vscode`.
+// node settings. Loaded here without an editor, so none of them may import `vscode`;
+// eslint.config.mjs holds the layer boundaries.
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import fc from 'fast-check';
 import type { LockEntry, Observation } from '../../src/core';
+import { lockEntry } from '../support/entries';
 import { agedEntry, agedPttl, formatSeconds } from '../../src/shared/countdown';
 import { globToRegExp, keyMatcher } from '../../src/extension/glob';
 import { compareLocks, isAnomaly, sortLocks } from '../../src/shared/lockOrder';
-import { copyDescription, lockContextValue, lockIcon, shortToken } from '../../src/extension/lockText';
+import { copyDescription, lockContextValue, lockIcon, rowToken } from '../../src/extension/lockText';
 import { cell, escapeMarkdown, printable } from '../../src/extension/markdown';
 import { isAuthError, parseNodeSettings, splitPassword, withPassword } from '../../src/extension/nodeSettings';
 import { nodeDescription } from '../../src/extension/nodeText';
-import { diffLocks, mergePages } from '../../src/extension/snapshotDiff';
 import { lockTooltipMarkdown } from '../../src/extension/tooltip';
 import { elementId } from '../../src/extension/treeIds';
 
@@ -21,23 +20,14 @@ function obs(node: string, token: string | null, pttlMs: number | null = 10_000)
 }
 
 function entry(key: string, over: Partial<LockEntry> = {}): LockEntry {
-  const holders = Object.create(null) as Record<string, number>;
-  holders.t = 3;
-  return { key, verdict: 'held', flags: [], validityMs: 5000, quorum: 2, holders, fence: null, fenceRisk: false, nodes: [obs('a', 't'), obs('b', 't'), obs('c', 't')], ...over };
+  // The core's entry for three copies of `t`, with a round validity for the wording.
+  return lockEntry(key, over.nodes ?? [obs('a', 't'), obs('b', 't'), obs('c', 't')], { validityMs: 5000, ...over });
 }
 
 /** Unescaped pipes in one Markdown line. */
 const pipes = (line: string): number => line.match(/(?<!\\)\|/g)?.length ?? 0;
 
 describe('extension helpers (pure)', () => {
-  it('never import vscode', () => {
-    const dir = path.resolve(__dirname, '../../../src/extension');
-    for (const f of ['markdown', 'treeIds', 'glob', '../shared/lockOrder', '../shared/countdown', 'lockText', 'tooltip', 'snapshotDiff', 'nodeSettings', 'nodeText']) {
-      const text = fs.readFileSync(path.join(dir, `${f}.ts`), 'utf8');
-      assert.doesNotMatch(text, /from 'vscode'/, f);
-    }
-  });
-
   describe('markdown escaping', () => {
     it('keeps any text on one line and inside one table cell', () => {
       fc.assert(
@@ -113,10 +103,10 @@ describe('extension helpers (pure)', () => {
 
   it('describes rows and context values for menus', () => {
     assert.equal(formatSeconds(4290), '4.2 s');
-    assert.equal(shortToken('0123456789abcdef0123'), '0123456789abc…');
+    assert.equal(rowToken('0123456789abcdef0123'), '0123456789abc…');
     assert.equal(copyDescription(obs('a', 'tok', -1), -1), 'tok · no TTL');
     assert.equal(copyDescription({ ...obs('a', null), state: 'unreachable', reason: 'ECONNREFUSED' }, null), 'unreachable: ECONNREFUSED');
-    assert.equal(lockContextValue(entry('k'), true), 'lock;held;token;mine;');
+    assert.equal(lockContextValue(entry('k'), true), 'lock;held;token;extendable;mine;');
     assert.match(lockContextValue(entry('k', { verdict: 'split' }), false), /^lock;split;/);
     assert.equal(lockIcon(entry('k', { verdict: 'split' }), false).id, 'error');
     assert.equal(nodeDescription(undefined, { node: 'a', reachable: false, latencyMs: null, error: 'NOAUTH\nx' }), 'unreachable: NOAUTH\\nx');
@@ -129,18 +119,6 @@ describe('extension helpers (pure)', () => {
     assert.ok(globToRegExp('a.b(c)').test('a.b(c)'));
     assert.ok(keyMatcher('split')('lock:split:payments'));
     assert.ok(keyMatcher('')('anything'));
-  });
-
-  it('diffs snapshots ignoring time, and merges load-more pages', () => {
-    const a = entry('a');
-    const b = entry('b');
-    const d = diffLocks([a, b], [{ ...a, validityMs: 100, nodes: a.nodes.map((o) => ({ ...o, pttlMs: 100 })) }, entry('c')]);
-    assert.deepEqual(d, { added: ['c'], changed: [], removed: ['b'] });
-    assert.deepEqual(diffLocks([a], [{ ...a, verdict: 'partial' }]).changed, ['a']);
-    const snap = (locks: LockEntry[], truncated: boolean) => ({ quorum: 2, nodes: [], locks, skipped: [], truncated });
-    const merged = mergePages(snap([a], true), snap([b], false));
-    assert.deepEqual(merged.locks.map((e) => e.key), ['a', 'b']);
-    assert.equal(merged.truncated, false);
   });
 
   it('keeps passwords out of settings and puts them into the URL for the core only', () => {

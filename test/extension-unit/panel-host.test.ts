@@ -1,27 +1,13 @@
 // The lock detail panel's extension side, driven without VS Code: a minimal stand-in for
-// the `vscode` module (only what the panel touches) is resolved while this file runs.
+// the `vscode` module (the shared src/dev/fakeVscode.ts) is resolved while this file runs.
 // It checks one panel per key, the handshake, history from consecutive snapshots, the
 // message handler (validation, read-only, actions, copy, export) and the serializer.
 import * as assert from 'node:assert/strict';
-import Module from 'node:module';
 import type { LockEntry, Observation } from '../../src/core/types';
+import { lockEntry } from '../support/entries';
+import { createFakeVscode, EventEmitter, installFakeVscode } from '../../src/dev/fakeVscode';
 import type * as PanelModule from '../../src/extension/panel/lockDetailsPanel';
 import { PROTOCOL_VERSION, type HostMessage } from '../../src/shared/protocol';
-
-type Listener = (v: unknown) => void;
-class EventEmitter<T> {
-  private listeners: Listener[] = [];
-  event = (l: (v: T) => void): { dispose(): void } => {
-    this.listeners.push(l as Listener);
-    return { dispose: () => (this.listeners = this.listeners.filter((x) => x !== l)) };
-  };
-  fire(v: T): void {
-    for (const l of [...this.listeners]) l(v);
-  }
-  dispose(): void {
-    this.listeners = [];
-  }
-}
 
 interface FakePanel {
   title: string;
@@ -61,15 +47,12 @@ function fakePanel(viewType: string): FakePanel {
   return p;
 }
 const created: FakePanel[] = [];
+// The shared stand-in (src/dev/fakeVscode.ts), with the webview calls this suite records.
+const base = createFakeVscode().module as { window: object; workspace: object };
 const vscodeStub = {
-  Uri: {
-    joinPath: (base: { path: string }, ...parts: string[]) => ({ path: [base.path, ...parts].join('/') }),
-    file: (p: string) => ({ path: p }),
-  },
-  EventEmitter,
-  Disposable: { from: (...ds: Array<{ dispose(): void }>) => ({ dispose: () => ds.forEach((d) => d.dispose()) }) },
-  ViewColumn: { Active: -1 },
+  ...base,
   window: {
+    ...base.window,
     registerWebviewPanelSerializer: (viewType: string) => {
       calls.serializers.push(viewType);
       return { dispose() {} };
@@ -87,6 +70,7 @@ const vscodeStub = {
     showSaveDialog: () => Promise.resolve({ path: '/tmp/export.json' }),
   },
   workspace: {
+    ...base.workspace,
     workspaceFolders: undefined,
     fs: { writeFile: (u: { path: string }, data: Uint8Array) => { calls.written.push([u.path, new TextDecoder().decode(data)]); return Promise.resolve(); } },
   },
@@ -102,31 +86,19 @@ function o(node: string, token: string | null, pttlMs = 10_000): Observation {
     : { node, state: 'present', token, pttlMs, type: 'string', format: 'string', holdCount: null, reason: null };
 }
 function entry(key: string, tokens: Array<string | null>): LockEntry {
-  const nodes = tokens.map((t, i) => o(`n${i + 1}`, t));
-  const holders: Record<string, number> = Object.create(null);
-  for (const x of nodes) if (x.token) holders[x.token] = (holders[x.token] ?? 0) + 1;
-  const distinct = Object.keys(holders).length;
-  return { key, verdict: distinct > 1 ? 'split' : (Object.values(holders)[0] ?? 0) >= 2 ? 'held' : 'partial', flags: [], validityMs: 9000, quorum: 2, holders, fence: null, fenceRisk: false, nodes };
+  return lockEntry(key, tokens.map((t, i) => o(`n${i + 1}`, t)), { validityMs: 9000 });
 }
 
 describe('lock detail panel host (stand-in vscode)', () => {
-  type ResolveFn = (request: string, ...rest: unknown[]) => string;
-  const M = Module as unknown as { _resolveFilename: ResolveFn; _cache: Record<string, unknown> };
-  let original: ResolveFn;
   let panelMod: typeof PanelModule;
-  const STUB = '\0vscode-stub';
+  let uninstall: () => void;
 
   before(() => {
-    original = M._resolveFilename;
-    M._resolveFilename = function (request: string, ...rest: unknown[]) {
-      return request === 'vscode' ? STUB : original.call(this, request, ...rest);
-    };
-    require.cache[STUB] = { id: STUB, filename: STUB, loaded: true, exports: vscodeStub } as unknown as NodeJS.Module;
+    uninstall = installFakeVscode({ module: vscodeStub });
     panelMod = require('../../src/extension/panel/lockDetailsPanel') as typeof PanelModule;
   });
   after(() => {
-    M._resolveFilename = original;
-    delete require.cache[STUB];
+    uninstall();
     delete require.cache[require.resolve('../../src/extension/panel/lockDetailsPanel')];
   });
 

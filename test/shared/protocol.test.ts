@@ -2,9 +2,13 @@
 // validators, the verdict sentence, and the HTML / CSP shell.
 import * as assert from 'node:assert/strict';
 import type { LockEntry, Observation } from '../../src/core/types';
+import { lockEntry } from '../support/entries';
 import { makeNonce, panelCsp, panelHtml } from '../../src/extension/panel/html';
 import { PROTOCOL_VERSION, isHostMessage, isPanelState, isWebviewMessage, type HistoryEvent, type LockView } from '../../src/shared/protocol';
-import { agedEntryWithCopies, describeEvent, describeFormat, formatSeconds, shortToken, verdictBadge, verdictSentence } from '../../src/shared/verdictSentence';
+import { shortToken as cutToken, TOKEN_IN_SENTENCE } from '../../src/core/present';
+import { agedEntryWithCopies, describeEvent, describeFormat, formatSeconds, verdictBadge, verdictSentence } from '../../src/shared/verdictSentence';
+
+const shortToken = (t: string): string => cutToken(t, TOKEN_IN_SENTENCE);
 
 const T1 = '7f3a9b0c1d2e3f4a5b6c7d8e9f0a1bc2';
 const T2 = '91bc4e5f6a7b8c9d0e1f2a3b4c5d6e0d';
@@ -13,9 +17,7 @@ function obs(node: string, state: Observation['state'], token: string | null = n
   return { node, state, token, pttlMs, type: state === 'present' ? 'string' : null, format: state === 'present' ? 'string' : null, holdCount: null, reason: state === 'unreachable' ? 'timeout' : null, ...extra };
 }
 function entry(verdict: LockEntry['verdict'], nodes: Observation[], validityMs: number | null, flags: LockEntry['flags'] = []): LockEntry {
-  const holders = Object.create(null) as Record<string, number>;
-  for (const o of nodes) if (o.state === 'present') holders[o.token ?? ''] = (holders[o.token ?? ''] ?? 0) + 1;
-  return { key: 'k', verdict, flags, validityMs, quorum: Math.floor(nodes.length / 2) + 1, holders, fence: null, fenceRisk: false, nodes };
+  return lockEntry('k', nodes, { verdict, flags, validityMs });
 }
 const held = (): LockEntry => entry('held', [obs('node-a', 'present', T1, 5000), obs('node-b', 'present', T1, 5000), obs('node-c', 'present', T1, 5000), obs('node-d', 'absent'), obs('node-e', 'unreachable')], 4100, ['degraded']);
 const view = (over: Partial<LockView> = {}): LockView => ({ key: 'k', nodes: ['node-a', 'node-b', 'node-c', 'node-d', 'node-e'], entry: held(), readAt: 1, sentAt: 2, readOnly: false, mine: true, expiringThresholdMs: 2000, ...over });
@@ -107,7 +109,8 @@ describe('panel verdict sentence', () => {
     assert.equal(shortToken(T1), '7f3a…c2');
     assert.equal(shortToken('abc'), 'abc');
     assert.equal(formatSeconds(4199), '4.1 s');
-    assert.equal(formatSeconds(7_200_000), '120 min');
+    // One duration format on every surface (src/core/present.ts).
+    assert.equal(formatSeconds(7_200_000), '2 h 0 min');
     assert.equal(describeFormat(obs('a', 'present', 'x', 1, { format: 'redisson-lock', holdCount: 3 })), 'Redisson lock · hold 3');
     assert.equal(describeFormat(obs('a', 'present', 'x,y', 1, { format: 'semaphore' })), 'semaphore · 2 holders');
     assert.equal(describeEvent(event({ nodes: ['a', 'b'] })), 'Acquired by 7f3a…c2 on a, b');

@@ -3,6 +3,9 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { extendable } from '../../src/core/actions';
+import { lockContextValue } from '../../src/extension/lockText';
+import { absent, lockEntry, present } from '../support/entries';
 
 interface Menu {
   command: string;
@@ -49,6 +52,23 @@ describe('extension manifest', () => {
     const re = /viewItem =~ \/(.*)\//.exec(release.when!)![1];
     assert.ok(new RegExp(re).test('lock;held;token;mine;'));
     assert.ok(!new RegExp(re).test('lock;held;token;'));
+  });
+
+  it('offers Extend in the item menu exactly where the core says a lock is extendable', () => {
+    const items = c.menus['view/item/context'] as Menu[];
+    const extend = items.find((m) => m.command === 'redlock.extend' && m.group?.startsWith('1_'))!;
+    const re = new RegExp(/viewItem =~ \/(.*)\//.exec(extend.when!)![1]);
+    const value = (e: Parameters<typeof lockContextValue>[0], mine = false): string => lockContextValue(e, mine);
+    const split31 = lockEntry('k', [present('a', 'x'), present('b', 'x'), present('c', 'x'), present('d', 'y'), absent('e')]);
+    const split22 = lockEntry('k', [present('a', 'x'), present('b', 'x'), present('c', 'y'), present('d', 'y'), absent('e')]);
+    const partial = lockEntry('k', [present('a', 'x'), absent('b'), absent('c')]);
+    assert.equal(split31.verdict, 'split');
+    assert.ok(re.test(value(split31)), 'split 3+1/5: the quorum holder can be extended');
+    assert.ok(!re.test(value(split22)), 'split 2+2/5: nothing to extend');
+    assert.ok(!re.test(value(partial)));
+    assert.ok(re.test(value(partial, true)), 'a lock taken here');
+    assert.equal(extendable(split31, false), true);
+    assert.equal(extendable(split22, false), false);
   });
 
   it('declares every setting with defaults and validation', () => {

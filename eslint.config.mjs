@@ -1,0 +1,95 @@
+// @ts-check
+// Lint: the recommended rules (not the type-checked set, which would need a full program
+// per file) plus the import boundaries of docs/architecture.md. The boundaries are the
+// point: the core runs without VS Code, the webview runs in a browser.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+const nodeModules = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+
+/** Paths that import upward out of the core, whatever the relative depth. */
+const upward = ['**/extension', '**/extension/**', '**/cli', '**/cli/**', '**/dev', '**/dev/**'];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.vscode-test/**', '.tools/**', 'media/**', '**/*.d.ts'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      ecmaVersion: 2022,
+      sourceType: 'module',
+      globals: {
+        // Node and browser globals the code uses; `no-undef` is off for TypeScript anyway.
+        process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly',
+        setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly', __dirname: 'readonly', fetch: 'readonly',
+        AbortSignal: 'readonly', SharedArrayBuffer: 'readonly', Atomics: 'readonly',
+      },
+    },
+    rules: {
+      // Unused names prefixed with _ are deliberate (a callback's position, a rest sibling).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      // Control characters in patterns are the point where keys are escaped.
+      'no-control-regex': 'off',
+      // `require` is how the test hooks load modules under a stubbed `vscode`.
+      '@typescript-eslint/no-require-imports': 'off',
+      // `this` aliasing is needed in function-style callbacks that forward `this`.
+      '@typescript-eslint/no-this-alias': 'off',
+      // Expected CLI output is column-aligned: literal spaces read better than {2}.
+      'no-regex-spaces': 'off',
+      // A fresh message for the user is the point where scripts rethrow.
+      'preserve-caught-error': 'off',
+      // A variable declared with a default before a block that sets it reads better than
+      // the alternatives; TypeScript already reports what is truly unused.
+      'no-useless-assignment': 'off',
+      // Style only (let vs const); reviews catch it where it matters.
+      'prefer-const': 'off',
+    },
+  },
+  {
+    files: ['**/*.mjs', '**/*.js'],
+    // Playwright's page.evaluate callbacks run in the page.
+    languageOptions: { globals: { document: 'readonly', window: 'readonly' } },
+    rules: { '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', caughtErrors: 'none' }] },
+  },
+  {
+    // The core is the library: no editor, no CLI, no dev tooling.
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'vscode', message: 'src/core runs outside VS Code (docs/architecture.md).' }],
+        patterns: [{ group: upward, message: 'src/core never imports src/extension, src/cli or src/dev (docs/architecture.md).' }],
+      }],
+    },
+  },
+  {
+    // Shared wording and protocol: imported by the webview, the extension and the CLI.
+    files: ['src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'vscode', message: 'src/shared is also bundled into the webview and the CLI (docs/architecture.md).' }, ...nodeModules],
+        patterns: [{ group: upward, message: 'src/shared never imports src/extension, src/cli or src/dev (docs/architecture.md).' }],
+      }],
+    },
+  },
+  {
+    // The webview is browser code: no Node module, no `vscode` API (it talks by messages).
+    files: ['webview/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'vscode', message: 'The webview talks to the extension by messages only.' }, ...nodeModules, 'ioredis'],
+        patterns: [{ group: upward, message: 'The webview imports only src/shared (and types) (docs/architecture.md).' }],
+      }],
+    },
+  },
+  {
+    // The CLI never depends on the editor.
+    files: ['src/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'vscode', message: 'The CLI runs outside VS Code.' }],
+        patterns: [{ group: ['**/extension', '**/extension/**'], message: 'The CLI never imports src/extension.' }],
+      }],
+    },
+  },
+);

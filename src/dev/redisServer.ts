@@ -1,0 +1,255 @@
+// Real redis-server processes on free loopback ports, for tests, the demo and benches.
+// Every server started here is stopped on exit, on Ctrl-C and on an uncaught failure.
+import { spawn, spawnSync, ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+
+export interface RedisServerOptions {
+  /** Extra redis-server arguments, e.g. ['--requirepass', 'secret']. */
+  args?: string[];
+  port?: number;
+  /** Start a sentinel (not a data node) monitoring this master. */
+  sentinelOf?: { name: string; port: number; downAfterMs?: number };
+  /**
+   * Also listen with TLS on `tlsPort` (certificates from test/support/tlsCerts.ts); the
+   * plain port stays for test setup clients. `authClients` requires client certificates.
+   */
+  tls?: { cert: string; key: string; ca: string; authClients: boolean };
+}
+
+const live = new Set<RedisServer>();
+
+export function redisServerBinary(): string {
+  const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).stdout.trim();
+  if (!found) {
+    throw new Error('redis-server not found: install it with `sudo apt-get install -y redis-server` (or run `bash .ci/run`)');
+  }
+  return found;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export class RedisServer {
+  private proc: ChildProcess | undefined;
+  private readonly dir: string;
+  private exited: Promise<void> = Promise.resolve();
+
+  private constructor(readonly port: number, private readonly args: string[], private readonly sentinelOf?: RedisServerOptions['sentinelOf']) {
+    this.dir = mkdtempSync(join(tmpdir(), 'redlock-redis-'));
+  }
+
+  /** The TLS port, when started with `tls`. */
+  tlsPort: number | undefined;
+
+  static async start(options: RedisServerOptions = {}): Promise<RedisServer> {
+    const args = [...(options.args ?? [])];
+    let tlsPort: number | undefined;
+    if (options.tls) {
+      tlsPort = await freePort();
+      const t = options.tls;
+      args.push('--tls-port', String(tlsPort), '--tls-cert-file', t.cert, '--tls-key-file', t.key, '--tls-ca-cert-file', t.ca, '--tls-auth-clients', t.authClients ? 'yes' : 'no');
+    }
+    const server = new RedisServer(options.port ?? (await freePort()), args, options.sentinelOf);
+    server.tlsPort = tlsPort;
+    live.add(server);
+    await server.spawn();
+    return server;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  get pid(): number | undefined {
+    return this.proc?.pid;
+  }
+
+  get running(): boolean {
+    return this.proc !== undefined;
+  }
+
+  private async spawn(): Promise<void> {
+    const argv = this.sentinelOf ? this.sentinelArgv(this.sentinelOf) : [
+      '--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
+      '--dir', this.dir, '--enable-debug-command', 'local', '--daemonize', 'no', '--loglevel', 'warning',
+      ...this.args,
+    ];
+    const proc = spawn(redisServerBinary(), argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+    this.proc = proc;
+    let stderr = '';
+    proc.stderr?.on('data', (d) => (stderr += String(d)));
+    this.exited = new Promise((resolve) => proc.once('exit', () => resolve()));
+    proc.once('exit', () => {
+      if (this.proc === proc) this.proc = undefined;
+    });
+    await this.waitReady(() => stderr);
+  }
+
+  /** Sentinel rewrites its config file, so it gets one of its own in the temp dir. */
+  private sentinelArgv(m: NonNullable<RedisServerOptions['sentinelOf']>): string[] {
+    const conf = join(this.dir, 'sentinel.conf');
+    if (!existsSync(conf)) {
+      writeFileSync(conf, [
+        `sentinel monitor ${m.name} 127.0.0.1 ${m.port} 1`,
+        `sentinel down-after-milliseconds ${m.name} ${m.downAfterMs ?? 1000}`,
+        `sentinel failover-timeout ${m.name} 5000`,
+        '',
+      ].join('\n'));
+    }
+    return [conf, '--sentinel', '--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--daemonize', 'no', '--loglevel', 'warning', ...this.args];
+  }
+
+  private async waitReady(stderr: () => string): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      if (!this.proc) throw new Error(`redis-server on port ${this.port} exited: ${stderr()}`);
+      const probe = new Redis({ port: this.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false, enableReadyCheck: false });
+      probe.on('error', () => undefined);
+      try {
+        await probe.connect();
+        await probe.ping().catch((e: Error) => {
+          // A password-protected or still loading node still proves it is up.
+          if (!/NOAUTH|WRONGPASS|LOADING/.test(e.message)) throw e;
+        });
+        return;
+      } catch {
+        if (Date.now() > deadline) throw new Error(`redis-server on port ${this.port} did not start: ${stderr()}`);
+        await new Promise((r) => setTimeout(r, 20));
+      } finally {
+        probe.disconnect();
+      }
+    }
+  }
+
+  /** SIGSTOP: the process keeps its socket but answers nothing until resume(). */
+  pause(): void {
+    this.proc?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.proc?.kill('SIGCONT');
+  }
+
+  /** Kill the process (SIGKILL: no shutdown save); the port stays reserved for restart(). */
+  async stop(): Promise<void> {
+    const proc = this.proc;
+    if (!proc) return;
+    proc.kill('SIGCONT');
+    proc.kill('SIGKILL');
+    await this.exited;
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.spawn();
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    live.delete(this);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** A fresh client for test setup (not the code under test). */
+  client(options: Record<string, unknown> = {}): Redis {
+    const c = new Redis({ port: this.port, host: '127.0.0.1', maxRetriesPerRequest: 1, ...options });
+    c.on('error', () => undefined);
+    return c;
+  }
+}
+
+export async function startNodes(n: number, options: RedisServerOptions = {}): Promise<RedisServer[]> {
+  return Promise.all(Array.from({ length: n }, () => RedisServer.start(options)));
+}
+
+export async function stopAll(): Promise<void> {
+  await Promise.all([...live].map((s) => s.dispose()));
+}
+
+function killAllSync(): void {
+  for (const s of live) {
+    const pid = s.pid;
+    if (pid) {
+      try {
+        process.kill(pid, 'SIGCONT');
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+}
+
+process.once('exit', killAllSync);
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    killAllSync();
+    process.exit(130);
+  });
+}
+
+/**
+ * 3 masters joined into a Redis Cluster by `redis-cli --cluster create`. `args` adds
+ * server options, e.g. `--cluster-require-full-coverage no` so the masters that still
+ * answer keep serving their slots while one is paused.
+ */
+export async function startCluster(masters = 3, args: string[] = []): Promise<RedisServer[]> {
+  const servers = await startNodes(masters, { args: ['--cluster-enabled', 'yes', '--cluster-node-timeout', '2000', ...args] });
+  const r = spawnSync('redis-cli', ['--cluster', 'create', ...servers.map((s) => `127.0.0.1:${s.port}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`redis-cli --cluster create failed: ${r.stdout}${r.stderr}`);
+  // The cluster is usable once every node agrees its state is ok.
+  const deadline = Date.now() + 15_000;
+  for (const s of servers) {
+    const c = s.client();
+    try {
+      for (;;) {
+        const info = String(await c.call('CLUSTER', 'INFO'));
+        if (info.includes('cluster_state:ok')) break;
+        if (Date.now() > deadline) throw new Error(`cluster on ${s.port} not ok: ${info}`);
+        await new Promise((res) => setTimeout(res, 50));
+      }
+    } finally {
+      c.disconnect();
+    }
+  }
+  return servers;
+}
+
+/** Runs `fn` with a fresh setup client of `s` and always disconnects it. */
+export async function withClient<T>(s: RedisServer, fn: (c: Redis) => Promise<T>): Promise<T> {
+  const c = s.client();
+  try {
+    return await fn(c);
+  } finally {
+    c.disconnect();
+  }
+}
+
+/** The master (`127.0.0.1:port`) that owns `key`'s slot, asked of the cluster itself. */
+export async function clusterOwner(s: RedisServer, key: string): Promise<number> {
+  return withClient(s, async (c) => {
+    const slot = Number(await c.call('CLUSTER', 'KEYSLOT', key));
+    const ranges = (await c.call('CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>;
+    const owner = ranges.find(([a, b]) => slot >= a && slot <= b);
+    if (!owner) throw new Error(`no owner for slot ${slot}`);
+    return Number(owner[2][1]);
+  });
+}
+
+/** Sentinels (`count`) monitoring one master, started together. */
+export async function startSentinels(count: number, master: RedisServer, name = 'mymaster'): Promise<RedisServer[]> {
+  return Promise.all(Array.from({ length: count }, () => RedisServer.start({ sentinelOf: { name, port: master.port } })));
+}
