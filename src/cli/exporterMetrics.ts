@@ -76,6 +76,11 @@ export class Exporter {
           for (const k of c.removed) this.locks.delete(k);
           this.status = status;
         },
+        // Every tick, changed or not: truncation and node reachability stay current even
+        // while no lock changes. Only after the first snapshot, which alone makes /metrics ready.
+        status: (status) => {
+          if (this.status) this.status = status;
+        },
         error: (e) => this.options.onError?.(e instanceof Error ? e.message : String(e)),
       },
     );
