@@ -125,6 +125,9 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
   watchRate();
   // The first read runs after activate() returns: activation stays cheap (docs/decisions.md).
   model.start();
+  // `npm run demo` opens the workbench on the Redlock view: code-server offers no
+  // command-line way to choose the first view, so the demo asks through the environment.
+  if (process.env.REDLOCK_REVEAL_VIEW === '1') void vscode.commands.executeCommand('workbench.view.extension.redlock');
 
   teardown = async () => {
     // Locks kept alive by auto-extension are released, not left to expire.
