@@ -35,11 +35,12 @@ export interface Peer {
 const MANY = 1_000_000;
 
 /** Our core, built from URLs as the CLI and the extension build it (its own client options). */
-export async function openOurs(s: LibSettings, name = 'ours', coreModule: typeof core = core, options: core.AcquireOptions = {}): Promise<LockLib> {
+export async function openOurs(s: LibSettings, name = 'ours', coreModule: typeof core = core, options: core.AcquireOptions = {}, extra: core.RedlockOptions = {}): Promise<LockLib> {
   const rl = new coreModule.Redlock(s.nodes.map((n) => `redis://${n.host}:${n.port}`), {
     retryCount: MANY,
     retryDelayMs: s.retryDelayMs,
     retryJitterMs: 0,
+    ...extra,
   });
   await rl.release(await rl.acquire(`bench:${name}:connect`, 1000));
   return {

@@ -283,6 +283,8 @@ async function openLibs(libs: LockLib[], settings: LibSettings, cfg: LockBenchCo
   if (wanted('ours')) libs.push(await openOurs(settings));
   // The same core with { fencing: true }: the cost of a fence, measured in the same rounds.
   if (wanted(FENCED)) libs.push(await openOurs(settings, FENCED, undefined, { fencing: true }));
+  // The cost of lasting history: every acquire and release also queues an event write.
+  if (wanted('ours+events')) libs.push(await openOurs(settings, 'ours+events', undefined, {}, { events: true }));
   for (const v of cfg.coreVariants) {
     // Compiled JS of another copy of src/core, loaded at run time: it has no types here.
     if (wanted(v.name)) libs.push(await openOurs(settings, v.name, require(v.path)));

@@ -20,6 +20,7 @@ import {
 } from '../src/shared/protocol';
 import { agedEntryWithCopies, describeEvent, describeFormat, formatSeconds, holderTokens, verdictBadge, verdictSentence } from '../src/shared/verdictSentence';
 import { clear, el, setText, svg } from './dom';
+import { cycleText, holderText } from '../src/shared/holderText';
 import { SampleRing, TOKEN_COLOURS, renderTimeline, type SavedSamples } from './timeline';
 
 interface VsCodeApi {
@@ -62,6 +63,10 @@ const flagsEl = el('span', { id: 'flags', class: 'flags' });
 const fenceEl = el('span', { id: 'fence', class: 'fence', hidden: true });
 const verdictEl = el('p', { id: 'verdict', class: 'verdict' }, 'Waiting for the extension…');
 const announce = el('div', { id: 'announce', class: 'sr-only', 'aria-live': 'polite', role: 'status' });
+// Who holds it and who waits: names come from other processes, always set as text.
+const holderEl = el('p', { id: 'holder', class: 'holder', hidden: true });
+const waitersEl = el('ul', { id: 'waiters', class: 'waiters', 'aria-label': 'Waiting clients', hidden: true });
+const cycleEl = el('p', { id: 'cycle', class: 'cycle', role: 'alert', hidden: true });
 
 function actionButton(id: string, label: string, icon: string, kind: ActionKind, secondary: boolean): HTMLElement {
   const b = el('vscode-button', { id, icon, secondary, 'data-action': kind, title: label }, label);
@@ -80,7 +85,7 @@ const readOnlyNote = el('p', { id: 'read-only-note', class: 'note', hidden: true
 const titleRow = el('div', { class: 'title-row' });
 titleRow.append(keyEl, badge, flagsEl, fenceEl);
 const header = el('header', { class: 'head' });
-header.append(titleRow, verdictEl, announce, actions, readOnlyNote);
+header.append(titleRow, verdictEl, holderEl, waitersEl, cycleEl, announce, actions, readOnlyNote);
 
 // Nodes table.
 const COLUMNS = ['Node', 'Token', 'TTL', 'Format', 'Last change'];
@@ -112,7 +117,7 @@ exportBtn.addEventListener('click', () => {
   if (key !== null) post({ type: 'exportHistory', key });
 });
 const historyList = el('ol', { id: 'history', class: 'history', tabindex: 0, 'aria-label': 'Event history, newest first' });
-const historyEmpty = el('p', { id: 'history-empty', class: 'note' }, 'No events yet: changes seen while this panel is open appear here.');
+const historyEmpty = el('p', { id: 'history-empty', class: 'note' }, 'No events yet: changes seen while this panel is open appear here, and events the locking clients recorded (new Redlock(nodes, { events: true })).');
 const historyHead = el('div', { class: 'section-head' });
 historyHead.append(el('h2', { id: 'history-h' }, 'History'), exportBtn);
 const historySection = el('section', { class: 'history-section', 'aria-labelledby': 'history-h' });
@@ -274,11 +279,32 @@ function tickFence(aged: LockEntry | null): void {
     : `The highest fencing token handed out for this resource; the next fenced acquisition gets a higher one.`);
 }
 
+let shownWaiters = '';
+function tickPeople(entry: LockEntry | null, now: number): void {
+  const who = entry ? holderText(entry.holder, now - offset) : null;
+  holderEl.hidden = who === null;
+  setText(holderEl, who === null ? '' : `Held by ${who}`);
+  const waiters = entry?.waiters ?? [];
+  const text = waiters.map((w) => (w.reason ? 'unreadable waiter entry' : `${holderText({ ...w }, now - offset)?.replace(/ for /, ', waiting for ') ?? 'unnamed'}`));
+  const joined = text.join('\n');
+  if (joined !== shownWaiters) {
+    shownWaiters = joined;
+    clear(waitersEl);
+    for (const t of text.slice(0, 50)) waitersEl.appendChild(el('li', {}, t));
+    if (text.length > 50) waitersEl.appendChild(el('li', {}, `and ${text.length - 50} more`));
+  }
+  waitersEl.hidden = text.length === 0;
+  const cycle = entry ? cycleText(entry) : null;
+  cycleEl.hidden = cycle === null;
+  setText(cycleEl, cycle ?? '');
+}
+
 function tick(): void {
   if (!view) return;
   const now = Date.now();
   const aged = view.entry ? agedEntryWithCopies(view.entry, now - (view.readAt + offset), view.expiringThresholdMs) : null;
   tickHeader(aged);
+  tickPeople(view.entry, now);
   tickRows(aged, view.nodes, now);
 }
 

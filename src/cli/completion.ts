@@ -121,7 +121,8 @@ export function bashCompletion(spec: CompletionSpec): string {
 
 /** Text inside a single-quoted `_arguments` spec: no quote, bracket or colon left raw. */
 function zq(text: string): string {
-  // Backslashes first: the quote's own `'\''` must not have its backslash doubled.
+  // The spec's own escapes first, the shell's quote last: the other way round doubled the
+  // backslash of `'\''` and left the quote open.
   return text.replace(/([[\]:\\])/g, '\\$1').replace(/'/g, `'\\''`);
 }
 

@@ -86,6 +86,8 @@ export class CliContext {
       connectTimeoutMs: CONNECT_TIMEOUT_MS,
       readTimeoutMs: READ_TIMEOUT_MS,
       defaultPassword: this.io.env.REDLOCK_PASSWORD || undefined,
+      // A lock taken from a terminal says so to whoever inspects it (docs/holders.md).
+      holderName: 'redlock-inspector-cli',
       tls: this.tls(opts, nodes),
     });
     try {

@@ -15,6 +15,7 @@ const NAMES: Record<Verdict | Flag, true> = {
   expiring: true,
   degraded: true,
   reentrant: true,
+  deadlock: true,
 };
 
 export const FAIL_ON_NAMES = Object.keys(NAMES) as Array<Verdict | Flag>;

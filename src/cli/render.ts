@@ -9,6 +9,7 @@ import { sortLocks } from '../shared/lockOrder';
 import { displayWidth as width, padEnd as pad } from './displayWidth';
 import { escapeText } from './escape';
 import { PLAIN, Style } from './style';
+import { cycleText, whoSuffix } from '../shared/holderText';
 
 /** The verdict as the tree words it, with the CLI's one duration format. */
 export function verdictText(l: LockEntry): string {
@@ -59,6 +60,8 @@ function copyCell(o: Observation, labels: Map<string, string>): string {
 export interface StatusOptions {
   style?: Style;
   patterns: string[];
+  /** The clock holder ages are measured against; default now. */
+  nowMs?: number;
 }
 
 export function renderNodes(snap: Snapshot, facts: NodeFacts[] | null, style: Style = PLAIN): string[] {
@@ -103,7 +106,7 @@ export function renderLocks(snap: Snapshot, options: StatusOptions): string[] {
         entry: l,
         labels,
         key: escapeText(l.key),
-        verdict: verdictText(l),
+        verdict: verdictText(l) + escapeText(whoSuffix(l, options.nowMs ?? Date.now())),
         flags: l.flags.length ? l.flags.join(',') : '-',
         cells: l.nodes.map((o) => copyCell(o, labels)),
       };
@@ -126,6 +129,8 @@ export function renderLocks(snap: Snapshot, options: StatusOptions): string[] {
         lines.push(style.dim(`    ${label} = `) + escapeText(token));
       }
       if (r.entry.fence !== null) lines.push(fenceLine(r.entry, style));
+      const cycle = cycleText(r.entry);
+      if (cycle) lines.push(style.red(`    ${escapeText(cycle)}`));
     }
   }
   if (snap.skipped.length) {

@@ -1,6 +1,6 @@
 // What `watch` prints for each change: the lock's verdict now and what moved since the
 // last line about it, per node and field (`127.0.0.1:7103 token A→B`, `TTL 1.2 s→10.0 s`,
-// `verdict held 3/5→split 2+2/5`, `flags +no-ttl`). Token labels (A, B, ...) start as
+// `verdict held 3/5→split 2+2/5`, `flags +no-ttl`, `waiting 0→2`). Token labels (A, B, ...) start as
 // the first table labelled them and stay with their token for as long as the key is
 // watched; a new token gets the next label and one legend line with the whole token.
 //
@@ -123,6 +123,12 @@ export class WatchLines {
     if (gained.length || lost.length) {
       if ([...gained, ...lost].some((f) => f !== 'expiring')) loud = true;
       parts.push(`flags ${[...gained.map((f) => `+${f}`), ...lost.map((f) => `-${f}`)].join(' ')}`);
+    }
+    const waitBefore = before.waiters?.length ?? 0;
+    const waitNow = now.waiters?.length ?? 0;
+    if (waitBefore !== waitNow) {
+      loud = true;
+      parts.push(`waiting ${waitBefore}→${waitNow}`);
     }
     // A new fence is a new fenced holder; a risk appearing is what an operator must see.
     if ((before.fence ?? null) !== (now.fence ?? null)) {

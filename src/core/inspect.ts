@@ -3,6 +3,7 @@
 // write: only TYPE/PTTL/STRLEN/GET/HLEN/HKEYS/HSTRLEN/HGET/ZCARD/ZRANGE run, in a
 // `no-writes` script.
 import { isInternalKey } from './internalKeys';
+import { attachHolders, attachWaiters, flagDeadlocks } from './holdersRead';
 import { attachFences, prefetchCounters } from './fenceRead';
 import { performance } from 'node:perf_hooks';
 import { classify, quorumOf, skipReason } from './classify';
@@ -189,7 +190,7 @@ export async function fillGaps(ctx: InspectContext, scans: NodeScan[], union: Se
 }
 
 function unreachableOn(scan: NodeScan): Observation {
-  return Object.freeze({ node: scan.status.node, state: 'unreachable', token: null, pttlMs: null, type: null, format: null, holdCount: null, reason: scan.status.error ?? 'unreachable' });
+  return Object.freeze({ node: scan.status.node, state: 'unreachable', token: null, pttlMs: null, type: null, format: null, holdCount: null, reason: scan.status.error ?? 'unreachable', holder: null });
 }
 
 /**
@@ -259,7 +260,9 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
       fencesToRead.push(locks.length);
       fence = null;
     }
-    locks.push({ key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, fence, fenceRisk: fence !== null && holding < c.quorum, nodes: observations });
+    const entry: LockEntry = { key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, fence, fenceRisk: fence !== null && holding < c.quorum, nodes: observations };
+    attachHolders(entry);
+    locks.push(entry);
     lockIds.push(id);
   }
   return { locks, lockIds, skipped, skippedIds, fencesToRead };
@@ -289,6 +292,8 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
   const nowMs = clockNow();
   const { locks, lockIds, skipped, fencesToRead } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);
   await attachFences(ctx, scans, locks, lockIds, fencesToRead);
+  await attachWaiters(ctx, scans, locks, lockIds);
+  flagDeadlocks(locks);
   const unread = unreadPart(ctx, scans, patterns, skipped);
   const truncated = scans.some((s) => s.truncated);
   const snapshot: Snapshot = { quorum: ctx.ownerOnly ? 1 : quorumOf(ctx.nodes.length), nodes: scans.map((s) => s.status), locks, skipped, truncated };

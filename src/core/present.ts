@@ -3,6 +3,7 @@
 // Node types: the webview bundles it. Escaping for a particular medium (terminal,
 // Markdown, HTML) stays with that medium.
 import type { Classification, Observation } from './types';
+import { holderLabel } from './holderToken';
 
 /**
  * Durations as people read them on every surface: `0.4 ms` (fractions only below 10 ms,
@@ -105,7 +106,8 @@ export function describeAnswer(a: NodeAnswer): string {
     case 'granted':
       return `${a.node} granted`;
     case 'held-by-other':
-      return `${a.node} held by ${a.heldBy === undefined ? 'another token' : shortToken(a.heldBy, TOKEN_IN_ERROR)}`;
+      // Our own holders say who they are: a name beats a token prefix.
+      return `${a.node} held by ${a.heldBy === undefined ? 'another token' : (holderLabel(a.heldBy) ?? shortToken(a.heldBy, TOKEN_IN_ERROR))}`;
     case 'not-held':
       return `${a.node} not held (expired or released)`;
     default:

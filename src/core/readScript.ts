@@ -219,7 +219,7 @@ function decodeRaw(type: string, payload: unknown): RawValue {
 
 /** Frozen and shared: absent is the most common observation on a partial lock. */
 export function absentOn(node: string): Observation {
-  return Object.freeze({ node, state: 'absent', token: null, pttlMs: null, type: null, format: null, holdCount: null, reason: null });
+  return Object.freeze({ node, state: 'absent', token: null, pttlMs: null, type: null, format: null, holdCount: null, reason: null, holder: null });
 }
 
 function toObservation(node: string, type: string, pttl: number, payload: unknown, absent: Observation): Observation {

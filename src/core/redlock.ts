@@ -12,12 +12,18 @@ import { DoctorOptions, DoctorReport, runDoctor } from './doctor';
 import type { InspectOptions, InspectPage, NodeFacts } from './inspectTypes';
 import type { Snapshot } from './types';
 import { displayKey, displayToken, parseTokenArg } from './tokens';
+import { encodeIdentity, IdentityOptions, tokenWithIdentity } from './holders';
+import { releaseWaitOn, waitAcquireOn, WaitState, waitState } from './waiters';
+import { EventOptions, EventRecorder } from './events';
+import { History, readHistory } from './history';
 import { FenceRound, withRaiseFailures } from './fencing';
 import { Cluster } from 'ioredis';
 import { clusterMembers } from './clusterMembers';
 import { ownerOf, unreadMasters } from './clusterTopology';
 
-export interface RedlockOptions extends NodeSetOptions {
+export interface RedlockOptions extends NodeSetOptions, IdentityOptions {
+  /** Record acquired / extended / released / lost / failed in a capped log per resource. */
+  events?: boolean | EventOptions;
   /** Clock drift allowance as a fraction of the TTL (drift = ttl * driftFactor + 2 ms). */
   driftFactor?: number;
   retryCount?: number;
@@ -89,7 +95,7 @@ function countGranted(rs: ReadonlyArray<{ ok: boolean; value?: unknown } | undef
 
 export class Lock {
   constructor(
-    /** Display form of the token (32 hex characters for our own locks). */
+    /** Display form of the token (ours: 32 hex characters, then the holder identity, see holders.ts). */
     readonly token: string,
     readonly resources: string[],
     /** Validity at the moment of success, in ms. */
@@ -263,12 +269,17 @@ export class Redlock {
   readonly driftFactor: number;
   private readonly options: RedlockOptions;
   private connecting: Promise<void> | undefined;
+  /** The identity part of every token this instance writes (holders.ts). */
+  private readonly identity: string;
+  private readonly events: EventRecorder | undefined;
 
   constructor(nodes: readonly NodeInput[], options: RedlockOptions = {}) {
     this.options = options;
     this.driftFactor = options.driftFactor ?? 0.01;
     this.nodes = createNodes(nodes, options);
     this.quorum = Math.floor(this.nodes.length / 2) + 1;
+    this.identity = encodeIdentity(options);
+    this.events = options.events ? new EventRecorder(() => this.nodes.map((n) => ({ client: n.client, isCluster: n.isCluster })), options.events === true ? {} : options.events, options.commandTimeoutMs ?? 1000) : undefined;
     const wait = options.connectTimeoutMs ?? 2000;
     // A quorum of identified connections is enough to start: one frozen node must not
     // delay every call by the connect timeout; calls wait for the rest within their deadline.
@@ -313,23 +324,48 @@ export class Redlock {
     if (this.connecting) await this.connecting;
     checkDistinct(this.nodes);
     let last: RedlockError | undefined;
-    for (let attempt = 0; attempt <= retries; attempt++) {
-      if (signal?.aborted) throw new LockAbortedError('acquire aborted');
-      if (attempt > 0) {
-        const jitter = Math.random() * (this.options.retryJitterMs ?? 100);
-        await sleep((this.options.retryDelayMs ?? 200) + jitter, signal);
+    const delay = this.options.retryDelayMs ?? 200;
+    const jitterMax = this.options.retryJitterMs ?? 100;
+    // Only a call that will retry is a waiter; its entry exists from its first refusal
+    // (made then, so an uncontended acquire builds nothing).
+    let wait: WaitState | undefined;
+    const waiting = retries > 0 ? (): WaitState => (wait ??= waitState(tokenWithIdentity(newToken(), Date.now(), this.identity), keys, delay, jitterMax, this.deadlineFor(ttlMs))) : undefined;
+    try {
+      for (let attempt = 0; attempt <= retries; attempt++) {
+        if (signal?.aborted) throw new LockAbortedError('acquire aborted');
+        if (attempt > 0) {
+          const jitter = Math.random() * jitterMax;
+          await sleep(delay + jitter, signal);
+        }
+        const onRefused = options.onAttempt && ((nodes: NodeAttempt[]): void => options.onAttempt!({ attempt: attempt + 1, attempts: retries + 1, nodes }));
+        const result = await this.attemptAcquire(keys, ttlMs, attempt + 1, attempt === retries, wait ?? (attempt < retries ? waiting : undefined), onRefused, options.fencing === true);
+        if (result instanceof Lock) {
+          this.events?.record('acquired', keys, result.token);
+          return result;
+        }
+        if (result) last = result;
       }
-      const onRefused = options.onAttempt && ((nodes: NodeAttempt[]): void => options.onAttempt!({ attempt: attempt + 1, attempts: retries + 1, nodes }));
-      const result = await this.attemptAcquire(keys, ttlMs, attempt + 1, attempt === retries, onRefused, options.fencing === true);
-      if (result instanceof Lock) return result;
-      if (result) last = result;
+    } catch (e) {
+      // Aborted while listed: take the entry off now rather than at its deadline.
+      const w = wait as WaitState | undefined;
+      if (w?.listed) void round(this.nodes, (node) => releaseWaitOn(node.client, [], '', w, false), this.deadlineFor(ttlMs)).settled;
+      throw e;
     }
     throw last!;
   }
 
   /** Resolves undefined for a failed attempt that is not the last: a retry follows. */
-  private async attemptAcquire(keys: Resource[], ttlMs: number, attempt: number, final: boolean, onRefused?: (nodes: NodeAttempt[]) => void, fencing = false): Promise<Lock | RedlockError | undefined> {
-    const token = newToken();
+  private async attemptAcquire(
+    keys: Resource[],
+    ttlMs: number,
+    attempt: number,
+    final: boolean,
+    waiting?: WaitState | (() => WaitState),
+    onRefused?: (nodes: NodeAttempt[]) => void,
+    fencing = false,
+  ): Promise<Lock | RedlockError | undefined> {
+    const listed = typeof waiting === 'object' ? waiting : undefined;
+    const token = tokenWithIdentity(newToken(), Date.now(), this.identity);
     const q = this.quorum;
     const px = String(ttlMs);
     const drift = this.drift(ttlMs);
@@ -339,6 +375,7 @@ export class Redlock {
       this.nodes,
       (node) => {
         if (fence) return fence.grant(node, token, px);
+        if (listed?.listed && listed.keys.length > 0) return waitAcquireOn(node.client, keys, token, px, listed);
         if (keys.length === 1) return node.client.set(keys[0], token, 'PX', px, 'NX') as Promise<unknown>;
         return lockCommands(node.client).rliAcquire(keys.length, ...keys, token, px);
       },
@@ -360,12 +397,19 @@ export class Redlock {
       validity = ttlMs - elapsed - drift;
     }
     if (countGranted(results) >= q && validity > 0 && raised?.ok !== false) {
+      // Nodes whose grant did not take the waiter off still list it: unlist it there, after
+      // the fact (a fenced grant runs the fence script, which knows nothing of waiters).
+      if (listed && listed.keys.length > 0) void r.settled.then((all) => this.unlistWhereRefused(all, listed, fence !== undefined));
       const settled = (): Promise<NodeAttempt[]> => r.settled.then((all) => this.describeAcquire(keys, all));
       return this.own(new Lock(token, shown, Math.floor(validity), ttlMs, settled, start + ttlMs - drift, keys, token, raised?.fences));
     }
     // Some nodes may have granted without the reply arriving: undo on all of them. The
     // release goes out after the SET on each connection, so it also undoes a late one.
-    const [all] = await Promise.all([r.settled, this.releaseKeys(keys, token, ttlMs).settled]);
+    // A retrying call is listed as a waiter by this same release (and unlisted when it gives up).
+    const wait = typeof waiting === 'function' ? waiting() : waiting;
+    const undo = wait && wait.keys.length > 0 && (!final || wait.listed) ? this.releaseAndWait(keys, token, ttlMs, wait, !final) : this.releaseKeys(keys, token, ttlMs);
+    const [all] = await Promise.all([r.settled, undo.settled]);
+    if (wait) wait.listed = !final;
     // Unless a caller shows progress, nobody reads why a retried attempt failed: skip
     // asking who holds the key.
     if (!final) {
@@ -375,7 +419,9 @@ export class Redlock {
     let attempts = await this.describeAcquire(keys, all);
     if (raised?.ok === false) attempts = withRaiseFailures(attempts, raised.failures);
     const detail = countGranted(results) >= q && raised?.ok !== false ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
-    return new RedlockError('acquire', shown, q, attempts, detail, attempt);
+    const error = new RedlockError('acquire', shown, q, attempts, detail, attempt);
+    this.events?.record('failed', keys, token, error.message);
+    return error;
   }
 
   /** Turns round results into per-node answers; a refused SET NX asks who holds the key. */
@@ -410,6 +456,17 @@ export class Redlock {
     return round(this.nodes, (node) => releaseKeysOn(node.client, keys, rawToken), this.deadlineFor(ttlMs));
   }
 
+  private unlistWhereRefused(all: ReadonlyArray<Settled<unknown>>, wait: WaitState, everywhere: boolean): void {
+    this.nodes.forEach((node, i) => {
+      const x = all[i];
+      if (everywhere || !(x.ok && isGrant(x.value))) void releaseWaitOn(node.client, [], '', wait, false).catch(() => undefined);
+    });
+  }
+
+  private releaseAndWait(keys: Resource[], token: string, ttlMs: number, wait: WaitState, add: boolean): Round<number> {
+    return round(this.nodes, (node) => releaseWaitOn(node.client, keys, token, wait, add), this.deadlineFor(ttlMs));
+  }
+
   async extend(lock: Lock, ttlMs: number): Promise<Lock> {
     validateTtl(ttlMs);
     await this.ready();
@@ -441,6 +498,7 @@ export class Redlock {
       }));
     const granted = describe(decided).filter((a) => a.outcome === 'granted').length;
     if (granted >= q && validity > 0) {
+      this.events?.record('extended', lock.keys, lock.token);
       return this.own(new Lock(lock.token, lock.resources, Math.floor(validity), ttlMs, () => r.settled.then(describe), start + ttlMs - drift, lock.keys, lock.rawToken, lock.fences));
     }
     const detail = granted >= q ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
@@ -471,6 +529,7 @@ export class Redlock {
     if (this.connecting) await this.connecting;
     checkDistinct(this.nodes);
     const results = await this.releaseKeys(lock.keys, lock.rawToken, lock.ttlMs).settled;
+    if (results.some((r) => r.ok && r.value > 0)) this.events?.record('released', lock.keys, lock.token);
     return {
       nodes: this.named(lock.keys, this.nodes.map((node, i): ReleaseResult['nodes'][number] => {
         const r = results[i];
@@ -529,10 +588,16 @@ export class Redlock {
     let expiryTimer: NodeJS.Timeout | undefined;
     let extendTimer: NodeJS.Timeout | undefined;
     let stopped = false;
+    // Recorded when the lease goes, not when fn returns: fn may throw or never notice.
+    const lose = (why: unknown): void => {
+      if (controller.signal.aborted) return;
+      this.events?.record('lost', lock.keys, lock.token, why instanceof Error ? why.message : String(why));
+      controller.abort(why);
+    };
     const armExpiry = (): void => {
       clearTimeout(expiryTimer);
       expiryTimer = setTimeout(() => {
-        controller.abort(new LockAbortedError(`lease on ${lock.resources.join(', ')} expired before it could be extended`));
+        lose(new LockAbortedError(`lease on ${lock.resources.join(', ')} expired before it could be extended`));
       }, lock.remainingMs);
     };
     const scheduleExtend = (): void => {
@@ -544,7 +609,7 @@ export class Redlock {
           armExpiry();
           scheduleExtend();
         } catch (e) {
-          controller.abort(e);
+          if (!stopped) lose(e);
         }
       }, lock.remainingMs / 2);
     };
@@ -636,7 +701,17 @@ export class Redlock {
     return runDoctor({ ...this.readContext(), configured: this.nodes.length, quorum: this.quorum, deadlineFor: (ttl) => this.deadlineFor(ttl) }, options);
   }
 
+  /** The resource's event log from every node, merged, newest first. Reads only. */
+  async history(resource: Resource): Promise<History> {
+    validateResources([resource]);
+    await this.ready();
+    // A cluster client routes the key to its master itself: one vote, as for inspect.
+    const nodes = this.nodes[0].isCluster ? [this.nodes[0]] : this.nodes;
+    return readHistory(nodes, this.nodes[0].isCluster ? 1 : this.quorum, this.options.readTimeoutMs ?? 2000, resource);
+  }
+
   async quit(): Promise<void> {
+    await this.events?.flush();
     // A call's deadline does not cancel its commands: a SET that answers after the round
     // gave up, or a compare-and-delete still on its way, must land before the connection
     // closes, or it could leave a copy behind (bounded: a dead node never answers).

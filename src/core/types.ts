@@ -2,7 +2,7 @@
 // types; none of them classifies anything on its own.
 
 export type Verdict = 'split' | 'held' | 'unknown' | 'partial';
-export type Flag = 'no-ttl' | 'ttl-skew' | 'expiring' | 'degraded' | 'reentrant';
+export type Flag = 'no-ttl' | 'ttl-skew' | 'expiring' | 'degraded' | 'reentrant' | 'deadlock';
 export type ObservationState = 'present' | 'absent' | 'unreachable' | 'unreadable';
 
 /** Lock layouts the inspector recognises (see formats.ts). */
@@ -24,6 +24,29 @@ export interface Observation {
   format: LockFormat | null;
   holdCount: number | null;
   reason: string | null;
+  /** Who holds this copy, when its token says so (ours, Redisson's thread); else null. */
+  holder?: Holder | null;
+}
+
+/** A lock's holder as its token reveals it (docs/formats.md); null fields are not revealed. */
+export interface Holder {
+  name: string | null;
+  host: string | null;
+  pid: number | null;
+  /** Epoch ms of the acquisition. */
+  since: number | null;
+  /** Redisson's thread id. */
+  thread?: number | null;
+}
+
+/** A client whose acquire is retrying; `since` is its first refused attempt (epoch ms). */
+export interface Waiter {
+  name: string | null;
+  host: string | null;
+  pid: number | null;
+  since: number | null;
+  /** Set only for an entry that could not be decoded ('unreadable'). */
+  reason?: string;
 }
 
 export interface ClassifyOptions {
@@ -53,6 +76,12 @@ export interface LockEntry extends Omit<Classification, 'quorumToken'> {
   /** Fewer than a quorum of reachable nodes hold `fence`: the next fence may repeat one. */
   fenceRisk: boolean;
   nodes: Observation[];
+  /** The quorum token's holder; null when no token has a quorum or it carries no identity. */
+  holder?: Holder | null;
+  /** Clients retrying an acquire of this key, merged across nodes, oldest first. */
+  waiters?: Waiter[];
+  /** Set with the `deadlock` flag: every key of the wait cycle, sorted. */
+  cycle?: string[];
 }
 
 export interface NodeStatus {

@@ -16,6 +16,32 @@ import { describeFailure } from './nodes';
 import { attachFences } from './fenceRead';
 import { digestPage, scanTtlPage, UNDIGESTED } from './readScript';
 import type { LockEntry, NodeStatus, SkippedKey, Snapshot } from './types';
+import { attachWaiters, flagDeadlocks } from './holdersRead';
+import { INTERNAL_PREFIX, parseInternalKey } from './internalKeys';
+
+/**
+ * Waiter sets and event logs are scanned beside the user's patterns: their expiry moves at
+ * every write, so a changed page points at the lock whose waiters or history changed.
+ */
+const INTERNAL_PATTERN = `${INTERNAL_PREFIX}*`;
+
+/** The lock id (latin1 bytes) an internal key id belongs to, or null. */
+function lockIdOfInternal(id: string): string | null {
+  if (!id.startsWith(INTERNAL_PREFIX)) return null;
+  const parsed = parseInternalKey(Buffer.from(id, 'latin1').toString('utf8'));
+  return parsed === null ? null : Buffer.from(parsed.resource, 'utf8').toString('latin1');
+}
+
+/**
+ * A pattern that starts and ends with `*` matches the internal keys of every resource it
+ * matches (they contain the resource's name): the default `*lock*` needs no extra pass over
+ * the keyspace.
+ */
+function coversInternalKeys(patterns: readonly string[]): boolean {
+  return patterns.every((p) => p === '*' || (p.length >= 2 && p.startsWith('*') && p.endsWith('*') && !p.endsWith('\\*')));
+}
+
+const waitersText = (e: LockEntry | undefined): string => JSON.stringify([e?.waiters ?? [], e?.cycle ?? null]);
 
 export interface WatchOptions extends Omit<InspectOptions, 'continueFrom'> {
   /** Time between the start of two ticks; default 1,000 ms. */
@@ -116,6 +142,7 @@ function expiriesOf(e: LockEntry, scans: NodeScan[], id: string, ownerOnly: bool
 function sameEntry(a: Known, e: LockEntry, expiries: Array<number | null>): boolean {
   const b = a.entry!;
   if (b.verdict !== e.verdict || b.flags.join() !== e.flags.join() || b.nodes.length !== e.nodes.length) return false;
+  if (waitersText(b) !== waitersText(e)) return false;
   if (b.fence !== e.fence || b.fenceRisk !== e.fenceRisk) return false;
   for (let i = 0; i < e.nodes.length; i++) {
     const x = b.nodes[i];
@@ -140,6 +167,7 @@ export class Watcher {
   private paused = false;
   private ctx!: InspectContext;
   private readonly patterns: string[];
+  private readonly scanPatterns: string[];
   private intervalMs: number;
   private pages = 1;
   private lastStatus: WatchStatus | undefined;
@@ -156,6 +184,7 @@ export class Watcher {
   ) {
     this.patterns = options.patterns?.length ? options.patterns : DEFAULT_PATTERNS;
     validatePatterns(this.patterns);
+    this.scanPatterns = coversInternalKeys(this.patterns) ? this.patterns : [...this.patterns, INTERNAL_PATTERN];
     this.intervalMs = options.intervalMs ?? 1000;
     if (listener) this.listeners.add(listener);
   }
@@ -323,7 +352,7 @@ export class Watcher {
         // A node seen for the first time, or back from an outage, is read in full.
         if (!known || !known.scan.status.reachable || node.clusterMember) {
           everything = true;
-          const scan = await scanNode(ctx, node, this.patterns, this.patterns.map(() => '0'), maxKeys, deadline);
+          const scan = await scanNode(ctx, node, this.scanPatterns, this.scanPatterns.map(() => '0'), maxKeys, deadline);
           return { scan, pages: new Map(), digests: known?.digests ?? true };
         }
         const before = known.scan.status.reachable;
@@ -378,6 +407,7 @@ export class Watcher {
     const threshold = this.options.expiringThresholdMs ?? 2_000;
     const { locks, lockIds, skipped, skippedIds, fencesToRead } = classifyKeys(ctx, scans, toClassify, nowMs, threshold);
     await attachFences(ctx, scans, locks, lockIds, fencesToRead);
+    const waitChanged = await this.refreshWaiters(ctx, scans, locks, lockIds, dirty);
     const added: LockEntry[] = [];
     const changed: LockEntry[] = [];
     // The first tick emits one full snapshot: no per-key change copies to build (at 100k
@@ -395,6 +425,10 @@ export class Watcher {
       else if (!sameEntry(before, e, expiries)) changed.push(counted());
       this.known.set(id, { key: e.key, expiries, recheckAt, kind: 'lock', entry: e });
     });
+    for (const id of waitChanged) {
+      const k = this.known.get(id);
+      if (k?.kind === 'lock' && !lockIds.includes(id)) changed.push(countedDown(k.entry!, scans, id, ctx.ownerOnly === true, nowMs));
+    }
     skipped.forEach((sk, i) => {
       const id = skippedIds[i];
       const before = this.known.get(id);
@@ -416,6 +450,42 @@ export class Watcher {
       this.emit('change', { at: new Date(nowMs).toISOString(), added, changed, removed }, status);
     }
     this.emit('status', status);
+  }
+
+  /**
+   * Reads the waiters of reclassified locks, of locks whose waiter set or log changed, and
+   * of locks that had waiters (an entry expires by its score, with no write to notice);
+   * then re-flags deadlocks over every lock. Returns ids of known, not reclassified locks
+   * whose waiters or deadlock changed.
+   */
+  private async refreshWaiters(ctx: InspectContext, scans: NodeScan[], locks: LockEntry[], lockIds: string[], dirty: Set<string>): Promise<Set<string>> {
+    const fresh = new Set(lockIds);
+    const ids = [...lockIds];
+    const entries = [...locks];
+    const before = new Map<string, string>();
+    const consider = (id: string): void => {
+      const k = this.known.get(id);
+      if (fresh.has(id) || before.has(id) || k?.kind !== 'lock') return;
+      before.set(id, waitersText(k.entry));
+      ids.push(id);
+      entries.push(k.entry!);
+    };
+    for (const id of dirty) {
+      const lockId = lockIdOfInternal(id);
+      if (lockId !== null) consider(lockId);
+    }
+    for (const [id, k] of this.known) if (k.kind === 'lock' && (k.entry!.waiters?.length ?? 0) > 0) consider(id);
+    await attachWaiters(ctx, scans, entries, ids);
+    const all: LockEntry[] = [...locks];
+    for (const [id, k] of this.known) if (k.kind === 'lock' && !fresh.has(id)) all.push(k.entry!);
+    const touched = new Set(flagDeadlocks(all));
+    const out = new Set<string>();
+    for (const [id, k] of this.known) {
+      if (k.kind !== 'lock' || fresh.has(id)) continue;
+      const was = before.get(id);
+      if ((was !== undefined && was !== waitersText(k.entry)) || touched.has(k.entry!)) out.add(id);
+    }
+    return out;
   }
 
   private fullSnapshot(status: WatchStatus, scans: NodeScan[], nowMs: number): Snapshot {
@@ -442,8 +512,8 @@ export class Watcher {
     let scanPages = 0;
     let complete = true;
     try {
-      for (let p = 0; p < this.patterns.length && complete; p++) {
-        const pattern = this.patterns[p];
+      for (let p = 0; p < this.scanPatterns.length && complete; p++) {
+        const pattern = this.scanPatterns[p];
         let cursor = '0';
         do {
           if ((scanned >= maxKeys && scanPages >= this.pages) || performance.now() > deadline) {

@@ -1,6 +1,6 @@
 // Wires the model, the views and the commands; activate() returns a small API for tests.
 import * as vscode from 'vscode';
-import type { Snapshot } from '../core';
+import { parseKeyArg, type Snapshot } from '../core';
 import { acquire } from './commands/acquire';
 import { forceRelease } from './commands/forceRelease';
 import { extend, release } from './commands/mineCommands';
@@ -59,6 +59,11 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
     expiringThresholdMs: () => model.settings.expiringThresholdMs,
     onDidChange: anyEvent(model.onDidChange, mine.onDidChange, vscode.workspace.onDidChangeConfiguration),
     warn: (m) => log.warn(m),
+    hasSnapshot: () => model.snapshot !== undefined,
+    recordedEvents: async (key) => {
+      const redlock = await model.redlock();
+      return redlock ? (await redlock.history(parseKeyArg(key))).events : [];
+    },
     panelsChanged: () => watchRate(),
   });
   // Nobody looking (both views hidden, no detail panel): the watch slows down (docs/decisions.md).

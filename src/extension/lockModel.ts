@@ -174,7 +174,7 @@ export class LockModel implements vscode.Disposable {
           tls: n.tls ? readTlsFiles({ ...tlsPaths(n.tls), passphrase: await this.passwords.passphrase(n.id) }) : undefined,
         })),
       );
-      const redlock = inputs.length > 0 ? new Redlock(inputs, { driftFactor: s.driftFactor, connectTimeoutMs: 1500 }) : undefined;
+      const redlock = inputs.length > 0 ? new Redlock(inputs, { driftFactor: s.driftFactor, connectTimeoutMs: 1500, holderName: 'vscode-redlock-inspector' }) : undefined;
       built = { signature, redlock, nodes, error: undefined };
       this.log.info(nodes.length ? `nodes: ${nodes.map((n) => n.id).join(', ')} (quorum ${quorumOf(nodes.length)})` : 'no node configured');
     } catch (e) {

@@ -4,6 +4,13 @@ import type { LockEntry, Observation } from '../core';
 import { formatTtl, shortToken, TOKEN_IN_ROW } from '../core/present';
 import { printable } from './markdown';
 import { anomalyRank } from '../shared/lockOrder';
+import { describeVerdict } from '../core';
+import { whoSuffix } from '../shared/holderText';
+
+/** A lock row: `held 5/5 · 4.2 s · billing-worker (pid 4121) for 3 min · 2 waiting` (no host: the sidebar is narrow). */
+export function lockDescription(entry: LockEntry, nowMs = Date.now()): string {
+  return printable(describeVerdict(entry, entry.nodes.length) + whoSuffix(entry, nowMs));
+}
 
 /** A token in a tree row or a dialog: escaped, then cut like every surface cuts (src/core/present.ts). */
 export function rowToken(token: string, keep = TOKEN_IN_ROW.keep): string {

@@ -5,12 +5,12 @@
 // top of the list, the expanded and the selected ones; the rest every COUNTDOWN_FAR_EVERY
 // ticks (docs/decisions.md: the cost of a countdown over 10,000 rows).
 import * as vscode from 'vscode';
-import { describeVerdict, type LockEntry, type Observation } from '../core';
+import type { LockEntry, Observation } from '../core';
 import { agedEntry, agedPttl } from '../shared/countdown';
 import { keyMatcher } from './glob';
 import type { LockModel, ModelChange } from './lockModel';
 import { compareLocks } from '../shared/lockOrder';
-import { copyContextValue, copyDescription, copyIcon, lockContextValue, lockIcon, type IconSpec } from './lockText';
+import { copyContextValue, copyDescription, copyIcon, lockContextValue, lockDescription, lockIcon, type IconSpec } from './lockText';
 import { escapeMarkdown, printable } from './markdown';
 import type { MineLocks } from './mineLocks';
 import { lockTooltipMarkdown } from './tooltip';
@@ -117,7 +117,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
 
   /** What the row shows; the node rows below it only count when they are open to see. */
   private render(el: LockElement, entry: LockEntry): string {
-    const head = `${describeVerdict(entry, entry.nodes.length)}|${entry.flags.join()}`;
+    const head = `${lockDescription(entry)}|${entry.flags.join()}`;
     if (!el.watched) return head;
     const elapsed = Date.now() - this.model.takenAtOf(el.key);
     return `${head}|${entry.nodes.map((o) => copyDescription(o, agedPttl(o, elapsed))).join('|')}`;
@@ -199,7 +199,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     }
     const mine = this.mine.has(el.key);
     el.rendered = this.render(el, entry);
-    item.description = describeVerdict(entry, entry.nodes.length);
+    item.description = lockDescription(entry);
     item.iconPath = themeIcon(lockIcon(entry, mine));
     item.contextValue = lockContextValue(entry, mine);
     item.accessibilityInformation = { label: `${printable(el.key)}: ${item.description}` };

@@ -1,23 +1,34 @@
 // Optional notifications (redlock.notifyOn) when a split or a lock without TTL appears,
 // and an offer to set a password when a node answers NOAUTH/WRONGPASS.
 import * as vscode from 'vscode';
-import { describeVerdict, type LockEntry } from '../core';
+import { describeVerdict, parseKeyArg, type LockEntry } from '../core';
+import { holderText } from '../shared/holderText';
 import type { Log } from './log';
 import type { LockModel, ModelChange } from './lockModel';
 import { printable } from './markdown';
 import { isAuthError } from './nodeSettings';
 import { readSettings, type NotifyOn } from './settings';
 
-const CONDITIONS: Record<NotifyOn, (e: LockEntry) => boolean> = {
+const CONDITIONS: Record<Exclude<NotifyOn, 'lost'>, (e: LockEntry) => boolean> = {
   split: (e) => e.verdict === 'split',
   'no-ttl': (e) => e.flags.includes('no-ttl'),
 };
+
+/** History reads per refresh, at most: a `lost` check must stay a small, bounded read. */
+const MAX_LOST_CHECKS = 20;
+/** A key stays watched for `lost` this long after our holder left it (the holder records late). */
+const LOST_GRACE_MS = 60_000;
 
 export class Notifier implements vscode.Disposable {
   private readonly subscription: vscode.Disposable;
   private readonly askedPassword = new Set<string>();
   /** Everything notified so far, newest last (for tests). */
   readonly sent: string[] = [];
+  /** Keys whose holder carried our identity, and until when to keep checking them. */
+  private readonly lostWatch = new Map<string, number>();
+  /** Only losses recorded after this are news. */
+  private lostSince = Date.now();
+  private checkingLost = false;
 
   constructor(private readonly model: LockModel, private readonly log: Log) {
     this.subscription = vscode.Disposable.from(
@@ -29,17 +40,59 @@ export class Notifier implements vscode.Disposable {
   private onChange(c: ModelChange): void {
     const wanted = readSettings().notifyOn;
     if (wanted.length === 0) return;
+    if (wanted.includes('lost')) {
+      const touched = [...c.added, ...c.changed].map((k) => this.model.entry(k)).filter((e): e is LockEntry => e !== undefined);
+      void this.checkLost(touched);
+    }
     for (const key of [...c.added, ...c.changed]) {
       const e = this.model.entry(key);
       if (!e) continue;
       for (const kind of wanted) {
+        if (kind === 'lost') continue;
         const old = c.before.get(key);
         if (CONDITIONS[kind](e) && !(old && CONDITIONS[kind](old))) this.notify(kind, e);
       }
     }
   }
 
-  private notify(kind: NotifyOn, e: LockEntry): void {
+  /**
+   * Reads the recorded history of the watched locks our core holds (and of those it held in
+   * the last minute: a lease is often recorded lost after the copy is gone), bounded.
+   */
+  private async checkLost(locks: readonly LockEntry[]): Promise<void> {
+    if (this.checkingLost) return;
+    this.checkingLost = true;
+    try {
+      const now = Date.now();
+      for (const l of locks) if (l.holder && l.holder.thread === undefined) this.lostWatch.set(l.key, now + LOST_GRACE_MS);
+      for (const [k, until] of this.lostWatch) if (until < now) this.lostWatch.delete(k);
+      const redlock = await this.model.redlock();
+      if (!redlock) return;
+      const since = this.lostSince;
+      let newest = since;
+      for (const key of [...this.lostWatch.keys()].slice(0, MAX_LOST_CHECKS)) {
+        const h = await redlock.history(parseKeyArg(key));
+        for (const e of h.events) {
+          if (e.type !== 'lost' || e.at === null || e.at <= since) continue;
+          newest = Math.max(newest, e.at);
+          const who = holderText(e.holder ? { ...e.holder, since: null } : null, now) ?? 'a holder';
+          this.sent.push(`lost: ${key}`);
+          const message = `${printable(key)}: ${printable(who)} lost its lease${e.reason ? ` (${printable(e.reason)})` : ''}.`;
+          this.log.warn(`notify lost: ${message}`);
+          void vscode.window.showWarningMessage(`Redlock: ${message}`, 'Show').then((pick) => {
+            if (pick) void vscode.commands.executeCommand('redlock.locks.focus');
+          });
+        }
+      }
+      this.lostSince = newest;
+    } catch (e) {
+      this.log.warn(`lost-lease check failed: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      this.checkingLost = false;
+    }
+  }
+
+  private notify(kind: Exclude<NotifyOn, 'lost'>, e: LockEntry): void {
     const what = kind === 'split' ? 'has two or more holders' : 'has a copy that never expires';
     const message = `${printable(e.key)} ${what} (${describeVerdict(e, e.nodes.length)}).`;
     this.sent.push(`${kind}: ${e.key}`);

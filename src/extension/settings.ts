@@ -1,7 +1,7 @@
 // The `redlock.*` settings, read fresh each time (VS Code caches the configuration).
 import * as vscode from 'vscode';
 
-export type NotifyOn = 'split' | 'no-ttl';
+export type NotifyOn = 'split' | 'no-ttl' | 'lost';
 
 export interface Settings {
   nodes: unknown[];
@@ -30,7 +30,7 @@ export function readSettings(): Settings {
     expiringThresholdMs: Math.round(num(c.get('expiringThresholdMs'), 2000, 0, 2 ** 31 - 1)),
     maxKeys: Math.round(num(c.get('maxKeys'), 10_000, 1, 1_000_000)),
     readOnly: c.get<boolean>('readOnly', false) === true,
-    notifyOn: (c.get<unknown[]>('notifyOn', ['split', 'no-ttl']) ?? []).filter((x): x is NotifyOn => x === 'split' || x === 'no-ttl'),
+    notifyOn: (c.get<unknown[]>('notifyOn', ['split', 'no-ttl']) ?? []).filter((x): x is NotifyOn => x === 'split' || x === 'no-ttl' || x === 'lost'),
   };
 }
 

@@ -3,6 +3,7 @@ import type { LockEntry } from '../core';
 import { describeVerdict, stateText, ttlText } from '../core/present';
 import { agedPttl } from '../shared/countdown';
 import { cell, escapeMarkdown } from './markdown';
+import { cycleText, holderText } from '../shared/holderText';
 
 export function lockTooltipMarkdown(entry: LockEntry, elapsedMs: number, mine: boolean): string {
   const n = entry.nodes.length;
@@ -14,6 +15,16 @@ export function lockTooltipMarkdown(entry: LockEntry, elapsedMs: number, mine: b
     const risk = entry.fenceRisk ? ` · **fencing risk**: fewer than ${entry.quorum} reachable nodes hold it, so the next fence may repeat an old one` : '';
     lines.push(`Fence: ${entry.fence}${risk}`, '');
   }
+  const now = Date.now();
+  const who = holderText(entry.holder, now);
+  if (who) lines.push(`Holder: ${cell(who, 200)}`, '');
+  const waiters = entry.waiters ?? [];
+  if (waiters.length > 0) {
+    const shown = waiters.slice(0, 10).map((w) => (w.reason ? 'unreadable entry' : `${holderText({ ...w }, now)?.replace(/ for /, ', waiting for ') ?? 'unnamed'}`));
+    lines.push(`Waiting (${waiters.length}): ${shown.map((t) => cell(t, 120)).join('; ')}${waiters.length > 10 ? ' …' : ''}`, '');
+  }
+  const cycle = cycleText(entry);
+  if (cycle) lines.push(`**${cell(cycle, 400)}**`, '');
   lines.push('| node | state | token | TTL | format |', '| --- | --- | --- | --- | --- |');
   for (const o of entry.nodes) {
     const pttl = agedPttl(o, elapsedMs);

@@ -5,7 +5,8 @@
 import type { LockEntry } from '../core/types';
 
 export function anomalyRank(e: Pick<LockEntry, 'verdict' | 'flags'>): number {
-  if (e.verdict === 'split') return 0;
+  // Holders waiting for each other never get unstuck on their own: as urgent as a split.
+  if (e.verdict === 'split' || e.flags.includes('deadlock')) return 0;
   if (e.verdict === 'partial') return 1;
   if (e.verdict === 'unknown') return 2;
   if (e.flags.includes('no-ttl')) return 3;

@@ -21,9 +21,12 @@ export type HistoryKind =
   | 'split-detected'    // the verdict became `split`
   | 'verdict-changed'   // any other verdict change (including the key vanishing: `to` null)
   | 'node-unreachable'
-  | 'node-back';
+  | 'node-back'
+  | 'lost'              // recorded by the holder: its lease was lost
+  | 'failed';           // recorded by a client: its acquire gave up
 export const HISTORY_KINDS: readonly HistoryKind[] = [
   'acquired', 'extended', 'released', 'expired', 'holder-changed', 'split-detected', 'verdict-changed', 'node-unreachable', 'node-back',
+  'lost', 'failed',
 ];
 
 /** One entry of the panel's event history (exported as JSON as is). */
@@ -40,6 +43,14 @@ export interface HistoryEvent {
   /** Verdict events: before and after (null: the key had no copy on any node). Otherwise null. */
   from: Verdict | null;
   to: Verdict | null;
+  /**
+   * Set for an event the locking client recorded on the nodes (`events: true`), which may
+   * predate the panel: who did it (`billing-worker (pid 4121)`), or null when unknown.
+   * Absent for changes the panel saw itself.
+   */
+  recordedBy?: string | null;
+  /** Recorded `failed` / `lost`: why. */
+  reason?: string;
 }
 
 /** What the panel shows of one lock at one read. */
@@ -126,7 +137,7 @@ const oneOf = <T extends string>(values: readonly T[]) => (x: unknown): x is T =
 const arrayOf = <T>(x: unknown, item: (v: unknown) => v is T, max: number): x is T[] => Array.isArray(x) && x.length <= max && x.every(item);
 
 const VERDICTS: readonly Verdict[] = ['split', 'held', 'unknown', 'partial'];
-const FLAGS: readonly Flag[] = ['no-ttl', 'ttl-skew', 'expiring', 'degraded', 'reentrant'];
+const FLAGS: readonly Flag[] = ['no-ttl', 'ttl-skew', 'expiring', 'degraded', 'reentrant', 'deadlock'];
 const STATES: readonly ObservationState[] = ['present', 'absent', 'unreachable', 'unreadable'];
 const FORMATS: readonly LockFormat[] = ['string', 'redisson-lock', 'redisson-rwlock', 'semaphore'];
 export const isVerdict = oneOf(VERDICTS);
@@ -139,7 +150,8 @@ const isVerdictOrNull = (x: unknown): x is Verdict | null => x === null || isVer
 
 export function isObservation(x: unknown): x is Observation {
   return isObj(x) && isStr(x.node) && isState(x.state) && isStrOrNull(x.token) && isNumOrNull(x.pttlMs)
-    && isStrOrNull(x.type) && (x.format === null || isFormat(x.format)) && isNumOrNull(x.holdCount) && isStrOrNull(x.reason);
+    && isStrOrNull(x.type) && (x.format === null || isFormat(x.format)) && isNumOrNull(x.holdCount) && isStrOrNull(x.reason)
+    && (x.holder === undefined || x.holder === null || isPerson(x.holder));
 }
 
 /** holders: token -> count; any token string is fine (`__proto__` included: read with own-key checks). */
@@ -149,16 +161,28 @@ function isHolders(x: unknown): x is Record<string, number> {
   return keys.length <= MAX_NODES && keys.every((k) => k.length <= MAX_STRING && isNum((x as Rec)[k]));
 }
 
+const MAX_WAITERS = 10_000;
+
+/** A holder or waiter: every field null or of its type (names come from other processes). */
+function isPerson(x: unknown): x is Rec {
+  return isObj(x) && isStrOrNull(x.name) && isStrOrNull(x.host) && isNumOrNull(x.pid) && isNumOrNull(x.since)
+    && (x.thread === undefined || isNumOrNull(x.thread)) && (x.reason === undefined || isStr(x.reason));
+}
+
 export function isLockEntry(x: unknown): x is LockEntry {
   return isObj(x) && isStr(x.key) && isVerdict(x.verdict) && arrayOf(x.flags, isFlag, FLAGS.length) && isNumOrNull(x.validityMs)
     && isNum(x.quorum) && isHolders(x.holders) && arrayOf(x.nodes, isObservation, MAX_NODES)
+    && (x.holder === undefined || x.holder === null || isPerson(x.holder))
+    && (x.waiters === undefined || arrayOf(x.waiters, isPerson, MAX_WAITERS))
+    && (x.cycle === undefined || arrayOf(x.cycle, isStr, MAX_WAITERS))
     // Optional on the wire: a panel state saved before fences existed still restores.
     && (x.fence === undefined || isNumOrNull(x.fence)) && (x.fenceRisk === undefined || isBool(x.fenceRisk));
 }
 
 export function isHistoryEvent(x: unknown): x is HistoryEvent {
   return isObj(x) && isNum(x.at) && isHistoryKind(x.kind) && arrayOf(x.nodes, isStr, MAX_NODES) && isStrOrNull(x.token)
-    && isStrOrNull(x.previousToken) && isVerdictOrNull(x.from) && isVerdictOrNull(x.to);
+    && isStrOrNull(x.previousToken) && isVerdictOrNull(x.from) && isVerdictOrNull(x.to)
+    && (x.recordedBy === undefined || isStrOrNull(x.recordedBy)) && (x.reason === undefined || isStr(x.reason));
 }
 
 function isLockView(x: Rec): boolean {

@@ -104,7 +104,8 @@ const VERDICT_WORD = (v: string | null): string => v ?? 'no copy';
 /** One history entry as a line of text (the panel and the chart's tooltips). */
 export function describeEvent(e: HistoryEvent): string {
   const on = e.nodes.length > 0 ? ` on ${e.nodes.join(', ')}` : '';
-  const tok = shortToken(e.token ?? '');
+  const tok = e.recordedBy ? e.recordedBy : e.recordedBy === null ? `${shortToken(e.token ?? '')} (recorded)` : shortToken(e.token ?? '');
+  const why = e.reason ? `: ${e.reason}` : '';
   switch (e.kind) {
     case 'acquired':
       return `Acquired by ${tok}${on}`;
@@ -124,5 +125,9 @@ export function describeEvent(e: HistoryEvent): string {
       return `${e.nodes.join(', ')} unreachable`;
     case 'node-back':
       return `${e.nodes.join(', ')} back`;
+    case 'lost':
+      return `Lease lost by ${tok}${why}`;
+    case 'failed':
+      return `Acquire by ${tok} gave up${why}`;
   }
 }

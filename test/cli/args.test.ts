@@ -62,7 +62,7 @@ describe('cli: parsing on commander', () => {
       for (const name of ['split', 'partial', 'no-ttl', 'ttl-skew', 'degraded']) assert.ok(text.includes(name), name);
       const g = await run(['--help']);
       assert.equal(g.code, 0);
-      for (const c of ['status', 'watch', 'acquire', 'extend', 'release', 'force-release', 'completion']) assert.match(g.io.stdout.join('\n'), new RegExp(`^  ${c} `, 'm'), c);
+      for (const c of ['status', 'watch', 'acquire', 'extend', 'release', 'force-release', 'history', 'completion']) assert.match(g.io.stdout.join('\n'), new RegExp(`^  ${c} `, 'm'), c);
     });
 
     it('--version prints the version and exits 0', async () => {
@@ -104,6 +104,8 @@ describe('cli: parsing on commander', () => {
       assert.match(await usage(['release', 'x']), /required option '--token <token>' not specified/);
       assert.match(await usage(['force-release']), /missing required argument 'resource'/);
       assert.match(await usage(['force-release', 'a', 'b']), /too many arguments/);
+      assert.match(await usage(['history']), /missing required argument 'resource'/);
+      assert.match(await usage(['history', 'a', 'b']), /too many arguments/);
       assert.match(await usage(['status', 'oops']), /too many arguments for 'status'/);
       assert.match(await usage(['completion']), /missing required argument 'shell'/);
       assert.match(await usage(['completion', 'fish']), /Allowed choices are bash, zsh/);
@@ -194,7 +196,7 @@ describe('cli: parsing on commander', () => {
 
     it('an unknown name exits 2 and lists the names', async () => {
       const line = await usage(['status', '--fail-on', 'split,splitt', '--node', 'redis://127.0.0.1:1']);
-      assert.match(line, /invalid --fail-on "splitt": expected verdicts or flags \(split, held, unknown, partial, no-ttl, ttl-skew, expiring, degraded, reentrant\)/);
+      assert.match(line, /invalid --fail-on "splitt": expected verdicts or flags \(split, held, unknown, partial, no-ttl, ttl-skew, expiring, degraded, reentrant, deadlock\)/);
       assert.match(await usage(['status', '--fail-on', '']), /invalid --fail-on ""/);
       assert.match(await usage(['status', '--fail-on', '__proto__']), /invalid --fail-on "__proto__"/);
       assert.match(await usage(['status', '--fail-on']), /argument missing/);

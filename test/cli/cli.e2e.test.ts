@@ -72,7 +72,7 @@ describe('cli end to end on 5 real nodes', function () {
     const acq = json<LockDoc>(a);
     assert.deepEqual(Object.keys(acq), ['resources', 'token', 'validityMs', 'nodes']);
     assert.deepEqual(acq.resources, ['lock:rt']);
-    assert.match(acq.token!, /^[0-9a-f]{32}$/);
+    assert.match(acq.token!, /^[0-9a-f]{32}\.[0-9a-z]+\.[A-Za-z0-9_-]+$/);
     assert.ok(acq.validityMs! > 9000 && acq.validityMs! <= 10_000);
     assert.deepEqual(acq.nodes, ids.map((node) => ({ node, outcome: 'granted' })));
     assert.deepEqual(str(await getAll(servers, 'lock:rt')), ids.map(() => acq.token));
@@ -97,7 +97,7 @@ describe('cli end to end on 5 real nodes', function () {
     const a = await runCli(['acquire', 'lock:h1', 'lock:h2', '--ttl', '5000'], { REDLOCK_NODES: servers.map((s) => s.url).join(',') });
     assert.equal(a.code, 0, a.stderr);
     const token = /^token (\S+)$/m.exec(a.stdout)?.[1];
-    assert.ok(token && /^[0-9a-f]{32}$/.test(token), a.stdout);
+    assert.ok(token && /^[0-9a-f]{32}\.[0-9a-z]+\.[A-Za-z0-9_-]+$/.test(token), a.stdout);
     assert.match(a.stdout, /acquired lock:h1, lock:h2: validity \d\.\d s, 5 of 5 nodes granted/);
     assert.deepEqual(str(await getAll(servers, 'lock:h2')), ids.map(() => token));
     assert.doesNotMatch(a.stdout, /\x1b/, 'no colour off a terminal');

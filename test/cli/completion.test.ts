@@ -33,7 +33,7 @@ describe('cli: completion', () => {
     assert.match(text, /^# bash completion for redlock-inspector/);
     assert.match(text, /complete -F _redlock_inspector redlock-inspector$/);
     assert.deepEqual(bashComplete(text, ['st']), ['status']);
-    assert.deepEqual(bashComplete(text, ['']).sort(), ['acquire', 'completion', 'doctor', 'exporter', 'extend', 'force-release', 'help', 'mcp', 'release', 'status', 'watch']);
+    assert.deepEqual(bashComplete(text, ['']).sort(), ['acquire', 'completion', 'doctor', 'exporter', 'extend', 'force-release', 'help', 'history', 'mcp', 'release', 'status', 'watch']);
     assert.deepEqual(bashComplete(text, ['exporter', '--l']), ['--listen']);
     assert.deepEqual(bashComplete(text, ['mcp', '--a']), ['--allow-writes']);
     assert.deepEqual(bashComplete(text, ['acquire', 'x', '--tt']), ['--ttl']);
@@ -53,7 +53,7 @@ describe('cli: completion', () => {
     const text = await script('zsh');
     assert.match(text, /^#compdef redlock-inspector/);
     assert.match(text, /compdef _redlock_inspector redlock-inspector; fi$/);
-    for (const c of ['status', 'watch', 'acquire', 'extend', 'release', 'force-release', 'completion']) assert.match(text, new RegExp(`^        ${c}\\) _arguments `, 'm'), c);
+    for (const c of ['status', 'watch', 'acquire', 'extend', 'release', 'force-release', 'history', 'completion']) assert.match(text, new RegExp(`^        ${c}\\) _arguments `, 'm'), c);
     assert.match(text, /'\*--node\[a Redis node URL \(repeatable; replaces REDLOCK_NODES\)\]:value: '/);
     assert.match(text, /--fail-on\[[^\]]*\]:names:_sequence compadd - split held unknown partial/);
     assert.match(text, /'1:argument:\(bash zsh\)'/);

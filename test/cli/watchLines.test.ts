@@ -53,6 +53,17 @@ describe('cli: watch says what changed', () => {
     assert.equal(c.text, 'lock:worker held 4/5 · 4.0 s: verdict held 5/5→held 4/5; 127.0.0.1:7101, 127.0.0.1:7102, 127.0.0.1:7103, 127.0.0.1:7104 TTL 1.5 s→3.0 s; 127.0.0.1:7105 copy A→-');
   });
 
+  it('says when waiters come and go, and when a deadlock appears', () => {
+    const w = new WatchLines();
+    const base = entry('lock:w', ['t', 't', 't', 't', 't']);
+    w.seed([{ ...base, waiters: [] }], 0);
+    const waiter = { name: 'report', host: 'h', pid: 7, since: 1 };
+    const c = w.changed({ ...base, waiters: [waiter, { ...waiter, pid: 8 }] }, 100);
+    assert.equal(c.text, 'lock:w held 5/5 · 4.0 s: waiting 0→2');
+    const d = w.changed({ ...base, flags: ['deadlock'], waiters: [waiter], cycle: ['lock:v', 'lock:w'] }, 200);
+    assert.equal(d.text, 'lock:w held 5/5 · 4.0 s: flags +deadlock; waiting 2→1');
+  });
+
   it('escapes key names and tokens', () => {
     const w = new WatchLines();
     w.seed([], 0);

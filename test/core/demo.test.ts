@@ -60,7 +60,7 @@ describe('demo states on 5 nodes', function () {
       return c.every((x) => x.type === 'string') && c;
     }, 2000, 'the healthy lock on all nodes');
     assert.equal(new Set(tokens(cs)).size, 1);
-    assert.match(tokens(cs)[0]!, /^[0-9a-f]{32}$/);
+    assert.match(tokens(cs)[0]!, /^[0-9a-f]{32}\.[0-9a-z]+\.[A-Za-z0-9_-]+$/);
     for (const c of cs) assert.ok(c.pttl > 0 && c.pttl <= 10_000, `pttl ${c.pttl}`);
   });
 

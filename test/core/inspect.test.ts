@@ -47,7 +47,10 @@ describe('inspect on 5 real nodes', function () {
     assert.deepEqual(snap.nodes.map((n) => n.node), rl.nodes.map((n) => n.id));
     assert.ok(snap.nodes.every((n) => n.reachable && n.error === null && typeof n.latencyMs === 'number'));
     const e = entry(snap, 'lock:doc');
-    assert.deepEqual(Object.keys(e), ['key', 'verdict', 'flags', 'validityMs', 'quorum', 'holders', 'fence', 'fenceRisk', 'nodes']);
+    assert.deepEqual(Object.keys(e), ['key', 'verdict', 'flags', 'validityMs', 'quorum', 'holders', 'fence', 'fenceRisk', 'nodes', 'holder', 'waiters']);
+    assert.deepEqual(e.waiters, []);
+    assert.deepEqual(Object.keys(e.holder!), ['name', 'host', 'pid', 'since']);
+    assert.equal(e.holder!.pid, process.pid);
     assert.equal(e.verdict, 'held');
     assert.deepEqual(e.flags, []);
     assert.equal(e.holders[lock.token], 5);
@@ -59,6 +62,7 @@ describe('inspect on 5 real nodes', function () {
       assert.equal(n.type, 'string');
       assert.equal(n.format, 'string');
       assert.ok(n.pttlMs! > 8000);
+      assert.deepEqual(n.holder, e.holder);
     }
     assert.equal(snap.truncated, false);
   });

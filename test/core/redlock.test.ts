@@ -62,7 +62,7 @@ describe('Redlock on 5 real nodes', function () {
 
   it('acquires on all nodes with a 32-hex token and a positive validity, and releases', async () => {
     const lock = await redlock.acquire('lock:basic', 10_000);
-    assert.match(lock.token, /^[0-9a-f]{32}$/);
+    assert.match(lock.token, /^[0-9a-f]{32}\.[0-9a-z]+\.[A-Za-z0-9_-]+$/);
     assert.ok(lock.validityMs > 9_000 && lock.validityMs <= 10_000);
     await waitFor(async () => (await keyOn(servers, 'lock:basic')).every((v) => v === lock.token), 2000, 'all copies');
     const r = await redlock.release(lock);

@@ -80,7 +80,8 @@ describe('extension manifest', () => {
     assert.equal(p['redlock.expiringThresholdMs'].default, 2000);
     assert.equal(p['redlock.maxKeys'].default, 10000);
     assert.equal(p['redlock.readOnly'].default, false);
-    assert.deepEqual(p['redlock.notifyOn'].items.enum, ['split', 'no-ttl']);
+    assert.deepEqual(p['redlock.notifyOn'].items.enum, ['split', 'no-ttl', 'lost']);
+    assert.deepEqual(p['redlock.notifyOn'].default, ['split', 'no-ttl'], 'lost is off by default');
     const nodeUrl = new RegExp(p['redlock.nodes'].items.anyOf[0].pattern);
     assert.ok(nodeUrl.test('redis+sentinel://h:26379/m') && !nodeUrl.test('http://h'));
     for (const [k, v] of Object.entries(p)) assert.ok((v as { description?: string; markdownDescription?: string }).description || (v as { markdownDescription?: string }).markdownDescription, k);

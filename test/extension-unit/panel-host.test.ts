@@ -222,6 +222,36 @@ describe('lock detail panel host (stand-in vscode)', () => {
     panels.dispose();
   });
 
+  it('restored before the first snapshot: the first read is a baseline, not an acquisition', async () => {
+    let loaded = false;
+    const { state, changes, panels } = setup({ hasSnapshot: () => loaded });
+    const restored = fakePanel('redlock.lockDetails');
+    await panels.deserializeWebviewPanel(restored as never, { key: 'k' });
+    const p = panels.get('k')!;
+    state.entries.set('k', entry('k', [T1, T1, T1]));
+    loaded = true;
+    changes.fire(undefined);
+    assert.equal(p.history.length, 0, 'a lock held for minutes is not "acquired" at reload');
+    state.entries.set('k', entry('k', [T2, T2, T2]));
+    changes.fire(undefined);
+    assert.ok(p.history.some((e) => e.kind === 'holder-changed'));
+    panels.dispose();
+  });
+
+  it('merges what the locking clients recorded, from before the panel opened', async () => {
+    const recorded = [
+      { at: 5_000, type: 'released' as const, holder: { name: 'billing', host: 'h', pid: 7, since: 1_000 }, token: T1 },
+      { at: 1_000, type: 'acquired' as const, holder: { name: 'billing', host: 'h', pid: 7, since: 1_000 }, token: T1 },
+      { at: null, type: 'unreadable' as const, holder: null, token: null, reason: 'malformed' },
+    ];
+    const { state, panels } = setup({ recordedEvents: () => Promise.resolve(recorded) });
+    state.entries.set('k', entry('k', [T1, T1, null]));
+    const p = panels.show('k');
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(p.history.map((e) => [e.at, e.kind, e.recordedBy]), [[1_000, 'acquired', 'billing (pid 7 on h)'], [5_000, 'released', 'billing (pid 7 on h)']]);
+    panels.dispose();
+  });
+
   it('anyEvent merges events', () => {
     const a = new EventEmitter<unknown>();
     const b = new EventEmitter<unknown>();

@@ -444,6 +444,45 @@ describe('lock detail panel (webview in headless Chromium)', function () {
     }
   });
 
+  it('shows holder, waiters, a deadlock and recorded history from before it opened', async () => {
+    const p = await open();
+    const now = Date.now();
+    const key = 'billing:lock';
+    const e: LockEntry = {
+      ...entry(key, 'held', NODES5.map((n) => present(n, T1, 9000)), 8800, ['deadlock']),
+      holder: { name: 'billing-worker', host: 'app-3', pid: 4121, since: now - 185_000 },
+      waiters: [
+        { name: 'report-worker', host: 'app-1', pid: 88, since: now - 42_000 },
+        { name: null, host: null, pid: null, since: null, reason: 'unreadable' },
+      ],
+      cycle: ['billing:lock', 'ledger:lock'],
+    };
+    const recordedBy = 'billing-worker (pid 4121 on app-3)';
+    const history = [
+      ev(now - 900_000, 'acquired', [], T2, { recordedBy: 'cron (pid 12 on app-2)' }),
+      ev(now - 600_000, 'lost', [], T2, { recordedBy: 'cron (pid 12 on app-2)', reason: 'lease on billing:lock expired before it could be extended' }),
+      ev(now - 185_000, 'acquired', [], T1, { recordedBy }),
+      ev(now - 120_000, 'extended', [], T1, { recordedBy }),
+      ev(now - 60_000, 'failed', [], '0123', { recordedBy: 'report-worker (pid 88 on app-1)', reason: 'held by 7f3a…' }),
+    ];
+    await send(p, init(key, e, {}, history));
+    await p.waitForFunction(() => document.querySelectorAll('#history li').length === 5);
+    assert.match(await text(p, '#holder'), /^Held by billing-worker \(pid 4121 on app-3\) for 3 min$/);
+    assert.deepEqual(await p.$$eval('#waiters li', (ls) => ls.map((l) => l.textContent)), ['report-worker (pid 88 on app-1), waiting for 42 s', 'unreadable waiter entry']);
+    assert.equal(await text(p, '#cycle'), 'Deadlock: the holders of billing:lock and ledger:lock each wait for a lock another of them holds.');
+    assert.deepEqual(await p.$$eval('#flags .flag', (fs) => fs.map((f) => f.textContent)), ['deadlock']);
+    const items = await p.$$eval('#history li .desc', (ls) => ls.map((l) => l.textContent));
+    assert.equal(items[0], 'Acquire by report-worker (pid 88 on app-1) gave up: held by 7f3a…');
+    assert.equal(items[3], 'Lease lost by cron (pid 12 on app-2): lease on billing:lock expired before it could be extended');
+    assert.equal(items[4], 'Acquired by cron (pid 12 on app-2)');
+    // The README's picture of this scene is written only on request, like the other one.
+    if (process.env.REDLOCK_SCREENSHOTS === '1') {
+      const shot = path.join(ROOT, 'media', 'screenshots', 'lock-details-holders.png');
+      await p.screenshot({ path: shot, fullPage: true });
+      assert.ok(fs.statSync(shot).size > 10_000);
+    }
+  });
+
   it('renders the README screenshot scene (four minutes of a lock changing hands)', async () => {
     const p = await open();
     const now = Date.now();

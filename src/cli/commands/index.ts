@@ -6,6 +6,7 @@ import { register as completion } from './completion';
 import { register as doctor } from './doctor';
 import { register as exporter } from './exporter';
 import { register as forceRelease } from './forceRelease';
+import { register as history } from './history';
 import { register as locks } from './locks';
 import { register as mcp } from './mcp';
 import { register as status } from './status';
@@ -13,4 +14,4 @@ import { register as watch } from './watch';
 
 export type Register = (program: Command, ctx: CliContext) => void;
 
-export const COMMANDS: readonly Register[] = [status, watch, locks, forceRelease, doctor, exporter, mcp, completion];
+export const COMMANDS: readonly Register[] = [status, watch, locks, forceRelease, history, doctor, exporter, mcp, completion];

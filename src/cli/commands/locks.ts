@@ -7,6 +7,7 @@ import { NodeAttempt, RedlockError } from '../../core/errors';
 import { isAuthFailure, noQuorumLine, shortToken, TOKEN_IN_SENTENCE } from '../../core/present';
 import { AcquireOptions, Lock, Redlock } from '../../core/redlock';
 import { displayKey, displayToken } from '../../core/tokens';
+import { holderLabel } from '../../core/holderToken';
 import { escapeText, safeJson } from '../escape';
 import type { CliContext } from '../context';
 import { EXIT, ExitCode } from '../exit';
@@ -66,7 +67,7 @@ export function waitingLine(resources: readonly string[], refused: { attempt: nu
   const others = holders.size - 1;
   const granted = refused.nodes.filter((n) => n.outcome === 'granted').length;
   const why = top
-    ? `held by ${escapeText(shortToken(top[0], TOKEN_IN_SENTENCE))}${others > 0 ? ` and ${others} other token${others === 1 ? '' : 's'}` : ''}`
+    ? `held by ${escapeText(holderLabel(top[0]) ?? shortToken(top[0], TOKEN_IN_SENTENCE))}${others > 0 ? ` and ${others} other token${others === 1 ? '' : 's'}` : ''}`
     : `${granted} of ${refused.nodes.length} nodes granted`;
   return `waiting for ${keyList(resources)} (${why}), attempt ${refused.attempt}/${refused.attempts}`;
 }

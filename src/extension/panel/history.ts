@@ -4,6 +4,8 @@
 // states come from the core's watcher, which already decided that they differ; this only
 // names the difference, with the watcher's own tolerance (docs/architecture.md).
 import type { LockEntry, Observation } from '../../core/types';
+import type { LockEvent } from '../../core/events';
+import { holderText } from '../../shared/holderText';
 import { JUMP_TOLERANCE_MS } from '../../core/watch';
 import type { HistoryEvent, HistoryKind } from '../../shared/protocol';
 
@@ -106,4 +108,34 @@ export function appendHistory(history: HistoryEvent[], events: readonly HistoryE
 /** The exported JSON document: the key, when, and the events newest first (as the panel shows them). */
 export function historyDocument(key: string, history: readonly HistoryEvent[], exportedAt: number): string {
   return JSON.stringify({ key, exportedAt: new Date(exportedAt).toISOString(), events: [...history].reverse().map((e) => ({ ...e, at: new Date(e.at).toISOString() })) }, null, 2) + '\n';
+}
+
+/**
+ * Events the locking clients recorded on the nodes (`events: true`) as panel history,
+ * oldest first; unreadable entries are left out (the CLI's `history` shows them).
+ */
+export function recordedHistory(events: readonly LockEvent[]): HistoryEvent[] {
+  const out: HistoryEvent[] = [];
+  for (const e of events) {
+    if (e.type === 'unreadable' || e.at === null) continue;
+    const who = e.holder ? holderText({ ...e.holder, since: null }, e.at) : null;
+    const ev: HistoryEvent = { at: e.at, kind: e.type, nodes: [], token: e.token, previousToken: null, from: null, to: null, recordedBy: who };
+    if (e.reason !== undefined) ev.reason = e.reason;
+    out.push(ev);
+  }
+  return out.sort((a, b) => a.at - b.at);
+}
+
+/**
+ * Merges recorded events into a history (oldest first), once each, keeping the newest
+ * `max`. Returns how many were new.
+ */
+export function mergeRecorded(history: HistoryEvent[], recorded: readonly HistoryEvent[], max = 1000): number {
+  const id = (e: HistoryEvent): string => `${e.at} ${e.kind} ${e.token}`;
+  const have = new Set(history.filter((e) => e.recordedBy !== undefined).map(id));
+  const fresh = recorded.filter((e) => !have.has(id(e)));
+  if (fresh.length === 0) return 0;
+  const merged = [...history, ...fresh].sort((a, b) => a.at - b.at);
+  history.splice(0, history.length, ...merged.slice(-max));
+  return fresh.length;
 }

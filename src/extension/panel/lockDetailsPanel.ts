@@ -9,7 +9,8 @@ import {
   LOCK_DETAILS_VIEW_TYPE, PROTOCOL_VERSION, isHistoryEvent, isPanelState, isWebviewMessage,
   type HistoryEvent, type HostMessage, type LockView, type WebviewMessage,
 } from '../../shared/protocol';
-import { appendHistory, buildHistory, historyDocument } from './history';
+import { appendHistory, buildHistory, historyDocument, mergeRecorded, recordedHistory } from './history';
+import type { LockEvent } from '../../core/events';
 import { makeNonce, panelHtml } from './html';
 
 export { LOCK_DETAILS_VIEW_TYPE };
@@ -35,6 +36,10 @@ export interface LockDetailsSource {
   runAction?(kind: 'extend' | 'release' | 'forceRelease', key: string): Thenable<unknown>;
   /** Where problems go (e.g. the Log's warn). */
   warn?(message: string): void;
+  /** False until the first snapshot: the state before it is unknown, not "no copy". */
+  hasSnapshot?(): boolean;
+  /** What the locking clients recorded on the nodes (read-only), so history predates the panel. */
+  recordedEvents?(key: string): Promise<readonly LockEvent[]>;
   /** A panel opened or closed (the watch rate depends on whether anyone looks). */
   panelsChanged?(): void;
 }
@@ -77,6 +82,8 @@ export class LockDetailsPanel implements vscode.Disposable {
   /** Oldest first; the webview shows it newest first. */
   readonly history: HistoryEvent[];
   private last: { entry: LockEntry | null; at: number };
+  /** Opened (or restored) before the first snapshot: the first state is a baseline, not a change. */
+  private baseline: boolean;
   private ready = false;
   private readonly disposables: vscode.Disposable[] = [];
   private disposed = false;
@@ -94,6 +101,8 @@ export class LockDetailsPanel implements vscode.Disposable {
   ) {
     this.history = history.slice(-MAX_HISTORY);
     this.last = { entry: source.entry(key) ?? null, at: source.entry(key) ? source.takenAtOf(key) : Date.now() };
+    this.baseline = source.hasSnapshot ? !source.hasSnapshot() : false;
+    void this.loadRecorded();
     panel.title = panelTitle(key);
     panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'redlock.svg');
     panel.webview.options = lockDetailsWebviewOptions(extensionUri);
@@ -138,11 +147,30 @@ export class LockDetailsPanel implements vscode.Disposable {
     };
   }
 
+  /** Merges the recorded events of the nodes; resends the whole history once the webview has it. */
+  private async loadRecorded(): Promise<void> {
+    if (!this.source.recordedEvents) return;
+    let events: readonly LockEvent[];
+    try {
+      events = await this.source.recordedEvents(this.key);
+    } catch (e) {
+      this.source.warn?.(`lock details: could not read the recorded history: ${e instanceof Error ? e.message : String(e)}`);
+      return;
+    }
+    // Recorded events may predate what the webview shows: it gets the whole history again.
+    if (mergeRecorded(this.history, recordedHistory(events), MAX_HISTORY) > 0) this.post({ type: 'init', version: PROTOCOL_VERSION, history: this.history, ...this.view() });
+  }
+
   /** Records what changed since the last state as history, then sends the new state. */
   update(): void {
     if (this.disposed) return;
     const entry = this.source.entry(this.key) ?? null;
     const at = entry ? this.source.takenAtOf(this.key) : Date.now();
+    if (this.baseline && this.source.hasSnapshot?.()) {
+      // The first read after a reload: whatever it shows was already so, not a change.
+      this.baseline = false;
+      this.last = { entry, at };
+    }
     if (entry !== this.last.entry) {
       const events = buildHistory(this.last.entry, entry, Math.max(at, this.last.at), { prevAt: this.last.at, nextAt: at, nodes: this.source.nodeIds() });
       this.last = { entry, at };
@@ -150,6 +178,8 @@ export class LockDetailsPanel implements vscode.Disposable {
         appendHistory(this.history, events, MAX_HISTORY);
         this.post({ type: 'events', key: this.key, events });
       }
+      // The lock changed hands or state: its holders may have recorded why.
+      void this.loadRecorded();
     }
     this.post({ type: 'snapshot', ...this.view() });
   }

@@ -43,11 +43,11 @@ describe('lock commands', function () {
   it('acquire -> mine -> extend -> copy -> release', async () => {
     const key = 'lock:ext:mine';
     const got = (await vscode.commands.executeCommand('redlock.acquire', { resource: key, ttlMs: 20_000 })) as LockResult;
-    assert.match(got.token ?? '', /^[0-9a-f]{32}$/);
+    assert.match(got.token ?? '', /^[0-9a-f]{32}\.[0-9a-z]+\.[A-Za-z0-9_-]+$/);
     assert.deepEqual(await onEvery(servers, (c) => c.get(key)), [got.token, got.token, got.token]);
 
     let row = await rowOf(api, key);
-    assert.match(row.description, /^held 3\/3 · 1\d\.\d s$/);
+    assert.match(row.description, /^held 3\/3 · 1\d\.\d s · vscode-redlock-inspector \(pid \d+\) for \d+ s$/);
     assert.match(String(row.item.contextValue), /;mine;/);
     assert.equal(row.item.contextValue, 'lock;held;token;extendable;mine;');
 

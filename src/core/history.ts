@@ -1,0 +1,34 @@
+// `history`: a resource's event log read from every node (read-only, bounded by
+// READ_EVENTS entries of MAX_EVENT_BYTES each per node), merged by the client's clock.
+import { LockEvent, mergeEvents, readEvents } from './events';
+import { withDeadline } from './inspect';
+import { describeFailure, RedisNode } from './nodes';
+import type { Resource } from './redlock';
+import { displayKey } from './tokens';
+import type { NodeStatus } from './types';
+
+export interface History {
+  resource: string;
+  /** Newest first; unreadable entries last. */
+  events: LockEvent[];
+  quorum: number;
+  nodes: NodeStatus[];
+}
+
+export async function readHistory(nodes: readonly RedisNode[], quorum: number, timeoutMs: number, resource: Resource): Promise<History> {
+  const statuses: NodeStatus[] = [];
+  const perNode = await Promise.all(
+    nodes.map(async (node, i) => {
+      const t0 = performance.now();
+      try {
+        const events = await withDeadline(readEvents(node.client, resource), timeoutMs);
+        statuses[i] = { node: node.id, reachable: true, latencyMs: Math.round((performance.now() - t0) * 100) / 100, error: null };
+        return events;
+      } catch (e) {
+        statuses[i] = { node: node.id, reachable: false, latencyMs: null, error: describeFailure(e, node).reason };
+        return [];
+      }
+    }),
+  );
+  return { resource: displayKey(resource), events: mergeEvents(perNode), quorum, nodes: statuses };
+}

@@ -1,0 +1,123 @@
+// The inspector's side of holders, waiters and deadlocks: who holds each copy (decoded
+// from its token, no read), who waits (one read-only script per node and batch), and
+// which locks sit on a wait-for cycle. Reads only.
+import { findCycles, WaitNode } from './deadlocks';
+import { holderOf, processIdOf } from './holderToken';
+import type { InspectContext, NodeScan } from './inspect';
+import { withDeadline } from './inspect';
+import type { RedisNode } from './nodes';
+import type { LockEntry } from './types';
+import { internalKeyOf, mergeWaiters, readWaiting, WaitingRead } from './waiters';
+import { internalKey } from './internalKeys';
+
+const WAIT_BATCH = 1000;
+
+/** Process ids behind an entry's holder and waiters: matched, never shown. */
+const processIds = new WeakMap<LockEntry, { holder: string | null; waiters: Array<string | null> }>();
+
+/** Sets each copy's holder and the entry's (the quorum token's). */
+export function attachHolders(entry: LockEntry): void {
+  let quorumToken: string | null = null;
+  for (const t in entry.holders) if (entry.holders[t] >= entry.quorum) quorumToken = t;
+  let holder: LockEntry['holder'] = null;
+  let format: string | null = null;
+  for (const o of entry.nodes) {
+    if (o.state !== 'present') {
+      // Absent and unreachable copies are shared, frozen, and already say null.
+      if (o.holder === undefined && !Object.isFrozen(o)) o.holder = null;
+      continue;
+    }
+    o.holder = holderOf(o.token, o.format);
+    if (o.token === quorumToken && holder === null) {
+      holder = o.holder;
+      format = o.format;
+    }
+  }
+  entry.holder = holder;
+  if (entry.waiters === undefined) entry.waiters = [];
+  const prev = processIds.get(entry);
+  processIds.set(entry, { holder: processIdOf(quorumToken, format), waiters: prev?.waiters ?? [] });
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** The waiter set name of a lock id (latin1 bytes of its key); null for non-UTF-8 keys. */
+function waiterKeyOf(id: string): string | null {
+  // Most keys are ASCII: their latin1 form is their UTF-8 form, no conversion needed.
+  return ASCII.test(id) ? internalKey('waiters', id) : internalKeyOf('waiters', Buffer.from(id, 'latin1'));
+}
+
+/**
+ * Reads the live waiters of `entries` on every reachable node and attaches them. A node
+ * whose read fails adds nothing (the lock's own reads already say how it is).
+ */
+export async function attachWaiters(ctx: InspectContext, scans: NodeScan[], entries: LockEntry[], ids: string[]): Promise<void> {
+  if (entries.length === 0) return;
+  const keys = ids.map(waiterKeyOf);
+  const perNode: Array<Array<WaitingRead | undefined>> = ctx.nodes.map(() => new Array(entries.length));
+  await Promise.all(
+    ctx.nodes.map(async (node, n) => {
+      const scan = scans[n];
+      if (!scan?.status.reachable) return;
+      const wanted: number[] = [];
+      for (let i = 0; i < entries.length; i++) {
+        // On a cluster each key (and its waiter set, same slot) lives on one master only.
+        if (keys[i] !== null && (!ctx.ownerOnly || scan.reads.has(ids[i]))) wanted.push(i);
+      }
+      try {
+        await readInto(ctx, node, wanted, keys, perNode[n]);
+      } catch {
+        // Waiters are a hint beside the lock: a failed read leaves them out.
+      }
+    }),
+  );
+  entries.forEach((e, i) => {
+    const merged = mergeWaiters(perNode.map((r) => r[i]));
+    e.waiters = merged.map((m) => m.waiter);
+    const p = processIds.get(e);
+    processIds.set(e, { holder: p?.holder ?? null, waiters: merged.map((m) => m.processId) });
+  });
+}
+
+async function readInto(ctx: InspectContext, node: RedisNode, wanted: number[], keys: Array<string | null>, out: Array<WaitingRead | undefined>): Promise<void> {
+  const batches: Array<Promise<void>> = [];
+  // Every batch goes out at once (pipelined): the node works while replies are decoded.
+  for (let b = 0; b < wanted.length; b += WAIT_BATCH) {
+    const batch = wanted.slice(b, b + WAIT_BATCH);
+    const names = batch.map((i) => keys[i]!);
+    // A cluster refuses one script over keys of several slots: one call per key, pipelined.
+    const read = node.clusterMember ? Promise.all(names.map((k) => readWaiting(node.client, [k]))).then((rs) => rs.map((r) => r[0])) : readWaiting(node.client, names);
+    batches.push(withDeadline(read, ctx.commandTimeoutMs).then((reads) => batch.forEach((i, j) => (out[i] = reads[j]))));
+  }
+  await Promise.all(batches);
+}
+
+/**
+ * Flags every lock on a wait-for cycle `deadlock` with its `cycle`, and clears both on
+ * the others. Returns the entries whose flag or cycle changed.
+ */
+export function flagDeadlocks(entries: Iterable<LockEntry>): LockEntry[] {
+  const all = [...entries];
+  const nodes: WaitNode[] = [];
+  for (const e of all) {
+    const p = processIds.get(e);
+    if (p && p.holder !== null && p.waiters.length > 0) nodes.push({ key: e.key, holder: p.holder, waiters: p.waiters });
+  }
+  const cycles = nodes.length > 1 ? findCycles(nodes) : new Map<string, string[]>();
+  const touched: LockEntry[] = [];
+  for (const e of all) {
+    const cycle = cycles.get(e.key);
+    const had = e.flags.includes('deadlock');
+    if (cycle) {
+      const same = had && e.cycle !== undefined && e.cycle.join('\n') === cycle.join('\n');
+      if (!had) e.flags = [...e.flags, 'deadlock'];
+      e.cycle = cycle;
+      if (!same) touched.push(e);
+    } else if (had) {
+      e.flags = e.flags.filter((f) => f !== 'deadlock');
+      delete e.cycle;
+      touched.push(e);
+    }
+  }
+  return touched;
+}

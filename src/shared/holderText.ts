@@ -1,0 +1,39 @@
+// Holder and waiter phrases shared by the CLI, the tree and the panel:
+// `billing-worker (pid 4121) for 3 min · 2 waiting`. Plain text: each surface escapes
+// for its own medium (names come from other processes).
+import type { Holder, LockEntry } from '../core/types';
+
+/** Coarse age: a holder's "for 3 min" needs no more precision than that. */
+export function ageText(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h`;
+  return `${Math.floor(s / 86_400)} d`;
+}
+
+/** `billing-worker (pid 4121) for 3 min`, `Redisson thread 53`; null when nothing is known. */
+export function holderText(h: Holder | null | undefined, nowMs: number): string | null {
+  if (!h) return null;
+  if (h.thread !== undefined && h.name === null) return h.thread === null ? 'Redisson thread' : `Redisson thread ${h.thread}`;
+  const parts: string[] = [h.name ?? 'unnamed'];
+  if (h.pid !== null) parts.push(`(pid ${h.pid}${h.host ? ` on ${h.host}` : ''})`);
+  if (h.since !== null) parts.push(`for ${ageText(nowMs - h.since)}`);
+  return parts.join(' ');
+}
+
+/** The part after the verdict: ` · holder · 2 waiting`, or '' when there is neither. */
+export function whoSuffix(entry: LockEntry, nowMs: number, withHost = false): string {
+  const h = entry.holder && !withHost ? { ...entry.holder, host: null } : entry.holder;
+  const who = holderText(h, nowMs);
+  const waiting = entry.waiters?.length ?? 0;
+  return (who ? ` · ${who}` : '') + (waiting ? ` · ${waiting} waiting` : '');
+}
+
+/** One sentence for a lock on a wait-for cycle, or null. */
+export function cycleText(entry: LockEntry): string | null {
+  if (!entry.flags.includes('deadlock') || !entry.cycle) return null;
+  const keys = entry.cycle;
+  const list = keys.length === 1 ? keys[0] : `${keys.slice(0, -1).join(', ')} and ${keys[keys.length - 1]}`;
+  return `Deadlock: the holders of ${list} each wait for a lock another of them holds.`;
+}
