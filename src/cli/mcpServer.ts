@@ -20,6 +20,8 @@ export interface McpOptions {
 }
 
 const MAX_TTL_MS = 2 ** 31 - 1;
+/** Newest events returned by redlock_explain (the full log is `redlock-inspector history`). */
+const HISTORY_SHOWN = 20;
 
 function json(value: unknown): string {
   return JSON.stringify(value, null, 2);
@@ -92,12 +94,18 @@ export function createMcpServer(redlock: Redlock, options: McpOptions): McpServe
       return result(`${JSON.stringify(key)}: ${why}.`, { key, lock: null, skipped: skipped ?? null, nodes });
     }
     const lines = [`${JSON.stringify(entry.key)}: ${verdictSentence(entry)}.`];
+    // The recorded history (clients with events on) explains how it got here; its absence
+    // or a failed read never hides the lock itself.
+    const events = await redlock.history(parseKeyArg(key)).then((h) => h.events.slice(0, HISTORY_SHOWN), () => []);
     for (const o of entry.nodes) {
       const ttl = o.pttlMs === null ? '' : o.pttlMs < 0 ? ', no TTL' : `, ${o.pttlMs} ms left`;
       lines.push(`- ${o.node}: ${o.state}${o.token !== null ? ` token ${JSON.stringify(o.token)}` : ''}${ttl}${o.reason ? ` (${o.reason})` : ''}`);
     }
+    for (const e of events.slice(0, 5)) {
+      lines.push(`- ${e.at === null ? '?' : new Date(e.at).toISOString()} ${e.type}${e.holder ? ` by ${JSON.stringify(e.holder.name)} (pid ${e.holder.pid})` : ''}`);
+    }
     if (options.allowWrites) lines.push('To act on it, pass these exact per-node tokens to redlock_extend or redlock_force_release.');
-    return result(lines.join('\n'), { lock: entry, nodes });
+    return result(lines.join('\n'), { lock: entry, nodes, history: events });
   }));
 
   server.registerTool('redlock_doctor', {

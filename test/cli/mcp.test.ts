@@ -81,7 +81,10 @@ describe('cli: mcp server', function () {
 
       const explained = await client.callTool({ name: 'redlock_explain', arguments: { key: 'lock:job' } });
       assert.match(summary(explained), /^"lock:job": Held by tok-job on 3 of 3 nodes; valid for/);
-      const lock = doc<{ lock: { verdict: string; nodes: Copy[] } }>(explained).lock;
+      const explainedDoc = doc<{ lock: { verdict: string; nodes: Copy[] }; history: unknown[] }>(explained);
+      // Seeded by plain SETs: no client recorded events for it.
+      assert.deepEqual(explainedDoc.history, []);
+      const lock = explainedDoc.lock;
       assert.equal(lock.verdict, 'held');
       assert.deepEqual(lock.nodes.map((n) => n.token), ['tok-job', 'tok-job', 'tok-job']);
 
