@@ -9,6 +9,7 @@ import { DEFAULT_PATTERNS, InspectContext, inspectNodes } from './inspect';
 import { Watcher, WatchListener, WatchOptions } from './watch';
 import { nodeFacts } from './facts';
 import { quorumOf } from './classify';
+import { DoctorOptions, DoctorReport, runDoctor } from './doctor';
 import type { InspectOptions, InspectPage, NodeFacts } from './inspectTypes';
 import type { Snapshot } from './types';
 import { displayKey, displayToken, parseTokenArg } from './tokens';
@@ -691,6 +692,14 @@ export class Redlock {
   async nodeFacts(longestTtlMs = 0): Promise<NodeFacts[]> {
     await this.ready();
     return Promise.all(this.readContext().nodes.map((n) => nodeFacts(n, longestTtlMs, this.options.readTimeoutMs ?? 2000)));
+  }
+
+  /** Deployment findings (replicas, eviction, persistence, clocks, permissions...). Reads only. */
+  async doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
+    // Not ready(): two entries of one server are what the doctor reports (same-server),
+    // not a reason to refuse the diagnosis.
+    if (this.connecting) await this.connecting;
+    return runDoctor({ ...this.readContext(), configured: this.nodes.length, quorum: this.quorum, deadlineFor: (ttl) => this.deadlineFor(ttl) }, options);
   }
 
   /** The resource's event log from every node, merged, newest first. Reads only. */

@@ -1,5 +1,6 @@
 // Lock and anomaly counts; a warning background while any anomaly exists.
 import * as vscode from 'vscode';
+import type { DeploymentDoctor } from './deployment';
 import type { LockModel } from './lockModel';
 import { isAnomaly } from '../shared/lockOrder';
 
@@ -7,10 +8,14 @@ export class LockStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('redlock.status', vscode.StatusBarAlignment.Left, 50);
   private readonly subscription: vscode.Disposable;
 
-  constructor(private readonly model: LockModel) {
+  constructor(private readonly model: LockModel, private readonly doctor?: DeploymentDoctor) {
     this.item.name = 'Redlock';
     this.item.command = 'redlock.locks.focus';
-    this.subscription = vscode.Disposable.from(model.onDidChange(() => this.update()), model.onDidChangeState(() => this.update()));
+    this.subscription = vscode.Disposable.from(
+      model.onDidChange(() => this.update()),
+      model.onDidChangeState(() => this.update()),
+      doctor?.onDidChange(() => this.update()) ?? new vscode.Disposable(() => undefined),
+    );
     this.update();
   }
 
@@ -31,11 +36,13 @@ export class LockStatusBar implements vscode.Disposable {
     const locks = snap?.locks.length ?? 0;
     const anomalies = snap?.locks.filter(isAnomaly).length ?? 0;
     const error = this.model.error;
-    this.item.text = `$(lock) ${locks}${snap?.truncated ? '+' : ''}${anomalies ? ` $(warning) ${anomalies}` : ''}${error ? ' $(error)' : ''}${this.model.isPaused ? ' $(debug-pause)' : ''}`;
+    const unsafe = this.doctor?.errorCount ?? 0;
+    this.item.text = `$(lock) ${locks}${snap?.truncated ? '+' : ''}${anomalies ? ` $(warning) ${anomalies}` : ''}${unsafe ? ` $(shield) ${unsafe}` : ''}${error ? ' $(error)' : ''}${this.model.isPaused ? ' $(debug-pause)' : ''}`;
+    const deployment = unsafe ? `; deployment: ${unsafe} error${unsafe === 1 ? '' : 's'} found by the doctor (see Nodes > Deployment)` : '';
     this.item.tooltip = error
       ? `Redlock: ${error}`
-      : `Redlock: ${locks} lock${locks === 1 ? '' : 's'}${anomalies ? `, ${anomalies} anomal${anomalies === 1 ? 'y' : 'ies'} (split, partial, unknown or no TTL)` : ''}${this.model.isPaused ? ' (paused)' : ''}`;
-    this.item.backgroundColor = anomalies > 0 || error ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+      : `Redlock: ${locks} lock${locks === 1 ? '' : 's'}${anomalies ? `, ${anomalies} anomal${anomalies === 1 ? 'y' : 'ies'} (split, partial, unknown or no TTL)` : ''}${this.model.isPaused ? ' (paused)' : ''}${deployment}`;
+    this.item.backgroundColor = anomalies > 0 || error || unsafe ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.show();
   }
 
