@@ -2,7 +2,8 @@
 // data. Five local redis-server nodes, a 40 s story (short jobs, a split, a leftover, a
 // lock without TTL, a node paused for 8 s), the built exporter (dist/cli.js) scraped once a
 // second, and two panels drawn as SVG in Grafana's dark style:
-// media/screenshots/grafana-panels.svg. Needs `npm run build` first.
+// media/screenshots/grafana-panels.svg, then a PNG of it for README (vsce refuses SVG
+// images). Needs `npm run build` first.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { get } from 'node:http';
