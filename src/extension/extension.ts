@@ -6,6 +6,7 @@ import { forceRelease } from './commands/forceRelease';
 import { extend, release } from './commands/mineCommands';
 import * as nodeCommands from './commands/nodeCommands';
 import * as viewCommands from './commands/viewCommands';
+import { registerLmTools } from './lmTools';
 import { LockModel } from './lockModel';
 import { LocksTreeProvider, type LocksTreeElement } from './locksTree';
 import { Log } from './log';
@@ -121,6 +122,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
       if (e.affectsConfiguration('redlock.readOnly')) log.info(`read-only mode ${model.settings.readOnly ? 'on' : 'off'}`);
     }),
   );
+  context.subscriptions.push(...registerLmTools(model));
   void vscode.commands.executeCommand('setContext', 'redlock.paused', false);
   log.info(`Redlock Inspector ${version} activated`);
   watchRate();
