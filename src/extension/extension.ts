@@ -73,7 +73,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
 
   const showState = (): void => {
     const error = model.error;
-    locksView.message = error ? `⚠ ${error}` : model.snapshot && model.snapshot.locks.length === 0 ? `No lock keys match ${model.settings.keyPatterns.join(', ')}.` : undefined;
+    locksView.message = error ? `⚠ ${error}` : model.snapshot && model.snapshot.locks.length === 0 ? vscode.l10n.t('No lock keys match {0}.', model.settings.keyPatterns.join(', ')) : undefined;
     nodesView.message = model.configError ? `⚠ ${model.configError}` : undefined;
   };
 

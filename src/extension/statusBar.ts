@@ -32,9 +32,9 @@ export class LockStatusBar implements vscode.Disposable {
     const anomalies = snap?.locks.filter(isAnomaly).length ?? 0;
     const error = this.model.error;
     this.item.text = `$(lock) ${locks}${snap?.truncated ? '+' : ''}${anomalies ? ` $(warning) ${anomalies}` : ''}${error ? ' $(error)' : ''}${this.model.isPaused ? ' $(debug-pause)' : ''}`;
-    this.item.tooltip = error
-      ? `Redlock: ${error}`
-      : `Redlock: ${locks} lock${locks === 1 ? '' : 's'}${anomalies ? `, ${anomalies} anomal${anomalies === 1 ? 'y' : 'ies'} (split, partial, unknown or no TTL)` : ''}${this.model.isPaused ? ' (paused)' : ''}`;
+    const count = locks === 1 ? vscode.l10n.t('Redlock: 1 lock') : vscode.l10n.t('Redlock: {0} locks', locks);
+    const odd = !anomalies ? '' : anomalies === 1 ? vscode.l10n.t(', 1 anomaly (split, partial, unknown or no TTL)') : vscode.l10n.t(', {0} anomalies (split, partial, unknown or no TTL)', anomalies);
+    this.item.tooltip = error ? vscode.l10n.t('Redlock: {0}', error) : `${count}${odd}${this.model.isPaused ? vscode.l10n.t(' (paused)') : ''}`;
     this.item.backgroundColor = anomalies > 0 || error ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.show();
   }

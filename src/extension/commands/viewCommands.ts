@@ -24,13 +24,13 @@ export function resume(s: Services): void {
 export async function filter(s: Services, arg?: unknown): Promise<string | undefined> {
   let glob = typeof arg === 'string' ? arg : field(arg, 'glob', isString);
   glob ??= await vscode.window.showInputBox({
-    title: 'Filter Keys',
-    prompt: 'Show keys matching a glob (* ? [abc]) or containing the text; empty shows all',
+    title: vscode.l10n.t('Filter Keys'),
+    prompt: vscode.l10n.t('Show keys matching a glob ({0}) or containing the text; empty shows all', '* ? [abc]'),
     value: s.locks.filter,
   });
   if (glob === undefined) return undefined;
   s.locks.setFilter(glob);
-  s.locksView.description = s.locks.filter ? `filter: ${printable(s.locks.filter)}` : undefined;
+  s.locksView.description = s.locks.filter ? vscode.l10n.t('filter: {0}', printable(s.locks.filter)) : undefined;
   void vscode.commands.executeCommand('setContext', 'redlock.filtered', s.locks.filter !== '');
   return s.locks.filter;
 }
@@ -65,8 +65,8 @@ export async function copyToken(s: Services, arg?: unknown): Promise<string | un
     if (tokens.length <= 1) token = tokens[0];
     else {
       const pick = await vscode.window.showQuickPick(
-        tokens.map((t) => ({ label: printable(t), description: `on ${entry.holders[t]} of ${entry.nodes.length} nodes`, token: t })),
-        { title: `Copy which token of ${printable(key)}?` },
+        tokens.map((t) => ({ label: printable(t), description: vscode.l10n.t('on {0} of {1} nodes', entry.holders[t], entry.nodes.length), token: t })),
+        { title: vscode.l10n.t('Copy which token of {0}?', printable(key)) },
       );
       token = pick?.token;
     }
@@ -80,12 +80,12 @@ export async function copyToken(s: Services, arg?: unknown): Promise<string | un
 export async function openDetails(s: Services, arg?: unknown): Promise<LockDetailsPanel | undefined> {
   let key = keyOf(arg);
   if (key === undefined) {
-    const pick = await vscode.window.showQuickPick((s.model.snapshot?.locks ?? []).map((e) => ({ label: printable(e.key), key: e.key })), { title: 'Open Lock Details' });
+    const pick = await vscode.window.showQuickPick((s.model.snapshot?.locks ?? []).map((e) => ({ label: printable(e.key), key: e.key })), { title: vscode.l10n.t('Open Lock Details') });
     if (!pick) return undefined;
     key = pick.key;
   }
   if (!s.model.entry(key)) {
-    void vscode.window.showWarningMessage(`Redlock: ${printable(key)} is not in the current snapshot.`);
+    void vscode.window.showWarningMessage(vscode.l10n.t('Redlock: {0} is not in the current snapshot.', printable(key)));
     return undefined;
   }
   return s.detailPanels.show(key);
