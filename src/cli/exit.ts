@@ -10,7 +10,7 @@ export const EXIT = {
   usage: 2,
   /** Fewer than a quorum of nodes answered. */
   noQuorum: 3,
-  /** `status --fail-on`: a lock matched one of the given verdicts or flags. */
+  /** `status --fail-on`: a lock matched one of the given verdicts or flags; `doctor`: an error-level finding. */
   matched: 4,
 } as const;
 

@@ -3,8 +3,6 @@
 // commands/index.ts; ctx (context.ts) gives it the Io, node settings and one Redlock per run.
 // main() turns argv into an exit code; every failure ends as one escaped line on stderr and
 // the contract's code (usage errors 2, whatever commander's default), never a stack trace.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { RedlockError } from '../core/errors';
 import { NodeConfigError } from '../core/urls';
@@ -13,17 +11,9 @@ import { CliContext, PREFIX } from './context';
 import { escapeText } from './escape';
 import { CliError, EXIT, ExitCode, UsageError } from './exit';
 import { Io, processIo } from './io';
+import { packageVersion } from './version';
 
 export { CONNECT_TIMEOUT_MS, READ_TIMEOUT_MS } from './context';
-
-function version(): string {
-  // dist/cli.js sits next to the package root; elsewhere (tests) the version is unknown.
-  try {
-    return (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
 
 /** Maps any failure to one stderr line and an exit code. */
 export function report(e: unknown, io: Io): ExitCode {
@@ -68,7 +58,7 @@ const escapedLines = (text: string): string => text.replace(/\n$/, '').split('\n
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('redlock-inspector')
     .description('See and fix Redis distributed locks (Redlock) across every node.')
-    .version(version(), '-V, --version', 'print the version')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .option('--read-only', 'refuse every write command (also REDLOCK_READ_ONLY=1)')
     .addHelpText('after', HELP_FOOTER)
     // Set before any command is added: subcommands inherit them.
@@ -139,7 +129,8 @@ Durations (--ttl, --interval, --expiring-ms): 1500, 1500ms, 10s, 2m.
 
 Exit codes: 0 done; 1 refused by the nodes that answered; 2 bad usage or input,
 read-only refusal, force-release without --yes off a terminal; 3 fewer than a
-quorum of nodes answered; 4 status --fail-on matched a lock.`;
+quorum of nodes answered; 4 status --fail-on matched a lock, or doctor found an
+error-level problem.`;
 
 if (require.main === module) {
   const io = processIo();

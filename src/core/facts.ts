@@ -7,7 +7,8 @@ import type { NodeFacts, Persistence } from './inspectTypes';
 import { KNOWN_SCRIPTS, librariesFromExists } from './libraries';
 import { DeadlineError, describeFailure, RedisNode } from './nodes';
 
-function parseInfo(text: string): Map<string, string> {
+/** INFO text as field -> value (section headers and blank lines dropped). */
+export function parseInfo(text: string): Map<string, string> {
   const m = new Map<string, string>();
   for (const line of text.split('\r\n')) {
     const i = line.indexOf(':');

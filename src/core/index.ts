@@ -30,3 +30,6 @@ export type { FencedWriteResult } from './fencing';
 export { readTlsFiles, checkTls, PLAIN_ON_TLS } from './tls';
 export type { TlsSettings, TlsFiles } from './tls';
 export { keySlot, patternSlot } from './clusterTopology';
+export { diagnose } from './doctor';
+export type { Finding, FindingCode, Severity, DoctorReport, DoctorOptions, DiagnoseInput } from './doctor';
+export type { DeploymentFacts, DeniedCommand } from './deploymentFacts';

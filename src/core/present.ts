@@ -80,8 +80,11 @@ export function stateText(o: Pick<Observation, 'state' | 'reason'>): string {
  * only that text (its JSON shape is fixed), so this is the one place that reads it.
  */
 export function isAuthFailure(reason: string | null | undefined): boolean {
-  return !!reason && /NOAUTH|WRONGPASS|invalid username-password|\bAUTH\b|invalid password/i.test(reason);
+  return !!reason && AUTH_FAILURE.test(reason);
 }
+
+/** The words a server or ioredis uses when a password is missing or wrong. */
+export const AUTH_FAILURE = /NOAUTH|WRONGPASS|invalid username-password|\bAUTH\b|invalid password/i;
 
 /** What one node said to a write, as a failure line names it. */
 export interface NodeAnswer {

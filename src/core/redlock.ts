@@ -8,6 +8,8 @@ import { lockCommands, releaseKeysOn } from './scripts';
 import { DEFAULT_PATTERNS, InspectContext, inspectNodes } from './inspect';
 import { Watcher, WatchListener, WatchOptions } from './watch';
 import { nodeFacts } from './facts';
+import { quorumOf } from './classify';
+import { DoctorOptions, DoctorReport, runDoctor } from './doctor';
 import type { InspectOptions, InspectPage, NodeFacts } from './inspectTypes';
 import type { Snapshot } from './types';
 import { displayKey, displayToken, parseTokenArg } from './tokens';
@@ -276,7 +278,7 @@ export class Redlock {
     this.options = options;
     this.driftFactor = options.driftFactor ?? 0.01;
     this.nodes = createNodes(nodes, options);
-    this.quorum = Math.floor(this.nodes.length / 2) + 1;
+    this.quorum = quorumOf(this.nodes.length);
     this.identity = encodeIdentity(options);
     this.events = options.events ? new EventRecorder(() => this.nodes.map((n) => ({ client: n.client, isCluster: n.isCluster })), options.events === true ? {} : options.events, options.commandTimeoutMs ?? 1000) : undefined;
     const wait = options.connectTimeoutMs ?? 2000;
@@ -690,6 +692,14 @@ export class Redlock {
   async nodeFacts(longestTtlMs = 0): Promise<NodeFacts[]> {
     await this.ready();
     return Promise.all(this.readContext().nodes.map((n) => nodeFacts(n, longestTtlMs, this.options.readTimeoutMs ?? 2000)));
+  }
+
+  /** Deployment findings (replicas, eviction, persistence, clocks, permissions...). Reads only. */
+  async doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
+    // Not ready(): two entries of one server are what the doctor reports (same-server),
+    // not a reason to refuse the diagnosis.
+    if (this.connecting) await this.connecting;
+    return runDoctor({ ...this.readContext(), configured: this.nodes.length, quorum: this.quorum, deadlineFor: (ttl) => this.deadlineFor(ttl) }, options);
   }
 
   /** The resource's event log from every node, merged, newest first. Reads only. */

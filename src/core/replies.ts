@@ -5,6 +5,7 @@
 // for now (no reply in time, no connection, busy, loading, no master: exit 3,
 // "unreachable")? See docs/decisions.md "Refused or unreachable".
 import { ReplyError } from 'ioredis';
+import { AUTH_FAILURE } from './present';
 
 export type FailureOutcome = 'timeout' | 'refused' | 'auth' | 'wrong-type';
 
@@ -30,7 +31,6 @@ export interface ConnectionState {
 }
 
 const NOT_CONNECTED = /Stream isn't writeable|Connection is closed|enableOfflineQueue/i;
-const AUTH = /NOAUTH|WRONGPASS|invalid username-password|AUTH failed|invalid password/i;
 // Replies that say "not now" rather than "no": the node cannot serve at all for a while.
 const NOT_SERVING = /^(BUSY|LOADING|MASTERDOWN|TRYAGAIN|CLUSTERDOWN)\b/;
 
@@ -60,7 +60,7 @@ export function classifyFailure(err: unknown, node?: ConnectionState): Failure {
   // error (ECONNREFUSED, WRONGPASS, ...) is what the user needs.
   if (NOT_CONNECTED.test(message) && node?.lastError) message = node.lastError;
   const line = firstLine(message);
-  if (AUTH.test(message)) return { outcome: 'auth', reason: line, answered: false };
+  if (AUTH_FAILURE.test(message)) return { outcome: 'auth', reason: line, answered: false };
   // instanceof, not err.name: a minified bundle renames classes.
   const replied = err instanceof ReplyError;
   if (/^WRONGTYPE\b/.test(line)) return { outcome: 'wrong-type', reason: line, answered: true };

@@ -6,6 +6,7 @@ import { forceRelease } from './commands/forceRelease';
 import { extend, release } from './commands/mineCommands';
 import * as nodeCommands from './commands/nodeCommands';
 import * as viewCommands from './commands/viewCommands';
+import { DeploymentDoctor } from './deployment';
 import { registerLmTools } from './lmTools';
 import { LockModel } from './lockModel';
 import { LocksTreeProvider, type LocksTreeElement } from './locksTree';
@@ -28,6 +29,7 @@ export interface RedlockInspectorApi {
   readonly mine: MineLocks;
   readonly statusBar: LockStatusBar;
   readonly notifier: Notifier;
+  readonly doctor: DeploymentDoctor;
   /** Recent log lines (what the log channel shows), to prove what is never logged. */
   logLines(): string[];
 }
@@ -41,7 +43,8 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
   const model = new LockModel(passwords, log);
   const mine = new MineLocks();
   const locks = new LocksTreeProvider(model, mine);
-  const nodes = new NodesTreeProvider(model);
+  const doctor = new DeploymentDoctor(model, log);
+  const nodes = new NodesTreeProvider(model, doctor);
   const locksView = vscode.window.createTreeView<LocksTreeElement>('redlock.locks', { treeDataProvider: locks, showCollapseAll: true });
   const nodesView = vscode.window.createTreeView('redlock.nodes', { treeDataProvider: nodes });
   locks.isVisible = () => locksView.visible;
@@ -67,7 +70,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
   // Nobody looking (both views hidden, no detail panel): the watch slows down (docs/decisions.md).
   const watchRate = (): void => model.setVisible(locksView.visible || nodesView.visible || detailPanels.all().length > 0);
   context.subscriptions.push(detailPanels);
-  const statusBar = new LockStatusBar(model);
+  const statusBar = new LockStatusBar(model, doctor);
   const notifier = new Notifier(model, log);
   const s: Services = { model, mine, locks, locksView: locksView as vscode.TreeView<unknown>, passwords, log, detailPanels };
 
@@ -95,13 +98,14 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
     copyKey: (a) => viewCommands.copyKey(s, a),
     openDetails: (a) => viewCommands.openDetails(s, a),
     showLog: () => viewCommands.showLog(s),
+    doctor: () => viewCommands.runDoctor(doctor),
   };
   for (const [verb, run] of Object.entries(commands)) {
     context.subscriptions.push(vscode.commands.registerCommand(`redlock.${verb}`, run));
   }
 
   context.subscriptions.push(
-    log, mine, locks, nodes, locksView, nodesView, statusBar, notifier,
+    log, mine, locks, nodes, locksView, nodesView, statusBar, notifier, doctor,
     model.onDidChange(showState),
     locksView.onDidChangeVisibility((e) => {
       if (e.visible) locks.refreshAll();
@@ -148,6 +152,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
     mine,
     statusBar,
     notifier,
+    doctor,
     logLines: () => log.lines(),
   };
 }

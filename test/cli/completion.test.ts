@@ -33,7 +33,9 @@ describe('cli: completion', () => {
     assert.match(text, /^# bash completion for redlock-inspector/);
     assert.match(text, /complete -F _redlock_inspector redlock-inspector$/);
     assert.deepEqual(bashComplete(text, ['st']), ['status']);
-    assert.deepEqual(bashComplete(text, ['']).sort(), ['acquire', 'completion', 'extend', 'force-release', 'help', 'history', 'release', 'status', 'watch']);
+    assert.deepEqual(bashComplete(text, ['']).sort(), ['acquire', 'completion', 'doctor', 'exporter', 'extend', 'force-release', 'help', 'history', 'mcp', 'release', 'status', 'watch']);
+    assert.deepEqual(bashComplete(text, ['exporter', '--l']), ['--listen']);
+    assert.deepEqual(bashComplete(text, ['mcp', '--a']), ['--allow-writes']);
     assert.deepEqual(bashComplete(text, ['acquire', 'x', '--tt']), ['--ttl']);
     assert.deepEqual(bashComplete(text, ['status', '--tls-c']).sort(), ['--tls-ca', '--tls-cert']);
     assert.deepEqual(bashComplete(text, ['status', '--fa']), ['--fail-on']);
@@ -55,16 +57,19 @@ describe('cli: completion', () => {
     assert.match(text, /'\*--node\[a Redis node URL \(repeatable; replaces REDLOCK_NODES\)\]:value: '/);
     assert.match(text, /--fail-on\[[^\]]*\]:names:_sequence compadd - split held unknown partial/);
     assert.match(text, /'1:argument:\(bash zsh\)'/);
+    // An apostrophe in a description closes and reopens the quote as '\'' (one backslash).
+    assert.match(text, /certificate'\\''s key/);
+    assert.doesNotMatch(text, /'\\\\''/);
     // Every single-quoted word is closed: an even count of unescaped quotes.
     assert.equal((text.replace(/'\\''/g, '').match(/'/g) ?? []).length % 2, 0);
   });
 
   it('a command registered later completes without touching the generator', () => {
     const program: Command = buildProgram(new CliContext(memoryIo()));
-    program.command('doctor').description('check the nodes').option('--deep', 'more checks');
+    program.command('later').description('check the nodes').option('--deep', 'more checks');
     const spec = completionSpec(program);
-    assert.ok(spec.commands.some((c) => c.name === 'doctor' && c.options.some((o) => o.names.includes('--deep'))));
-    assert.deepEqual(bashComplete(bashCompletion(spec), ['doctor', '--d']), ['--deep']);
-    assert.match(zshCompletion(spec), /doctor\) _arguments '--deep\[more checks\]'/);
+    assert.ok(spec.commands.some((c) => c.name === 'later' && c.options.some((o) => o.names.includes('--deep'))));
+    assert.deepEqual(bashComplete(bashCompletion(spec), ['later', '--d']), ['--deep']);
+    assert.match(zshCompletion(spec), /later\) _arguments '--deep\[more checks\]'/);
   });
 });

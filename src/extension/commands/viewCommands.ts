@@ -1,6 +1,7 @@
 // Reading commands: refresh, pause/resume, filter, load more, copy, details, log.
 import * as vscode from 'vscode';
-import type { Snapshot } from '../../core';
+import type { DoctorReport, Snapshot } from '../../core';
+import type { DeploymentDoctor } from '../deployment';
 import { field, isString, keyOf, nodeIdOf } from '../commandArgs';
 import { reportFailure } from '../failures';
 import { CopyElement, LockElement } from '../locksTree';
@@ -93,4 +94,18 @@ export async function openDetails(s: Services, arg?: unknown): Promise<LockDetai
 
 export function showLog(s: Services): void {
   s.log.show();
+}
+
+/** Runs the deployment doctor, shows the Nodes view's Deployment section, and sums it up. */
+export async function runDoctor(doctor: DeploymentDoctor): Promise<DoctorReport | undefined> {
+  void vscode.commands.executeCommand('redlock.nodes.focus');
+  const report = await vscode.window.withProgress({ location: { viewId: 'redlock.nodes' } }, () => doctor.run());
+  if (!report) {
+    void vscode.window.showWarningMessage(vscode.l10n.t('Redlock: the deployment doctor could not run: {0}', doctor.error ? printable(doctor.error) : vscode.l10n.t('no node configured')));
+    return undefined;
+  }
+  const n = (s: string): number => report.findings.filter((f) => f.severity === s).length;
+  const summary = vscode.l10n.t('Redlock deployment: {0} error(s), {1} warning(s) (details in Nodes > Deployment).', n('error'), n('warning'));
+  void (n('error') ? vscode.window.showWarningMessage(summary) : vscode.window.showInformationMessage(n('warning') ? summary : vscode.l10n.t('Redlock deployment: no problems found.')));
+  return report;
 }

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { RedlockInspectorApi } from '../../../src/extension/extension';
 // Types only: the extension runs from its bundle, so its classes are not these modules' classes.
 import type { LockElement, LocksTreeElement } from '../../../src/extension/locksTree';
+import type { NodeElement } from '../../../src/extension/nodesTree';
 import { seedDemoStates, type DemoStates } from '../../support/demoStates';
 import { startNodes, type RedisServer } from '../../support/redisServer';
 import { configure, getApi, lockRows, resetSettings, rowOf, waitFor } from './helpers';
@@ -164,7 +165,7 @@ describe('Locks and Nodes views', function () {
   });
 
   it('shows health, latency, version, role and clock offset per node', async () => {
-    const nodes = (await api.nodesProvider.getChildren()) ?? [];
+    const nodes = ((await api.nodesProvider.getChildren()) ?? []).filter((n): n is NodeElement => n.kind === 'node');
     assert.deepEqual(nodes.map((n) => n.id), ids());
     const item = await api.nodesProvider.getTreeItem(nodes[0]);
     // Fresh nodes without persistence, holding locks longer than their uptime: the restart rule bites.
