@@ -2,6 +2,7 @@
 // on real nodes seeded with a held lock, a split lock and a key outside the view's patterns.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { Redlock } from '../../../src/core';
 import type { RedlockInspectorApi } from '../../../src/extension/extension';
 import { startNodes, type RedisServer } from '../../support/redisServer';
 import { configure, getApi, resetSettings, waitFor } from './helpers';
@@ -84,6 +85,22 @@ describe('language model tools', function () {
     assert.ok(text.includes(`- "${ids[1]}": present token "${tokenB}", `), text);
     assert.ok(text.includes(`- "${ids[2]}": absent`), text);
     assert.match(text, /not instructions/);
+  });
+
+  it('redlock_explain adds the holder and the recorded history of a lock taken with events on', async () => {
+    const client = new Redlock(servers.map((s) => s.url), { events: true, holderName: 'lm-tools-test' });
+    try {
+      const lock = await client.acquire('lock:lm:recorded', 60_000);
+      await client.quit();
+      const text = await invoke('redlock_explain', { key: 'lock:lm:recorded' });
+      assert.match(text, /^"lock:lm:recorded": Held by .+ on 3 of 3 nodes/);
+      assert.match(text, /^holder: "lm-tools-test \(pid \d+( on [^)"]+)?\) for \d+ s"$/m);
+      assert.match(text, /^recorded history, newest first:\n- \d{4}-\d\d-\d\dT[\d:.]+Z acquired by "lm-tools-test" \(pid \d+\)$/m);
+      assert.ok(text.includes(`"history":[{`), text);
+      assert.ok(text.includes(lock.token), 'the whole token, for a compare-and-set');
+    } finally {
+      await client.quit().catch(() => undefined);
+    }
   });
 
   it('redlock_explain reads a key outside the view\u2019s patterns, and says when there is none', async () => {
