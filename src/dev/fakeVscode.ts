@@ -191,6 +191,8 @@ export function createFakeVscode(): FakeVscode {
       onDidChangeConfiguration: configurationChanged.event,
     },
     env: { clipboard: { writeText: () => Promise.resolve() } },
+    // English only, as VS Code without a language pack: `{0}` replaced by the argument.
+    l10n: { t: (message: string, ...args: unknown[]) => message.replace(/\{(\d+)\}/g, (m, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : m)) },
     commands: {
       registerCommand: (id: string, run: (...args: unknown[]) => unknown) => {
         commands.set(id, run);

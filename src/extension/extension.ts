@@ -7,6 +7,7 @@ import { extend, release } from './commands/mineCommands';
 import * as nodeCommands from './commands/nodeCommands';
 import * as viewCommands from './commands/viewCommands';
 import { DeploymentDoctor } from './deployment';
+import { registerLmTools } from './lmTools';
 import { LockModel } from './lockModel';
 import { LocksTreeProvider, type LocksTreeElement } from './locksTree';
 import { Log } from './log';
@@ -75,7 +76,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
 
   const showState = (): void => {
     const error = model.error;
-    locksView.message = error ? `⚠ ${error}` : model.snapshot && model.snapshot.locks.length === 0 ? `No lock keys match ${model.settings.keyPatterns.join(', ')}.` : undefined;
+    locksView.message = error ? `⚠ ${error}` : model.snapshot && model.snapshot.locks.length === 0 ? vscode.l10n.t('No lock keys match {0}.', model.settings.keyPatterns.join(', ')) : undefined;
     nodesView.message = model.configError ? `⚠ ${model.configError}` : undefined;
   };
 
@@ -125,6 +126,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
       if (e.affectsConfiguration('redlock.readOnly')) log.info(`read-only mode ${model.settings.readOnly ? 'on' : 'off'}`);
     }),
   );
+  context.subscriptions.push(...registerLmTools(model));
   void vscode.commands.executeCommand('setContext', 'redlock.paused', false);
   log.info(`Redlock Inspector ${version} activated`);
   watchRate();

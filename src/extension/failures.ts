@@ -15,7 +15,7 @@ export function describeError(e: unknown): string {
 export function reportFailure(log: Log, what: string, e: unknown): string {
   const message = `${what} failed: ${describeError(e)}`;
   log.error(message);
-  void vscode.window.showErrorMessage(`Redlock: ${message}`, 'Show Log').then((pick) => {
+  void vscode.window.showErrorMessage(vscode.l10n.t('Redlock: {0} failed: {1}', what, describeError(e)), vscode.l10n.t('Show Log')).then((pick) => {
     if (pick) void vscode.commands.executeCommand('redlock.showLog');
   });
   return message;

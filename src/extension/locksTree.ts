@@ -177,12 +177,12 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
 
   getTreeItem(element: LocksTreeElement): vscode.TreeItem {
     if (element instanceof LoadMoreElement) {
-      const item = new vscode.TreeItem('Load more…', vscode.TreeItemCollapsibleState.None);
+      const item = new vscode.TreeItem(vscode.l10n.t('Load more…'), vscode.TreeItemCollapsibleState.None);
       item.id = elementId('more');
-      item.description = 'the scan stopped at redlock.maxKeys';
+      item.description = vscode.l10n.t('the scan stopped at {0}', 'redlock.maxKeys');
       item.iconPath = new vscode.ThemeIcon('ellipsis');
       item.contextValue = 'more;';
-      item.command = { command: 'redlock.loadMore', title: 'Load More Keys' };
+      item.command = { command: 'redlock.loadMore', title: vscode.l10n.t('Load More Keys') };
       return item;
     }
     if (element instanceof CopyElement) return this.copyItem(element);
@@ -194,7 +194,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     item.id = elementId('lock', el.key);
     const entry = this.shownEntry(el.key);
     if (!entry) {
-      item.description = 'gone';
+      item.description = vscode.l10n.t('gone');
       return item;
     }
     const mine = this.mine.has(el.key);

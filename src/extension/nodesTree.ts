@@ -78,20 +78,23 @@ export class NodesTreeProvider implements vscode.TreeDataProvider<NodesTreeEleme
     const findings = doctor.findings;
     const errors = doctor.errorCount;
     const warnings = findings?.filter((f) => f.severity === 'warning').length ?? 0;
-    const item = new vscode.TreeItem('Deployment', findings?.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(vscode.l10n.t('Deployment'), findings?.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = elementId('deployment');
     item.description = doctor.isRunning
-      ? 'checking…'
+      ? vscode.l10n.t('checking…')
       : doctor.error
-        ? `not checked: ${printable(doctor.error)}`
+        ? vscode.l10n.t('not checked: {0}', printable(doctor.error))
         : findings === undefined
-          ? 'not checked yet'
+          ? vscode.l10n.t('not checked yet')
           : errors + warnings === 0
-            ? 'no problems found'
-            : [errors ? `${errors} error${errors === 1 ? '' : 's'}` : '', warnings ? `${warnings} warning${warnings === 1 ? '' : 's'}` : ''].filter(Boolean).join(', ');
+            ? vscode.l10n.t('no problems found')
+            : [
+                errors ? (errors === 1 ? vscode.l10n.t('1 error') : vscode.l10n.t('{0} errors', errors)) : '',
+                warnings ? (warnings === 1 ? vscode.l10n.t('1 warning') : vscode.l10n.t('{0} warnings', warnings)) : '',
+              ].filter(Boolean).join(', ');
     item.iconPath = errors ? SEVERITY_ICON.error : warnings ? SEVERITY_ICON.warning : new vscode.ThemeIcon('shield');
-    item.tooltip = 'Deployment doctor: replicas, eviction policy, persistence, restart risk, clocks, latency and permissions of the configured nodes.';
-    item.command = { command: 'redlock.doctor', title: 'Run Deployment Doctor' };
+    item.tooltip = vscode.l10n.t('Deployment doctor: replicas, eviction policy, persistence, restart risk, clocks, latency and permissions of the configured nodes.');
+    item.command = { command: 'redlock.doctor', title: vscode.l10n.t('Run Deployment Doctor') };
     item.contextValue = 'deployment';
     return item;
   }

@@ -79,7 +79,10 @@ export class Notifier implements vscode.Disposable {
           this.sent.push(`lost: ${key}`);
           const message = `${printable(key)}: ${printable(who)} lost its lease${e.reason ? ` (${printable(e.reason)})` : ''}.`;
           this.log.warn(`notify lost: ${message}`);
-          void vscode.window.showWarningMessage(`Redlock: ${message}`, 'Show').then((pick) => {
+          const shown = e.reason
+            ? vscode.l10n.t('Redlock: {0}: {1} lost its lease ({2}).', printable(key), printable(who), printable(e.reason))
+            : vscode.l10n.t('Redlock: {0}: {1} lost its lease.', printable(key), printable(who));
+          void vscode.window.showWarningMessage(shown, vscode.l10n.t('Show')).then((pick) => {
             if (pick) void vscode.commands.executeCommand('redlock.locks.focus');
           });
         }
@@ -97,7 +100,11 @@ export class Notifier implements vscode.Disposable {
     const message = `${printable(e.key)} ${what} (${describeVerdict(e, e.nodes.length)}).`;
     this.sent.push(`${kind}: ${e.key}`);
     this.log.warn(`notify ${kind}: ${message}`);
-    void vscode.window.showWarningMessage(`Redlock: ${message}`, 'Show').then((pick) => {
+    const verdict = describeVerdict(e, e.nodes.length);
+    const shown = kind === 'split'
+      ? vscode.l10n.t('Redlock: {0} has two or more holders ({1}).', printable(e.key), verdict)
+      : vscode.l10n.t('Redlock: {0} has a copy that never expires ({1}).', printable(e.key), verdict);
+    void vscode.window.showWarningMessage(shown, vscode.l10n.t('Show')).then((pick) => {
       if (pick) void vscode.commands.executeCommand('redlock.locks.focus');
     });
   }
@@ -107,7 +114,7 @@ export class Notifier implements vscode.Disposable {
       if (n.reachable || !isAuthError(n.error) || this.askedPassword.has(n.node)) continue;
       this.askedPassword.add(n.node);
       this.sent.push(`auth: ${n.node}`);
-      void vscode.window.showWarningMessage(`Redlock: node ${n.node} needs a password (${n.error}).`, 'Set Password').then((pick) => {
+      void vscode.window.showWarningMessage(vscode.l10n.t('Redlock: node {0} needs a password ({1}).', n.node, n.error ?? ''), vscode.l10n.t('Set Password')).then((pick) => {
         if (pick) void vscode.commands.executeCommand('redlock.setPassword', { id: n.node });
       });
     }

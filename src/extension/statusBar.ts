@@ -38,10 +38,14 @@ export class LockStatusBar implements vscode.Disposable {
     const error = this.model.error;
     const unsafe = this.doctor?.errorCount ?? 0;
     this.item.text = `$(lock) ${locks}${snap?.truncated ? '+' : ''}${anomalies ? ` $(warning) ${anomalies}` : ''}${unsafe ? ` $(shield) ${unsafe}` : ''}${error ? ' $(error)' : ''}${this.model.isPaused ? ' $(debug-pause)' : ''}`;
-    const deployment = unsafe ? `; deployment: ${unsafe} error${unsafe === 1 ? '' : 's'} found by the doctor (see Nodes > Deployment)` : '';
-    this.item.tooltip = error
-      ? `Redlock: ${error}`
-      : `Redlock: ${locks} lock${locks === 1 ? '' : 's'}${anomalies ? `, ${anomalies} anomal${anomalies === 1 ? 'y' : 'ies'} (split, partial, unknown or no TTL)` : ''}${this.model.isPaused ? ' (paused)' : ''}${deployment}`;
+    const count = locks === 1 ? vscode.l10n.t('Redlock: 1 lock') : vscode.l10n.t('Redlock: {0} locks', locks);
+    const odd = !anomalies ? '' : anomalies === 1 ? vscode.l10n.t(', 1 anomaly (split, partial, unknown or no TTL)') : vscode.l10n.t(', {0} anomalies (split, partial, unknown or no TTL)', anomalies);
+    const deployment = !unsafe
+      ? ''
+      : unsafe === 1
+        ? vscode.l10n.t('; deployment: 1 error found by the doctor (see Nodes > Deployment)')
+        : vscode.l10n.t('; deployment: {0} errors found by the doctor (see Nodes > Deployment)', unsafe);
+    this.item.tooltip = error ? vscode.l10n.t('Redlock: {0}', error) : `${count}${odd}${this.model.isPaused ? vscode.l10n.t(' (paused)') : ''}${deployment}`;
     this.item.backgroundColor = anomalies > 0 || error || unsafe ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.show();
   }

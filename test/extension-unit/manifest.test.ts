@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { extendable } from '../../src/core/actions';
 import { lockContextValue } from '../../src/extension/lockText';
 import { absent, lockEntry, present } from '../support/entries';
+import { placeholders, readManifest, readNls } from '../support/manifest';
 
 interface Menu {
   command: string;
@@ -13,7 +14,10 @@ interface Menu {
   group?: string;
 }
 
-const pj = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8'));
+const ROOT = path.resolve(__dirname, '../../..');
+const raw = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+// What VS Code shows: the %placeholders% resolved from package.nls.json.
+const pj = readManifest(ROOT) as typeof raw;
 const c = pj.contributes;
 const WRITES = ['redlock.acquire', 'redlock.extend', 'redlock.release', 'redlock.forceRelease'];
 
@@ -85,6 +89,42 @@ describe('extension manifest', () => {
     const nodeUrl = new RegExp(p['redlock.nodes'].items.anyOf[0].pattern);
     assert.ok(nodeUrl.test('redis+sentinel://h:26379/m') && !nodeUrl.test('http://h'));
     for (const [k, v] of Object.entries(p)) assert.ok((v as { description?: string; markdownDescription?: string }).description || (v as { markdownDescription?: string }).markdownDescription, k);
+  });
+
+  it('takes every user-facing manifest string from package.nls.json, and every entry there is used', () => {
+    const nls = readNls(ROOT);
+    const used = placeholders(raw);
+    assert.deepEqual(used.filter((k) => !(k in nls)), [], 'placeholders without a text');
+    assert.deepEqual(Object.keys(nls).filter((k) => !used.includes(k)), [], 'unused texts');
+    const rc = raw.contributes;
+    const texts: unknown[] = [
+      ...rc.viewsContainers.activitybar.map((v: { title: string }) => v.title),
+      ...rc.views.redlock.flatMap((v: { name: string; contextualTitle: string }) => [v.name, v.contextualTitle]),
+      ...rc.viewsWelcome.map((w: { contents: string }) => w.contents),
+      ...rc.commands.flatMap((x: { title: string; category: string }) => [x.title, x.category]),
+      ...Object.values(rc.configuration.properties as Record<string, { description?: string; markdownDescription?: string }>).map((p) => p.description ?? p.markdownDescription),
+      ...rc.walkthroughs.flatMap((w: { title: string; description: string; steps: Array<{ title: string; description: string }> }) => [w.title, w.description, ...w.steps.flatMap((st) => [st.title, st.description])]),
+      ...rc.languageModelTools.flatMap((t: { displayName: string; userDescription: string }) => [t.displayName, t.userDescription]),
+    ];
+    for (const t of texts) assert.match(String(t), /^%[^%\s]+%$/, `not localizable: ${String(t)}`);
+    assert.equal(raw.l10n, './l10n');
+    assert.ok(fs.existsSync(path.join(ROOT, 'l10n', 'bundle.l10n.json')));
+  });
+
+  it('contributes the read-only language model tools with the MCP tools\u2019 names and arguments', () => {
+    const tools = c.languageModelTools as Array<{ name: string; toolReferenceName: string; canBeReferencedInPrompt: boolean; modelDescription: string; inputSchema: { properties: Record<string, { type: string; items?: { type: string } }>; required?: string[] } }>;
+    assert.deepEqual(tools.map((t) => t.name), ['redlock_status', 'redlock_explain']);
+    for (const t of tools) {
+      assert.equal(t.toolReferenceName, t.name);
+      assert.equal(t.canBeReferencedInPrompt, true);
+      assert.ok(t.modelDescription.length > 40);
+      assert.ok(pj.activationEvents.includes(`onLanguageModelTool:${t.name}`), t.name);
+    }
+    assert.deepEqual(tools[0].inputSchema.properties.patterns, { ...tools[0].inputSchema.properties.patterns, type: 'array', items: { ...tools[0].inputSchema.properties.patterns.items, type: 'string' } });
+    assert.equal(tools[0].inputSchema.required, undefined);
+    assert.deepEqual(Object.keys(tools[1].inputSchema.properties), ['key']);
+    assert.deepEqual(tools[1].inputSchema.required, ['key']);
+    assert.equal(pj.engines.vscode, '^1.95.0', 'lm.registerTool is stable API from 1.95');
   });
 
   it('has a walkthrough whose media exist', () => {

@@ -18,24 +18,24 @@ export async function acquire(s: Services, arg?: unknown): Promise<LockResult | 
   let autoExtend = field(arg, 'autoExtend', isBoolean);
   const prompted = key === undefined;
   key ??= await vscode.window.showInputBox({
-    title: 'Acquire Lock (1/3)',
-    prompt: 'Resource (the key to lock)',
+    title: vscode.l10n.t('Acquire Lock ({0}/{1})', 1, 3),
+    prompt: vscode.l10n.t('Resource (the key to lock)'),
     placeHolder: 'lock:orders:42',
-    validateInput: (v) => (v.length === 0 ? 'Enter a key name' : undefined),
+    validateInput: (v) => (v.length === 0 ? vscode.l10n.t('Enter a key name') : undefined),
   });
   if (key === undefined) return undefined;
   if (ttlMs === undefined) {
-    const text = await vscode.window.showInputBox({ title: 'Acquire Lock (2/3)', prompt: 'TTL in ms', value: '10000', validateInput: validateTtlText });
+    const text = await vscode.window.showInputBox({ title: vscode.l10n.t('Acquire Lock ({0}/{1})', 2, 3), prompt: vscode.l10n.t('TTL in ms'), value: '10000', validateInput: validateTtlText });
     if (text === undefined) return undefined;
     ttlMs = Number(text.trim());
   }
   if (autoExtend === undefined && prompted) {
     const pick = await vscode.window.showQuickPick(
       [
-        { label: 'Hold once', description: `expires after ${formatSeconds(ttlMs)} unless extended`, auto: false },
-        { label: 'Keep extending', description: 'auto-extend until released (redlock.using)', auto: true },
+        { label: vscode.l10n.t('Hold once'), description: vscode.l10n.t('expires after {0} unless extended', formatSeconds(ttlMs)), auto: false },
+        { label: vscode.l10n.t('Keep extending'), description: vscode.l10n.t('auto-extend until released (redlock.using)'), auto: true },
       ],
-      { title: 'Acquire Lock (3/3)' },
+      { title: vscode.l10n.t('Acquire Lock ({0}/{1})', 3, 3) },
     );
     if (!pick) return undefined;
     autoExtend = pick.auto;
@@ -48,7 +48,7 @@ export async function acquire(s: Services, arg?: unknown): Promise<LockResult | 
   const ttl = ttlMs;
   try {
     validateTtl(ttl);
-    const result = await withProgress(`Acquiring ${printable(resource)}…`, async () => {
+    const result = await withProgress(vscode.l10n.t('Acquiring {0}…', printable(resource)), async () => {
       if (!autoExtend) {
         const lock = await redlock.acquire(raw, ttl);
         s.mine.set({ key: resource, lock });
@@ -57,8 +57,9 @@ export async function acquire(s: Services, arg?: unknown): Promise<LockResult | 
       return startAutoExtend(s, resource, raw, ttl);
     });
     s.log.info(`acquired ${printable(resource)} for ${ttl} ms${autoExtend ? ', auto-extending' : ''} (validity ${result.validityMs ?? '?'} ms)`);
-    const shown = s.model.settings.keyPatterns.some((p) => globToRegExp(p).test(resource)) ? '' : ' It is not shown: no pattern in redlock.keyPatterns matches it.';
-    void vscode.window.showInformationMessage(`Redlock: acquired ${printable(resource)}${autoExtend ? ' (auto-extending)' : ` for ${formatSeconds(ttl)}`}.${shown}`);
+    const shown = s.model.settings.keyPatterns.some((p) => globToRegExp(p).test(resource)) ? '' : ` ${vscode.l10n.t('It is not shown: no pattern in redlock.keyPatterns matches it.')}`;
+    const acquired = autoExtend ? vscode.l10n.t('Redlock: acquired {0} (auto-extending).', printable(resource)) : vscode.l10n.t('Redlock: acquired {0} for {1}.', printable(resource), formatSeconds(ttl));
+    void vscode.window.showInformationMessage(`${acquired}${shown}`);
     await s.model.refresh();
     return result;
   } catch (e) {
@@ -82,7 +83,7 @@ function startAutoExtend(s: Services, key: string, raw: Buffer, ttlMs: number): 
         if (signal.aborted) {
           const why = describeError(signal.reason);
           s.log.warn(`auto-extended lock ${printable(key)} lost: ${why}`);
-          void vscode.window.showWarningMessage(`Redlock: lost the lock on ${printable(key)}: ${why}`);
+          void vscode.window.showWarningMessage(vscode.l10n.t('Redlock: lost the lock on {0}: {1}', printable(key), why));
         }
       });
       s.model.hold(redlock, running);

@@ -28,6 +28,7 @@ export function validateTtlText(v: string): string | undefined {
 
 export async function noRedlock(s: Services): Promise<Failed> {
   const message = s.model.configError ?? 'no Redis node is configured';
-  void vscode.window.showErrorMessage(`Redlock: ${message}`, 'Add Node').then((p) => p && vscode.commands.executeCommand('redlock.addNode'));
+  const shown = s.model.configError ?? vscode.l10n.t('no Redis node is configured');
+  void vscode.window.showErrorMessage(vscode.l10n.t('Redlock: {0}', shown), vscode.l10n.t('Add Node')).then((p) => p && vscode.commands.executeCommand('redlock.addNode'));
   return { error: message };
 }

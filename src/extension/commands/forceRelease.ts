@@ -16,11 +16,11 @@ function plan(entry: LockEntry): string {
     .map((o) => {
       switch (o.state) {
         case 'present':
-          return `${o.node}: holds ${rowToken(o.token ?? '', 20)} (${formatTtl(o.pttlMs)}) → deleted if it still holds this token`;
+          return vscode.l10n.t('{0}: holds {1} ({2}) → deleted if it still holds this token', o.node, rowToken(o.token ?? '', 20), formatTtl(o.pttlMs));
         case 'absent':
-          return `${o.node}: absent → untouched`;
+          return vscode.l10n.t('{0}: absent → untouched', o.node);
         default:
-          return `${o.node}: ${o.state}${o.reason ? ` (${printable(o.reason)})` : ''} → untouched`;
+          return o.reason ? vscode.l10n.t('{0}: {1} ({2}) → untouched', o.node, o.state, printable(o.reason)) : vscode.l10n.t('{0}: {1} → untouched', o.node, o.state);
       }
     })
     .join('\n');
@@ -32,7 +32,7 @@ export async function forceRelease(s: Services, arg?: unknown): Promise<ForceRel
   let key = keyOf(arg);
   if (key === undefined) {
     const keys = s.model.snapshot?.locks.map((e) => e.key) ?? [];
-    const pick = await vscode.window.showQuickPick(keys.map((k) => ({ label: printable(k), key: k })), { title: 'Force Release Lock' });
+    const pick = await vscode.window.showQuickPick(keys.map((k) => ({ label: printable(k), key: k })), { title: vscode.l10n.t('Force Release Lock') });
     if (!pick) return undefined;
     key = pick.key;
   }
@@ -40,33 +40,36 @@ export async function forceRelease(s: Services, arg?: unknown): Promise<ForceRel
   const entry = s.model.entry(key);
   if (!entry) {
     const error = `force release: ${printable(key)} is not in the current snapshot (refresh first)`;
-    void vscode.window.showWarningMessage(`Redlock: ${error}`);
+    void vscode.window.showWarningMessage(vscode.l10n.t('Redlock: force release: {0} is not in the current snapshot (refresh first)', printable(key)));
     return { error };
   }
   const confirm = field(arg, 'confirm', isBoolean);
   if (confirm === false) return undefined;
   if (confirm !== true) {
     const holders = Object.keys(entry.holders).length;
+    const action = vscode.l10n.t('Force Release');
     const pick = await vscode.window.showWarningMessage(
-      `Force release ${printable(key)}? ${holders === 1 ? 'Its holder' : `Its ${holders} holders`} will no longer own it.`,
+      holders === 1
+        ? vscode.l10n.t('Force release {0}? Its holder will no longer own it.', printable(key))
+        : vscode.l10n.t('Force release {0}? Its {1} holders will no longer own it.', printable(key), holders),
       {
         modal: true,
-        detail: `${plan(entry)}\n\nA copy that changed hands since this snapshot is left alone. A client that still believes it holds the lock keeps running: only do this for a stuck or abandoned lock.`,
+        detail: `${plan(entry)}\n\n${vscode.l10n.t('A copy that changed hands since this snapshot is left alone. A client that still believes it holds the lock keeps running: only do this for a stuck or abandoned lock.')}`,
       },
-      'Force Release',
+      action,
     );
-    if (pick !== 'Force Release') return undefined;
+    if (pick !== action) return undefined;
   }
   const redlock = await s.model.redlock();
   if (!redlock) return noRedlock(s);
   const observed = entry.nodes.map((o) => ({ node: o.node, token: o.state === 'present' ? o.token : null }));
   try {
-    const result = await withProgress(`Force releasing ${printable(key)}…`, () => redlock.forceRelease(parseKeyArg(entry.key), observed));
+    const result = await withProgress(vscode.l10n.t('Force releasing {0}…', printable(key)), () => redlock.forceRelease(parseKeyArg(entry.key), observed));
     s.mine.delete(key);
     const summary = result.nodes.map((n) => `${n.node}: ${n.outcome}${n.reason ? ` (${n.reason})` : ''}`).join('; ');
     s.log.info(`force-released ${printable(key)}: ${summary}`);
     const troubled = result.nodes.some((n) => n.outcome === 'changed' || n.outcome === 'refused' || n.outcome === 'unreachable');
-    void (troubled ? vscode.window.showWarningMessage : vscode.window.showInformationMessage)(`Redlock: force release of ${printable(key)}: ${summary}`);
+    void (troubled ? vscode.window.showWarningMessage : vscode.window.showInformationMessage)(vscode.l10n.t('Redlock: force release of {0}: {1}', printable(key), summary));
     await s.model.refresh();
     return result;
   } catch (e) {

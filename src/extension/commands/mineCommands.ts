@@ -15,7 +15,12 @@ function mineOrRefuse(s: Services, arg: unknown, verb: string): { key: string; l
   const mine = key === undefined ? undefined : s.mine.get(key);
   if (!key || !mine) {
     const error = `${verb}: ${key === undefined ? 'no lock given' : `${printable(key)} was not acquired in this window`} (only locks taken here can be ${verb === 'extend' ? 'extended' : 'released'}; use Force Release for others)`;
-    void vscode.window.showWarningMessage(`Redlock: ${error}`);
+    const why = key === undefined ? vscode.l10n.t('no lock given') : vscode.l10n.t('{0} was not acquired in this window', printable(key));
+    void vscode.window.showWarningMessage(
+      verb === 'extend'
+        ? vscode.l10n.t('Redlock: extend: {0} (only locks taken here can be extended; use Force Release for others)', why)
+        : vscode.l10n.t('Redlock: release: {0} (only locks taken here can be released; use Force Release for others)', why),
+    );
     return { error };
   }
   return mine;
@@ -30,7 +35,7 @@ export async function extend(s: Services, arg?: unknown): Promise<LockResult | R
   if ('error' in mine) return mine;
   if (!mine.lock) {
     const error = `extend: ${printable(mine.key)} is already auto-extended`;
-    void vscode.window.showInformationMessage(`Redlock: ${error}.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('Redlock: extend: {0} is already auto-extended.', printable(mine.key)));
     return { error };
   }
   const ttlMs = field(arg, 'ttlMs', isNumber) ?? mine.lock.ttlMs;
@@ -38,7 +43,7 @@ export async function extend(s: Services, arg?: unknown): Promise<LockResult | R
   if (!redlock) return noRedlock(s);
   const lock = mine.lock;
   try {
-    const longer = await withProgress(`Extending ${printable(mine.key)}…`, () => redlock.extend(lock, ttlMs));
+    const longer = await withProgress(vscode.l10n.t('Extending {0}…', printable(mine.key)), () => redlock.extend(lock, ttlMs));
     s.mine.set({ key: mine.key, lock: longer });
     s.log.info(`extended ${printable(mine.key)} by ${ttlMs} ms (validity ${longer.validityMs} ms)`);
     await s.model.refresh();
@@ -54,16 +59,16 @@ async function extendForeign(s: Services, key: string, arg: unknown): Promise<Lo
   const token = entry ? quorumTokenOf(entry) : null;
   if (!entry || token === null) {
     const error = `extend: ${printable(key)} has no holder with a quorum in the current snapshot (nothing to extend)`;
-    void vscode.window.showWarningMessage(`Redlock: ${error}`);
+    void vscode.window.showWarningMessage(vscode.l10n.t('Redlock: extend: {0} has no holder with a quorum in the current snapshot (nothing to extend)', printable(key)));
     return { error };
   }
   let ttlMs = field(arg, 'ttlMs', isNumber);
   if (ttlMs === undefined) {
     const text = await vscode.window.showInputBox({
-      title: `Extend ${printable(key)}`,
-      prompt: 'New TTL in milliseconds',
+      title: vscode.l10n.t('Extend {0}', printable(key)),
+      prompt: vscode.l10n.t('New TTL in milliseconds'),
       value: '30000',
-      validateInput: (v) => (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 2 ** 31 - 1 ? undefined : 'An integer from 1 to 2147483647'),
+      validateInput: (v) => (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 2 ** 31 - 1 ? undefined : vscode.l10n.t('An integer from {0} to {1}', 1, String(2 ** 31 - 1))),
     });
     if (text === undefined) return undefined;
     ttlMs = Number(text);
@@ -71,19 +76,28 @@ async function extendForeign(s: Services, key: string, arg: unknown): Promise<Lo
   const confirm = field(arg, 'confirm', isBoolean);
   if (confirm === false) return undefined;
   if (confirm !== true) {
-    const where = entry.nodes.map((o) => `${o.node}: ${o.state === 'present' && o.token === token ? 'holds it → PEXPIRE ' + ttlMs + ' ms' : o.state === 'present' ? 'another token → untouched' : o.state + ' → untouched'}`).join('\n');
+    const where = entry.nodes
+      .map((o) =>
+        o.state === 'present' && o.token === token
+          ? vscode.l10n.t('{0}: holds it → PEXPIRE {1} ms', o.node, String(ttlMs))
+          : o.state === 'present'
+            ? vscode.l10n.t('{0}: another token → untouched', o.node)
+            : vscode.l10n.t('{0}: {1} → untouched', o.node, o.state),
+      )
+      .join('\n');
+    const action = vscode.l10n.t('Extend');
     const pick = await vscode.window.showWarningMessage(
-      `Extend ${printable(key)}, held by ${rowToken(token, 20)} (not taken in this window)?`,
-      { modal: true, detail: `${where}\n\nOnly copies that still hold this token are extended.` },
-      'Extend',
+      vscode.l10n.t('Extend {0}, held by {1} (not taken in this window)?', printable(key), rowToken(token, 20)),
+      { modal: true, detail: `${where}\n\n${vscode.l10n.t('Only copies that still hold this token are extended.')}` },
+      action,
     );
-    if (pick !== 'Extend') return undefined;
+    if (pick !== action) return undefined;
   }
   const redlock = await s.model.redlock();
   if (!redlock) return noRedlock(s);
   try {
     const lock = redlock.lockFor(parseKeyArg(entry.key), token, ttlMs);
-    const longer = await withProgress(`Extending ${printable(key)}…`, () => redlock.extend(lock, ttlMs!));
+    const longer = await withProgress(vscode.l10n.t('Extending {0}…', printable(key)), () => redlock.extend(lock, ttlMs!));
     s.log.info(`extended foreign lock ${printable(key)} (token ${rowToken(token, 20)}) to ${ttlMs} ms (validity ${longer.validityMs} ms)`);
     await s.model.refresh();
     return { key, token: longer.token, validityMs: longer.validityMs };
@@ -99,7 +113,7 @@ export async function release(s: Services, arg?: unknown): Promise<ReleaseResult
   if ('error' in mine) return mine;
   try {
     if (mine.stop) {
-      await withProgress(`Releasing ${printable(mine.key)}…`, mine.stop);
+      await withProgress(vscode.l10n.t('Releasing {0}…', printable(mine.key)), mine.stop);
       s.mine.delete(mine.key);
       s.log.info(`released auto-extended ${printable(mine.key)}`);
       await s.model.refresh();
@@ -108,13 +122,13 @@ export async function release(s: Services, arg?: unknown): Promise<ReleaseResult
     const redlock = await s.model.redlock();
     if (!redlock) return noRedlock(s);
     const lock = mine.lock!;
-    const result = await withProgress(`Releasing ${printable(mine.key)}…`, () => redlock.release(lock));
+    const result = await withProgress(vscode.l10n.t('Releasing {0}…', printable(mine.key)), () => redlock.release(lock));
     s.mine.delete(mine.key);
     const summary = result.nodes.map((n) => `${n.node}: ${n.outcome}${n.reason ? ` (${n.reason})` : ''}`).join('; ');
     s.log.info(`released ${printable(mine.key)}: ${summary}`);
     const released = result.nodes.filter((n) => n.outcome === 'released').length;
     const show = released >= quorumOf(result.nodes.length) ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-    void show(`Redlock: released ${printable(mine.key)} on ${released} of ${result.nodes.length} nodes. ${summary}`);
+    void show(vscode.l10n.t('Redlock: released {0} on {1} of {2} nodes. {3}', printable(mine.key), released, result.nodes.length, summary));
     await s.model.refresh();
     return result;
   } catch (e) {

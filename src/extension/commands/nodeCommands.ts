@@ -35,8 +35,8 @@ export async function addNode(s: Services, arg?: unknown): Promise<{ id: string 
   let url = typeof arg === 'string' ? arg : field(arg, 'url', isString);
   const name = field(arg, 'name', isString) || undefined;
   url ??= await vscode.window.showInputBox({
-    title: 'Add Redis Node',
-    prompt: 'Node URL: redis://host:port[/db], rediss://, redis+sentinel://host:port/master, redis+cluster://host:port. A password here goes to SecretStorage, not to settings.',
+    title: vscode.l10n.t('Add Redis Node'),
+    prompt: vscode.l10n.t('Node URL: {0}. A password here goes to SecretStorage, not to settings.', 'redis://host:port[/db], rediss://, redis+sentinel://host:port/master, redis+cluster://host:port'),
     placeHolder: 'redis://127.0.0.1:6379',
     ignoreFocusOut: true,
     validateInput: (v) => validateUrl(v, name),
@@ -44,7 +44,7 @@ export async function addNode(s: Services, arg?: unknown): Promise<{ id: string 
   if (url === undefined) return undefined;
   const invalid = validateUrl(url, name);
   if (invalid) {
-    void vscode.window.showErrorMessage(`Redlock: ${invalid}`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('Redlock: {0}', invalid));
     return { error: invalid };
   }
   const { url: bare, password } = splitPassword(url);
@@ -52,7 +52,7 @@ export async function addNode(s: Services, arg?: unknown): Promise<{ id: string 
   const nodes = currentNodes();
   if (nodes.some((n) => idOf(n) === id)) {
     const error = `node ${id} is already configured`;
-    void vscode.window.showWarningMessage(`Redlock: ${error}.`);
+    void vscode.window.showWarningMessage(vscode.l10n.t('Redlock: node {0} is already configured.', id));
     return { error };
   }
   if (password !== undefined) await s.passwords.set(id, password);
@@ -70,7 +70,7 @@ async function pickNode(s: Services, title: string): Promise<string | undefined>
 }
 
 export async function removeNode(s: Services, arg?: unknown): Promise<{ id: string } | undefined> {
-  const id = nodeIdOf(arg) ?? (await pickNode(s, 'Remove Redis Node'));
+  const id = nodeIdOf(arg) ?? (await pickNode(s, vscode.l10n.t('Remove Redis Node')));
   if (id === undefined) return undefined;
   const config = vscode.workspace.getConfiguration('redlock');
   const inspected = config.inspect<unknown[]>('nodes');
@@ -90,7 +90,7 @@ export async function removeNode(s: Services, arg?: unknown): Promise<{ id: stri
     }
   }
   if (!removed) {
-    void vscode.window.showWarningMessage(`Redlock: node ${id} is not in redlock.nodes.`);
+    void vscode.window.showWarningMessage(vscode.l10n.t('Redlock: node {0} is not in redlock.nodes.', id));
     return undefined;
   }
   await s.passwords.delete(id);
@@ -101,12 +101,12 @@ export async function removeNode(s: Services, arg?: unknown): Promise<{ id: stri
 
 /** The passphrase of a node's TLS client key (tls.key in its settings), into SecretStorage. */
 export async function setTlsPassphrase(s: Services, arg?: unknown): Promise<{ id: string; cleared: boolean } | undefined> {
-  const id = nodeIdOf(arg) ?? (await pickNode(s, 'Set TLS Key Passphrase for Node'));
+  const id = nodeIdOf(arg) ?? (await pickNode(s, vscode.l10n.t('Set TLS Key Passphrase for Node')));
   if (id === undefined) return undefined;
   let passphrase = field(arg, 'passphrase', isString);
   passphrase ??= await vscode.window.showInputBox({
-    title: `TLS key passphrase for ${id}`,
-    prompt: 'The passphrase of the client key in this node\'s "tls.key" setting. Stored in VS Code SecretStorage (never in settings or logs). Leave empty to remove it.',
+    title: vscode.l10n.t('TLS key passphrase for {0}', id),
+    prompt: vscode.l10n.t('The passphrase of the client key in this node\'s "tls.key" setting. Stored in VS Code SecretStorage (never in settings or logs). Leave empty to remove it.'),
     password: true,
     ignoreFocusOut: true,
   });
@@ -118,12 +118,12 @@ export async function setTlsPassphrase(s: Services, arg?: unknown): Promise<{ id
 }
 
 export async function setPassword(s: Services, arg?: unknown): Promise<{ id: string; cleared: boolean } | undefined> {
-  const id = nodeIdOf(arg) ?? (await pickNode(s, 'Set Password for Node'));
+  const id = nodeIdOf(arg) ?? (await pickNode(s, vscode.l10n.t('Set Password for Node')));
   if (id === undefined) return undefined;
   let password = field(arg, 'password', isString);
   password ??= await vscode.window.showInputBox({
-    title: `Password for ${id}`,
-    prompt: 'Stored in VS Code SecretStorage (never in settings or logs). Leave empty to remove it.',
+    title: vscode.l10n.t('Password for {0}', id),
+    prompt: vscode.l10n.t('Stored in VS Code SecretStorage (never in settings or logs). Leave empty to remove it.'),
     password: true,
     ignoreFocusOut: true,
   });

@@ -10,6 +10,6 @@ export interface Refused {
 export function refuseIfReadOnly(log: Log, verb: string): Refused | undefined {
   if (!readSettings().readOnly) return undefined;
   log.warn(`${verb} refused: redlock.readOnly is on`);
-  void vscode.window.showWarningMessage(`Redlock is read-only (redlock.readOnly): ${verb} refused.`);
+  void vscode.window.showWarningMessage(vscode.l10n.t('Redlock is read-only (redlock.readOnly): {0} refused.', verb));
   return { refused: 'read-only' };
 }

@@ -25,13 +25,13 @@ export function resume(s: Services): void {
 export async function filter(s: Services, arg?: unknown): Promise<string | undefined> {
   let glob = typeof arg === 'string' ? arg : field(arg, 'glob', isString);
   glob ??= await vscode.window.showInputBox({
-    title: 'Filter Keys',
-    prompt: 'Show keys matching a glob (* ? [abc]) or containing the text; empty shows all',
+    title: vscode.l10n.t('Filter Keys'),
+    prompt: vscode.l10n.t('Show keys matching a glob ({0}) or containing the text; empty shows all', '* ? [abc]'),
     value: s.locks.filter,
   });
   if (glob === undefined) return undefined;
   s.locks.setFilter(glob);
-  s.locksView.description = s.locks.filter ? `filter: ${printable(s.locks.filter)}` : undefined;
+  s.locksView.description = s.locks.filter ? vscode.l10n.t('filter: {0}', printable(s.locks.filter)) : undefined;
   void vscode.commands.executeCommand('setContext', 'redlock.filtered', s.locks.filter !== '');
   return s.locks.filter;
 }
@@ -66,8 +66,8 @@ export async function copyToken(s: Services, arg?: unknown): Promise<string | un
     if (tokens.length <= 1) token = tokens[0];
     else {
       const pick = await vscode.window.showQuickPick(
-        tokens.map((t) => ({ label: printable(t), description: `on ${entry.holders[t]} of ${entry.nodes.length} nodes`, token: t })),
-        { title: `Copy which token of ${printable(key)}?` },
+        tokens.map((t) => ({ label: printable(t), description: vscode.l10n.t('on {0} of {1} nodes', entry.holders[t], entry.nodes.length), token: t })),
+        { title: vscode.l10n.t('Copy which token of {0}?', printable(key)) },
       );
       token = pick?.token;
     }
@@ -81,12 +81,12 @@ export async function copyToken(s: Services, arg?: unknown): Promise<string | un
 export async function openDetails(s: Services, arg?: unknown): Promise<LockDetailsPanel | undefined> {
   let key = keyOf(arg);
   if (key === undefined) {
-    const pick = await vscode.window.showQuickPick((s.model.snapshot?.locks ?? []).map((e) => ({ label: printable(e.key), key: e.key })), { title: 'Open Lock Details' });
+    const pick = await vscode.window.showQuickPick((s.model.snapshot?.locks ?? []).map((e) => ({ label: printable(e.key), key: e.key })), { title: vscode.l10n.t('Open Lock Details') });
     if (!pick) return undefined;
     key = pick.key;
   }
   if (!s.model.entry(key)) {
-    void vscode.window.showWarningMessage(`Redlock: ${printable(key)} is not in the current snapshot.`);
+    void vscode.window.showWarningMessage(vscode.l10n.t('Redlock: {0} is not in the current snapshot.', printable(key)));
     return undefined;
   }
   return s.detailPanels.show(key);
@@ -101,11 +101,11 @@ export async function runDoctor(doctor: DeploymentDoctor): Promise<DoctorReport 
   void vscode.commands.executeCommand('redlock.nodes.focus');
   const report = await vscode.window.withProgress({ location: { viewId: 'redlock.nodes' } }, () => doctor.run());
   if (!report) {
-    void vscode.window.showWarningMessage(`Redlock: the deployment doctor could not run: ${printable(doctor.error ?? 'no node configured')}`);
+    void vscode.window.showWarningMessage(vscode.l10n.t('Redlock: the deployment doctor could not run: {0}', doctor.error ? printable(doctor.error) : vscode.l10n.t('no node configured')));
     return undefined;
   }
   const n = (s: string): number => report.findings.filter((f) => f.severity === s).length;
-  const summary = `Redlock deployment: ${n('error')} error(s), ${n('warning')} warning(s) (details in Nodes > Deployment).`;
-  void (n('error') ? vscode.window.showWarningMessage(summary) : vscode.window.showInformationMessage(n('warning') ? summary : 'Redlock deployment: no problems found.'));
+  const summary = vscode.l10n.t('Redlock deployment: {0} error(s), {1} warning(s) (details in Nodes > Deployment).', n('error'), n('warning'));
+  void (n('error') ? vscode.window.showWarningMessage(summary) : vscode.window.showInformationMessage(n('warning') ? summary : vscode.l10n.t('Redlock deployment: no problems found.')));
   return report;
 }

@@ -205,7 +205,7 @@ export class LockDetailsPanel implements vscode.Disposable {
       case 'action': {
         if (m.key !== this.key) return undefined;
         if (this.source.readOnly()) {
-          void vscode.window.showWarningMessage('Redlock: read-only mode is on; write commands are refused.');
+          void vscode.window.showWarningMessage(vscode.l10n.t('Redlock: read-only mode is on; write commands are refused.'));
           return undefined;
         }
         const run = this.source.runAction ?? ((kind, key) => vscode.commands.executeCommand(`redlock.${kind}`, { key }));
@@ -229,10 +229,10 @@ export class LockDetailsPanel implements vscode.Disposable {
     const name = `${this.key.replace(/[^\w.-]+/g, '_').slice(0, 60) || 'lock'}-history.json`;
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     const uri = await vscode.window.showSaveDialog({
-      title: 'Export Lock History',
+      title: vscode.l10n.t('Export Lock History'),
       defaultUri: folder ? vscode.Uri.joinPath(folder, name) : undefined,
       filters: { JSON: ['json'] },
-      saveLabel: 'Export',
+      saveLabel: vscode.l10n.t('Export'),
     });
     if (!uri) return undefined;
     await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(historyDocument(this.key, this.history, Date.now())));

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { RedlockInspectorApi } from '../../../src/extension/extension';
+import { localize, readNls } from '../../support/manifest';
 
 interface Manifest {
   name: string;
@@ -23,13 +24,15 @@ interface Manifest {
 function readRepoManifest(): { root: string; manifest: Manifest } {
   for (let dir = __dirname; ; dir = path.dirname(dir)) {
     const p = path.join(dir, 'package.json');
-    if (fs.existsSync(p)) return { root: dir, manifest: JSON.parse(fs.readFileSync(p, 'utf8')) as Manifest };
+    // Localized as the host shows it: %placeholders% resolved from package.nls.json.
+    if (fs.existsSync(p)) return { root: dir, manifest: localize(JSON.parse(fs.readFileSync(p, 'utf8')) as Manifest, readNls(dir)) };
     if (path.dirname(dir) === dir) throw new Error(`no package.json above ${__dirname}`);
   }
 }
 
 const { root, manifest } = readRepoManifest();
 const extensionId = `${manifest.publisher}.${manifest.name}`;
+const nls = readNls(root);
 
 function getExtension(): vscode.Extension<RedlockInspectorApi> {
   const ext = vscode.extensions.getExtension<RedlockInspectorApi>(extensionId);
@@ -46,7 +49,7 @@ describe('extension activation', () => {
   });
 
   it("exposes package.json through the extension's packageJSON", () => {
-    const pj = getExtension().packageJSON as Manifest;
+    const pj = localize(getExtension().packageJSON as Manifest, nls);
     assert.equal(pj.name, manifest.name);
     assert.equal(pj.publisher, manifest.publisher);
     assert.equal(pj.version, manifest.version);
@@ -67,7 +70,7 @@ describe('extension activation', () => {
   it('declares every command it registers, and registers every command it declares', async () => {
     const ext = getExtension();
     await ext.activate();
-    const pj = ext.packageJSON as Manifest;
+    const pj = localize(ext.packageJSON as Manifest, nls);
     const declared = (pj.contributes?.commands ?? []).map((c) => c.command);
     // VS Code itself registers `<viewId>.focus`, `.open`, `.removeView`, ... for every declared view.
     const viewIds = Object.values(pj.contributes?.views ?? {}).flatMap((vs) => vs.map((v) => v.id));
