@@ -6,7 +6,6 @@ import { holderText } from '../shared/holderText';
 import type { Log } from './log';
 import type { LockModel, ModelChange } from './lockModel';
 import { printable } from './markdown';
-import { isAuthError } from './nodeSettings';
 import { readSettings, type NotifyOn } from './settings';
 
 const CONDITIONS: Record<Exclude<NotifyOn, 'lost'>, (e: LockEntry) => boolean> = {
@@ -111,7 +110,7 @@ export class Notifier implements vscode.Disposable {
 
   private checkAuth(): void {
     for (const n of this.model.snapshot?.nodes ?? []) {
-      if (n.reachable || !isAuthError(n.error) || this.askedPassword.has(n.node)) continue;
+      if (n.outcome !== 'auth' || this.askedPassword.has(n.node)) continue;
       this.askedPassword.add(n.node);
       this.sent.push(`auth: ${n.node}`);
       void vscode.window.showWarningMessage(vscode.l10n.t('Redlock: node {0} needs a password ({1}).', n.node, n.error ?? ''), vscode.l10n.t('Set Password')).then((pick) => {

@@ -22,9 +22,9 @@ function snapshot(locks: LockEntry[], over: Partial<Snapshot> = {}): Snapshot {
   return {
     quorum: 2,
     nodes: [
-      { node: 'a:1', reachable: true, latencyMs: 0.3, error: null },
-      { node: 'b:2', reachable: true, latencyMs: 0.4, error: null },
-      { node: 'c:3', reachable: false, latencyMs: null, error: 'connect ECONNREFUSED\x1b[2J' },
+      { node: 'a:1', reachable: true, latencyMs: 0.3, error: null, outcome: 'ok' },
+      { node: 'b:2', reachable: true, latencyMs: 0.4, error: null, outcome: 'ok' },
+      { node: 'c:3', reachable: false, latencyMs: null, error: 'connect ECONNREFUSED\x1b[2J', outcome: 'unreachable' },
     ],
     locks,
     skipped: [],
