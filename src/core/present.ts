@@ -77,7 +77,7 @@ export function stateText(o: Pick<Observation, 'state' | 'reason'>): string {
 
 /**
  * Whether a node's failure text says it wants (another) password. A node status carries
- * only that text (its JSON shape is fixed), so this is the one place that reads it.
+ * its `outcome` (`auth`); only a release result's per-node reason is still text.
  */
 export function isAuthFailure(reason: string | null | undefined): boolean {
   return !!reason && AUTH_FAILURE.test(reason);
