@@ -10,7 +10,7 @@ import { agedEntry, agedPttl } from '../shared/countdown';
 import { keyMatcher } from './glob';
 import type { LockModel, ModelChange } from './lockModel';
 import { compareLocks } from '../shared/lockOrder';
-import { copyContextValue, copyDescription, copyIcon, lockContextValue, lockDescription, lockIcon, type IconSpec } from './lockText';
+import { copyContextValue, copyDescription, copyIcon, copyTokenMark, lockContextValue, lockDescription, lockIcon, lockRowText, type IconSpec } from './lockText';
 import { escapeMarkdown, printable } from './markdown';
 import type { MineLocks } from './mineLocks';
 import { lockTooltipMarkdown } from './tooltip';
@@ -199,20 +199,26 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     }
     const mine = this.mine.has(el.key);
     el.rendered = this.render(el, entry);
-    item.description = lockDescription(entry);
+    const row = lockRowText(entry);
+    item.label = { label: row.label, highlights: row.highlights };
+    item.description = row.description;
     item.iconPath = themeIcon(lockIcon(entry, mine));
     item.contextValue = lockContextValue(entry, mine);
-    item.accessibilityInformation = { label: `${printable(el.key)}: ${item.description}` };
+    item.accessibilityInformation = { label: `${printable(el.key)}: ${lockDescription(entry)}` };
     return item;
   }
 
   private copyItem(c: CopyElement): vscode.TreeItem {
     const item = new vscode.TreeItem(printable(c.node), vscode.TreeItemCollapsibleState.None);
     item.id = elementId('copy', c.key, c.node);
-    const o: Observation | undefined = this.model.entry(c.key)?.nodes.find((n) => n.node === c.node);
-    if (!o) return item;
+    const entry = this.model.entry(c.key);
+    const o: Observation | undefined = entry?.nodes.find((n) => n.node === c.node);
+    if (!entry || !o) return item;
+    // Two holders or more: the CLI's letters and the panel's colours tell the copies apart.
+    const mark = copyTokenMark(entry, o);
+    if (mark) item.label = { label: `${mark.letter} · ${printable(c.node)}`, highlights: [[0, mark.letter.length]] };
     item.description = copyDescription(o, agedPttl(o, Date.now() - this.model.takenAtOf(c.key)));
-    item.iconPath = themeIcon(copyIcon(o));
+    item.iconPath = themeIcon(copyIcon(o, mark));
     item.contextValue = copyContextValue(o);
     return item;
   }

@@ -1,7 +1,9 @@
-// Anomalies first, in the order a developer should look at them, then the locks that
-// run out soonest, then by key so equal entries never swap places. Verdicts and flags
-// come from the core; this only orders them. One rule for the Locks tree and the CLI's
-// status table (docs/cli.md).
+// Anomalies first, in the order a developer should look at them, then the locks about to
+// expire, then by key. Never by time left itself: two locks renewed by watchdogs at
+// different instants would swap places on every refresh while nothing changed
+// (docs/decisions.md, "What a narrow Locks view still shows"). Verdicts and flags come
+// from the core; this only orders them. One rule for the Locks tree and the CLI's status
+// table (docs/cli.md).
 import type { LockEntry } from '../core/types';
 
 export function anomalyRank(e: Pick<LockEntry, 'verdict' | 'flags'>): number {
@@ -17,15 +19,16 @@ export function isAnomaly(e: Pick<LockEntry, 'verdict' | 'flags'>): boolean {
   return anomalyRank(e) < 4;
 }
 
-export function compareLocks(a: Pick<LockEntry, 'verdict' | 'flags' | 'validityMs' | 'key'>, b: Pick<LockEntry, 'verdict' | 'flags' | 'validityMs' | 'key'>): number {
+export function compareLocks(a: Pick<LockEntry, 'verdict' | 'flags' | 'key'>, b: Pick<LockEntry, 'verdict' | 'flags' | 'key'>): number {
   const r = anomalyRank(a) - anomalyRank(b);
   if (r !== 0) return r;
-  const va = a.validityMs ?? Infinity;
-  const vb = b.validityMs ?? Infinity;
-  if (va !== vb) return va < vb ? -1 : 1;
+  const ea = a.flags.includes('expiring') ? 0 : 1;
+  const eb = b.flags.includes('expiring') ? 0 : 1;
+  if (ea !== eb) return ea - eb;
+  // Keys are unique in a snapshot: code-unit order is total and the same on every machine.
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
-export function sortLocks<T extends Pick<LockEntry, 'verdict' | 'flags' | 'validityMs' | 'key'>>(locks: readonly T[]): T[] {
+export function sortLocks<T extends Pick<LockEntry, 'verdict' | 'flags' | 'key'>>(locks: readonly T[]): T[] {
   return [...locks].sort(compareLocks);
 }
