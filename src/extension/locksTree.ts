@@ -9,7 +9,7 @@ import type { LockEntry, Observation } from '../core';
 import { agedEntry, agedPttl } from '../shared/countdown';
 import { keyMatcher } from './glob';
 import type { LockModel, ModelChange } from './lockModel';
-import { compareLocks } from '../shared/lockOrder';
+import { compareLocks, needsAttention } from '../shared/lockOrder';
 import { copyContextValue, copyDescription, copyIcon, copyTokenMark, lockContextValue, lockDescription, lockIcon, lockRowText, type IconSpec } from './lockText';
 import { escapeMarkdown, printable } from './markdown';
 import type { MineLocks } from './mineLocks';
@@ -57,6 +57,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
   private order: string[] = [];
   private filterText = '';
   private matches: (key: string) => boolean = () => true;
+  private anomalies = false;
   private readonly ticker: NodeJS.Timeout;
   private ticks = 0;
   private readonly subscriptions: vscode.Disposable[] = [];
@@ -89,6 +90,44 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     this.emitter.fire(undefined);
   }
 
+  get anomaliesOnly(): boolean {
+    return this.anomalies;
+  }
+
+  /** The view title's toggle: only the locks that need a look (src/shared/lockOrder.ts). */
+  setAnomaliesOnly(on: boolean): void {
+    if (on === this.anomalies) return;
+    this.anomalies = on;
+    this.resort();
+    this.emitter.fire(undefined);
+  }
+
+  /** The memoized row of a key the tree lists now, or undefined (filtered out, not seen yet). */
+  listed(key: string): LockElement | undefined {
+    if (!this.order.includes(key)) return undefined;
+    let el = this.elements.get(key);
+    if (!el) this.elements.set(key, (el = new LockElement(key)));
+    return el;
+  }
+
+  /** The row of a key once the tree lists it: a watch read already in flight may predate it. */
+  whenListed(key: string, timeoutMs: number): Promise<LockElement | undefined> {
+    const now = this.listed(key);
+    if (now) return Promise.resolve(now);
+    return new Promise((resolve) => {
+      const done = (el: LockElement | undefined): void => {
+        clearTimeout(timer);
+        sub.dispose();
+        resolve(el);
+      };
+      const sub = this.emitter.event(() => {
+        const el = this.listed(key);
+        if (el) done(el);
+      });
+      const timer = setTimeout(() => done(undefined), timeoutMs);
+    });
+  }
+
   /** The entry as the tree shows it now: the last snapshot aged by the time since it was read. */
   shownEntry(key: string): LockEntry | undefined {
     const entry = this.model.entry(key);
@@ -97,7 +136,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
   }
 
   private resort(): boolean {
-    const locks = (this.model.snapshot?.locks ?? []).filter((e) => this.matches(e.key));
+    const locks = (this.model.snapshot?.locks ?? []).filter((e) => this.matches(e.key) && (!this.anomalies || needsAttention(e)));
     const order = [...locks].sort(compareLocks).map((e) => e.key);
     const same = order.length === this.order.length && order.every((k, i) => k === this.order[i]);
     this.order = order;

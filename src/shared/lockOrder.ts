@@ -19,6 +19,15 @@ export function isAnomaly(e: Pick<LockEntry, 'verdict' | 'flags'>): boolean {
   return anomalyRank(e) < 4;
 }
 
+/**
+ * What the view's "anomalies only" filter keeps: every anomaly, and the held locks whose
+ * copies disagree on expiry or miss a node. Not `expiring`: a healthy lock renewed at the
+ * last moment would blink in and out of the filtered list.
+ */
+export function needsAttention(e: Pick<LockEntry, 'verdict' | 'flags'>): boolean {
+  return isAnomaly(e) || e.flags.includes('ttl-skew') || e.flags.includes('degraded');
+}
+
 export function compareLocks(a: Pick<LockEntry, 'verdict' | 'flags' | 'key'>, b: Pick<LockEntry, 'verdict' | 'flags' | 'key'>): number {
   const r = anomalyRank(a) - anomalyRank(b);
   if (r !== 0) return r;
