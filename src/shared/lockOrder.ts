@@ -1,7 +1,8 @@
-// Anomalies first, in the order a developer should look at them, then the locks about to
-// expire, then by key. Never by time left itself: two locks renewed by watchdogs at
-// different instants would swap places on every refresh while nothing changed
-// (docs/decisions.md, "What a narrow Locks view still shows"). Verdicts and flags come
+// Anomalies first, in the order a developer should look at them, then by key. Never by
+// time left (nor by `expiring`): two locks renewed by watchdogs at different instants
+// would swap places on every refresh while nothing changed, and every new order
+// re-renders the whole tree, closing any tooltip (docs/decisions.md, "What a narrow Locks
+// view still shows"). Verdicts and flags come
 // from the core; this only orders them. One rule for the Locks tree and the CLI's status
 // table (docs/cli.md).
 import type { LockEntry } from '../core/types';
@@ -31,9 +32,6 @@ export function needsAttention(e: Pick<LockEntry, 'verdict' | 'flags'>): boolean
 export function compareLocks(a: Pick<LockEntry, 'verdict' | 'flags' | 'key'>, b: Pick<LockEntry, 'verdict' | 'flags' | 'key'>): number {
   const r = anomalyRank(a) - anomalyRank(b);
   if (r !== 0) return r;
-  const ea = a.flags.includes('expiring') ? 0 : 1;
-  const eb = b.flags.includes('expiring') ? 0 : 1;
-  if (ea !== eb) return ea - eb;
   // Keys are unique in a snapshot: code-unit order is total and the same on every machine.
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }

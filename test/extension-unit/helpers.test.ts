@@ -84,7 +84,7 @@ describe('extension helpers (pure)', () => {
     for (const o of orders) assert.deepEqual(o, orders[0]);
   });
 
-  it('orders anomalies first (split, partial, unknown, no TTL), then the expiring ones, then by key', () => {
+  it('orders anomalies first (split, partial, unknown, no TTL), then by key, never by time left', () => {
     const locks = [
       entry('held-long', { validityMs: 9000 }),
       entry('no-ttl', { flags: ['no-ttl'], validityMs: null }),
@@ -94,7 +94,7 @@ describe('extension helpers (pure)', () => {
       entry('partial', { verdict: 'partial', validityMs: null }),
       entry('a-held', { validityMs: 20_000 }),
     ];
-    assert.deepEqual(sortLocks(locks).map((e) => e.key), ['split', 'partial', 'unknown', 'no-ttl', 'held-short', 'a-held', 'held-long']);
+    assert.deepEqual(sortLocks(locks).map((e) => e.key), ['split', 'partial', 'unknown', 'no-ttl', 'a-held', 'held-long', 'held-short']);
     assert.equal(compareLocks(locks[0], locks[0]), 0);
     assert.ok(isAnomaly(locks[1]) && !isAnomaly(locks[0]));
   });
