@@ -370,9 +370,11 @@ async function main() {
       .locator(`${VIEW_CONTAINER} .monaco-list-row[aria-level="2"]`)
       .evaluateAll((rows) => rows.map((r) => (r.textContent ?? '').replace(/\s+/g, ' ').trim()));
     const nodeRows = children.filter((x) => /127\.0\.0\.1:\d+/.test(x));
-    return { ok: nodeRows.length >= 4 && (await split.getAttribute('aria-expanded')) === 'true', detail: `children:\n${children.join('\n')}` };
+    // The two holders' copies carry the CLI's letters, A and B, before the node id.
+    const lettered = ['A', 'B'].every((l) => nodeRows.filter((x) => x.startsWith(`${l} · 127.0.0.1:`)).length === 2);
+    return { ok: nodeRows.length >= 4 && lettered && (await split.getAttribute('aria-expanded')) === 'true', detail: `children (two copies each lettered A and B expected):\n${children.join('\n')}` };
   });
-  say(`expanded ${SPLIT_KEY}: node copy rows shown`);
+  say(`expanded ${SPLIT_KEY}: node copy rows shown, lettered A and B`);
 
   // 7. A command from the palette, and no error notification afterwards.
   await page.keyboard.press('F1');
