@@ -50,10 +50,19 @@ export interface AcquireOptions {
 
 export type Resource = string | Buffer;
 export type ReleaseOutcome = 'released' | 'not-held' | 'refused' | 'unreachable';
+/** One node's answer to a release; `pending` only in the early result, never in `settled`. */
+export interface ReleaseNode {
+  node: string;
+  outcome: ReleaseOutcome | 'pending';
+  reason?: string;
+}
 export type ForceOutcome = 'deleted' | 'changed' | 'absent' | 'refused' | 'unreachable';
 
 export interface ReleaseResult {
-  nodes: Array<{ node: string; outcome: ReleaseOutcome; reason?: string }>;
+  /** Every node as known when the outcome became certain; unanswered nodes are `pending`. */
+  nodes: ReleaseNode[];
+  /** Every node's final outcome (never `pending`), once all answered or the deadline passed. */
+  settled: Promise<Array<{ node: string; outcome: ReleaseOutcome; reason?: string }>>;
 }
 
 export interface ForceReleaseResult {
@@ -273,6 +282,8 @@ export class Redlock {
   /** The identity part of every token this instance writes (holders.ts). */
   private readonly identity: string;
   private readonly events: EventRecorder | undefined;
+  /** Releases resolved early whose stragglers are still answering. */
+  private readonly releasing = new Set<Promise<unknown>>();
 
   constructor(nodes: readonly NodeInput[], options: RedlockOptions = {}) {
     this.options = options;
@@ -529,16 +540,31 @@ export class Redlock {
   async release(lock: Lock): Promise<ReleaseResult> {
     if (this.connecting) await this.connecting;
     checkDistinct(this.nodes);
-    const results = await this.releaseKeys(lock.keys, lock.rawToken, lock.ttlMs).settled;
-    if (results.some((r) => r.ok && r.value > 0)) this.events?.record('released', lock.keys, lock.token);
-    return {
-      nodes: this.named(lock.keys, this.nodes.map((node, i): ReleaseResult['nodes'][number] => {
-        const r = results[i];
+    const q = this.quorum;
+    // Resolves once the outcome is certain (docs/decisions.md): a quorum released, or too
+    // few nodes left to reach one; the rest answer through `settled`.
+    const r = round(this.nodes, (node) => releaseKeysOn(node.client, lock.keys, lock.rawToken), this.deadlineFor(lock.ttlMs), (rs, pending) => {
+      let n = 0;
+      for (const x of rs) if (x?.ok && x.value > 0) n++;
+      return n >= q || n + pending < q;
+    });
+    const describe = (results: ReadonlyArray<Settled<number> | undefined>): ReleaseNode[] =>
+      this.named(lock.keys, this.nodes.map((node, i): ReleaseNode => {
+        const x = results[i];
+        if (!x) return { node: node.id, outcome: 'pending' };
         // A node that answered with a refusal (NOPERM, READONLY...) is not an outage.
-        if (!r.ok) return { node: node.id, outcome: r.answered ? 'refused' : 'unreachable', reason: r.reason };
-        return { node: node.id, outcome: r.value > 0 ? 'released' : 'not-held' };
-      })),
-    };
+        if (!x.ok) return { node: node.id, outcome: x.answered ? 'refused' : 'unreachable', reason: x.reason };
+        return { node: node.id, outcome: x.value > 0 ? 'released' : 'not-held' };
+      }));
+    const settled = r.settled.then((all) => {
+      if (all.some((x) => x.ok && x.value > 0)) this.events?.record('released', lock.keys, lock.token);
+      return describe(all) as Awaited<ReleaseResult['settled']>;
+    });
+    // quit() waits for these, so no compare-and-delete is cut off by a closing connection.
+    this.releasing.add(settled);
+    void settled.finally(() => this.releasing.delete(settled));
+    const decided = await r.decided;
+    return { nodes: describe([...decided]), settled };
   }
 
   /**
@@ -712,6 +738,8 @@ export class Redlock {
   }
 
   async quit(): Promise<void> {
+    // In-flight releases first: their `released` events go out before the flush below.
+    await Promise.all(this.releasing);
     await this.events?.flush();
     // A call's deadline does not cancel its commands: a SET that answers after the round
     // gave up, or a compare-and-delete still on its way, must land before the connection
