@@ -14,7 +14,7 @@ import type { InspectOptions, InspectPage, NodeFacts } from './inspectTypes';
 import type { Snapshot } from './types';
 import { displayKey, displayToken, parseTokenArg } from './tokens';
 import { encodeIdentity, IdentityOptions, tokenWithIdentity } from './holders';
-import { releaseWaitOn, waitAcquireOn, WaitState, waitState } from './waiters';
+import { entryDue, releaseWaitOn, waitAcquireOn, WaitState, waitState } from './waiters';
 import { EventOptions, EventRecorder } from './events';
 import { History, readHistory } from './history';
 import { FenceRound, withRaiseFailures } from './fencing';
@@ -96,6 +96,11 @@ function newToken(): string {
 const isGrant = (v: unknown): boolean => v === 'OK' || v === 0;
 /** The extend script's success: {1, expiry before, expiry after, ...}. */
 const extended = (v: unknown): boolean => Array.isArray(v) && v[0] === 1;
+
+/** SET NX's nil or the acquire scripts' {index, holder}: that node wrote nothing. */
+function refusedOutright(r: { ok: boolean; value?: unknown } | undefined): boolean {
+  return r !== undefined && r.ok && (r.value === null || Array.isArray(r.value));
+}
 
 function countGranted(rs: ReadonlyArray<{ ok: boolean; value?: unknown } | undefined>): number {
   let n = 0;
@@ -419,7 +424,16 @@ export class Redlock {
     // release goes out after the SET on each connection, so it also undoes a late one.
     // A retrying call is listed as a waiter by this same release (and unlisted when it gives up).
     const wait = typeof waiting === 'function' ? waiting() : waiting;
-    const undo = wait && wait.keys.length > 0 && (!final || wait.listed) ? this.releaseAndWait(keys, token, ttlMs, wait, !final) : this.releaseKeys(keys, token, ttlMs);
+    const t = now();
+    let undo: Round<number>;
+    if (wait && wait.keys.length > 0 && (final ? wait.listed : entryDue(wait, t))) {
+      undo = this.releaseAndWait(keys, token, ttlMs, wait, !final);
+      if (!final) wait.writtenAt = t;
+    } else {
+      // A node that answered with the holder set nothing: only the others need undoing.
+      const undoOn = fence ? this.nodes : this.nodes.filter((_, i) => !refusedOutright(results[i]));
+      undo = round(undoOn, (node) => releaseKeysOn(node.client, keys, token), this.deadlineFor(ttlMs));
+    }
     const [all] = await Promise.all([r.settled, undo.settled]);
     if (wait) wait.listed = !final;
     // Unless a caller shows progress, nobody reads why a retried attempt failed: skip
@@ -462,10 +476,6 @@ export class Redlock {
     if (!(client instanceof Cluster) || keys.length === 0) return list;
     const owner = ownerOf(client, keys[0]);
     return owner === undefined ? list : list.map((e) => ({ ...e, node: owner }));
-  }
-
-  private releaseKeys(keys: Resource[], rawToken: Buffer | string, ttlMs: number): Round<number> {
-    return round(this.nodes, (node) => releaseKeysOn(node.client, keys, rawToken), this.deadlineFor(ttlMs));
   }
 
   private unlistWhereRefused(all: ReadonlyArray<Settled<unknown>>, wait: WaitState, everywhere: boolean): void {
