@@ -106,7 +106,8 @@ async function main(): Promise<void> {
   let servers: RedisServer[];
   try {
     servers = await Promise.all(Array.from({ length: NODES }, (_, i) => startNode(FIRST_PORT + i)));
-    demo = await seedDemoStates(servers, { log: (m) => console.error(m) });
+    // REDLOCK_DEMO_KEY_PREFIX: long, real-looking key names (the UI test's narrow sidebar).
+    demo = await seedDemoStates(servers, { log: (m) => console.error(m), prefix: process.env.REDLOCK_DEMO_KEY_PREFIX ?? '' });
   } catch (e) {
     console.error(`demo failed to start: ${(e as Error).message}`);
     await demo?.stop();

@@ -45,10 +45,16 @@ const SPLIT_KEY = 'lock:split:payments';
 const EXPECTED_ROWS = [
   [SPLIT_KEY, /split 2\+2\/5/],
   ['lock:partial:report-export', /partial 2\/5/],
-  ['lock:no-ttl:nightly-cleanup', /held 3\/5/],
+  ['lock:no-ttl:nightly-cleanup', /held 3\/5 · no TTL/],
+  ['lock:ttl-skew:cache-rebuild', /held 5\/5 · ttl-skew/],
   ['lock:healthy:invoices', /held 5\/5/],
   ['lock:redisson:inventory', /held 3\/5/],
 ];
+// Real key names are long: every demo key gets this prefix (30+ characters in all), so the
+// default-width check below meets keys that cannot fit beside their verdict.
+const KEY_PREFIX = 'settlement-batch:eu-west-1:';
+/** VS Code's default side bar width, in CSS pixels. */
+const DEFAULT_SIDEBAR_WIDTH = 300;
 
 // The quiet base plus the look of the README screenshots: dark theme, an uncluttered title
 // bar and side bars, header actions always visible.
@@ -121,7 +127,7 @@ finishOnSignals(finish);
 // ---- helpers ----
 /** Starts 5 seeded redis-server nodes (dist/demo.js); resolves with their URLs. */
 function startDemoNodes() {
-  demo = spawn(process.execPath, [join(repoRoot, 'dist', 'demo.js')], { cwd: repoRoot, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  demo = spawn(process.execPath, [join(repoRoot, 'dist', 'demo.js')], { cwd: repoRoot, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, REDLOCK_DEMO_KEY_PREFIX: KEY_PREFIX } });
   let stderr = '';
   demo.stderr.on('data', (b) => {
     stderr += b;
@@ -154,6 +160,31 @@ function run(cmd, args, opts) {
   if (r.error) fail(`${cmd} ${args.join(' ')}: ${r.error.message}`);
   if (r.status !== 0) fail(`${cmd} ${args.join(' ')} exited with ${r.status ?? r.signal}\n${r.stdout ?? ''}${r.stderr ?? ''}`);
   return r;
+}
+
+/** The side bar's vertical sash, found by position (its element has no stable id). */
+async function sidebarSash() {
+  return page.evaluate(() => {
+    const bar = document.querySelector('.part.sidebar')?.getBoundingClientRect();
+    if (!bar) return undefined;
+    const cands = Array.from(document.querySelectorAll('.monaco-sash.vertical')).map((e) => e.getBoundingClientRect()).filter((r) => r.height > 100);
+    cands.sort((a, b) => Math.abs(a.x + a.width / 2 - bar.right) - Math.abs(b.x + b.width / 2 - bar.right));
+    const r = cands[0];
+    return r && { x: r.x + r.width / 2, y: r.y + r.height / 2, right: bar.right, width: bar.width };
+  });
+}
+
+/** Drags the side bar's sash until the side bar is `width` px wide. */
+async function setSidebarWidth(width) {
+  const sash = await sidebarSash();
+  if (!sash) fail('no side bar sash to drag');
+  if (Math.abs(sash.width - width) < 2) return;
+  await page.mouse.move(sash.x, sash.y);
+  await sleep(300);
+  await page.mouse.down();
+  await page.mouse.move(sash.x + (width - sash.width), sash.y, { steps: 10 });
+  await page.mouse.up();
+  await page.mouse.move(900, 500); // no hover over the tree
 }
 
 /** Text of every row currently rendered in the Redlock container's trees. */
@@ -270,7 +301,7 @@ async function main() {
   // 5. The Locks view lists the seeded locks with their verdicts.
   await waitFor('a first lock row in the Locks view', 60_000, async () => {
     const texts = await rowTexts();
-    return { ok: texts.some((x) => x.startsWith('lock:')), detail: texts.join('\n') };
+    return { ok: texts.some((x) => EXPECTED_ROWS.some(([key]) => x.includes(key))), detail: texts.join('\n') };
   });
   const tFirstRow = Date.now();
   say(`first lock row ${tFirstRow - tWorkbench} ms after the workbench appeared (${tFirstRow - tClick} ms after clicking ${CONTAINER_TITLE})`);
@@ -281,6 +312,52 @@ async function main() {
   });
   const tAllRows = Date.now();
   say(`all ${EXPECTED_ROWS.length} checked locks with verdicts ${tAllRows - tWorkbench} ms after the workbench appeared`);
+
+  // 5b. At the default side bar width, each checked row's verdict and action flags (the
+  // label's headline, before the key) lie inside the row's visible box: a long key is
+  // what gets clipped, never the verdict.
+  await setSidebarWidth(DEFAULT_SIDEBAR_WIDTH);
+  const sidebar = await page.locator('.part.sidebar').boundingBox();
+  if (!sidebar || Math.abs(sidebar.width - DEFAULT_SIDEBAR_WIDTH) > 12) fail(`the side bar is ${sidebar?.width} px wide, not about ${DEFAULT_SIDEBAR_WIDTH}`);
+  for (const [key, verdict] of EXPECTED_ROWS) {
+    if ((KEY_PREFIX + key).length < 30) fail(`${KEY_PREFIX + key} is shorter than 30 characters`);
+    const box = await lockRow(key).evaluate((row, source) => {
+      const label = row.querySelector('.label-name');
+      const text = label?.textContent ?? '';
+      const m = new RegExp(source).exec(text);
+      if (!label || !m) return { text };
+      // The text node(s) holding the match: a Range measures exactly those characters.
+      const walker = document.createTreeWalker(label, window.NodeFilter.SHOW_TEXT);
+      const range = document.createRange();
+      let offset = 0;
+      let started = false;
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const len = n.textContent.length;
+        if (!started && m.index < offset + len) { range.setStart(n, m.index - offset); started = true; }
+        if (started && m.index + m[0].length <= offset + len) { range.setEnd(n, m.index + m[0].length - offset); break; }
+        offset += len;
+      }
+      const r = range.getBoundingClientRect();
+      // What is visible of the row: clipped by every ancestor that hides overflow.
+      let right = row.getBoundingClientRect().right;
+      let left = row.getBoundingClientRect().left;
+      for (let e = label; e && e !== document.body; e = e.parentElement) {
+        const cs = window.getComputedStyle(e);
+        if (cs.overflowX !== 'visible' || cs.overflow !== 'visible') {
+          const b = e.getBoundingClientRect();
+          right = Math.min(right, b.right);
+          left = Math.max(left, b.left);
+        }
+      }
+      return { text, verdict: m[0], left: r.left, right: r.right, visibleLeft: left, visibleRight: right, labelScroll: label.scrollWidth, labelClient: label.clientWidth };
+    }, verdict.source);
+    if (box.verdict === undefined) fail(`the ${key} row's label does not lead with ${verdict}: "${box.text}"`);
+    if (!box.text.startsWith(box.verdict)) fail(`the ${key} row's label does not start with its verdict: "${box.text}"`);
+    if (box.left < box.visibleLeft - 0.5 || box.right > box.visibleRight + 0.5) {
+      fail(`at ${sidebar.width} px the verdict "${box.verdict}" of ${key} is clipped: text ${box.left.toFixed(0)}..${box.right.toFixed(0)}, visible ${box.visibleLeft.toFixed(0)}..${box.visibleRight.toFixed(0)} ("${box.text}")`);
+    }
+    say(`${sidebar.width} px side bar: "${box.verdict}" of ${KEY_PREFIX}${key} at ${box.left.toFixed(0)}..${box.right.toFixed(0)} within ${box.visibleLeft.toFixed(0)}..${box.visibleRight.toFixed(0)}`);
+  }
 
   // 6. Expand the split lock: one child row per node copy.
   const split = lockRow(SPLIT_KEY);
@@ -293,9 +370,11 @@ async function main() {
       .locator(`${VIEW_CONTAINER} .monaco-list-row[aria-level="2"]`)
       .evaluateAll((rows) => rows.map((r) => (r.textContent ?? '').replace(/\s+/g, ' ').trim()));
     const nodeRows = children.filter((x) => /127\.0\.0\.1:\d+/.test(x));
-    return { ok: nodeRows.length >= 4 && (await split.getAttribute('aria-expanded')) === 'true', detail: `children:\n${children.join('\n')}` };
+    // The two holders' copies carry the CLI's letters, A and B, before the node id.
+    const lettered = ['A', 'B'].every((l) => nodeRows.filter((x) => x.startsWith(`${l} · 127.0.0.1:`)).length === 2);
+    return { ok: nodeRows.length >= 4 && lettered && (await split.getAttribute('aria-expanded')) === 'true', detail: `children (two copies each lettered A and B expected):\n${children.join('\n')}` };
   });
-  say(`expanded ${SPLIT_KEY}: node copy rows shown`);
+  say(`expanded ${SPLIT_KEY}: node copy rows shown, lettered A and B`);
 
   // 7. A command from the palette, and no error notification afterwards.
   await page.keyboard.press('F1');
@@ -375,25 +454,9 @@ async function main() {
   // 9. Screenshots.
   if (!noScreenshots) {
     mkdirSync(screenshotDir, { recursive: true });
-    // A wider side bar: the descriptions (verdict · TTL) fit without ellipsis.
-    const sash = await page.evaluate(() => {
-      const bar = document.querySelector('.part.sidebar')?.getBoundingClientRect();
-      if (!bar) return undefined;
-      const cands = Array.from(document.querySelectorAll('.monaco-sash.vertical')).map((e) => e.getBoundingClientRect()).filter((r) => r.height > 100);
-      cands.sort((a, b) => Math.abs(a.x + a.width / 2 - bar.right) - Math.abs(b.x + b.width / 2 - bar.right));
-      const r = cands[0];
-      return r && { x: r.x + r.width / 2, y: r.y + r.height / 2, right: bar.right, all: cands.map((c) => `${c.x},${c.y},${c.width}x${c.height}`) };
-    });
-    say(`sash ${JSON.stringify(sash)}`);
-    if (sash) {
-      await page.mouse.move(sash.x, sash.y);
-      await sleep(300);
-      await page.mouse.down();
-      await page.mouse.move(sash.x + 100, sash.y, { steps: 10 });
-      await page.mouse.move(sash.x + 250, sash.y, { steps: 10 });
-      await page.mouse.up();
-      say(`sidebar now ${JSON.stringify(await page.locator('.part.sidebar').boundingBox())}`);
-    }
+    // A wider side bar: the long keys and descriptions fit without ellipsis.
+    await setSidebarWidth(DEFAULT_SIDEBAR_WIDTH + 250);
+    say(`sidebar now ${JSON.stringify(await page.locator('.part.sidebar').boundingBox())}`);
     if ((await split.getAttribute('aria-expanded')) !== 'true') fail(`${SPLIT_KEY} collapsed again`);
     await page.mouse.move(900, 500); // no hover over the tree
     await sleep(800);
@@ -416,7 +479,15 @@ async function main() {
       if (!shown) say(`hover attempt ${attempt}: no tooltip yet`);
     }
     if (!shown) fail('hovering the lock:no-ttl:nightly-cleanup row showed no tooltip');
-    await sleep(500);
+    // It stays while other rows count down and the watch reads the nodes: only a row whose
+    // text changed is re-rendered, and the order does not move (docs/decisions.md).
+    const stayMs = 4000;
+    const tShown = Date.now();
+    while (Date.now() - tShown < stayMs) {
+      if (!(await hover.isVisible())) fail(`the lock:no-ttl:nightly-cleanup tooltip vanished ${Date.now() - tShown} ms after it appeared`);
+      await sleep(200);
+    }
+    say(`the tooltip stayed ${stayMs} ms`);
     if (!noScreenshots) {
       const tipShot = join(screenshotDir, 'workbench-tooltip.png');
       await page.screenshot({ path: tipShot });

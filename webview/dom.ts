@@ -37,6 +37,13 @@ export function setText(e: Element, text: string): void {
   if (e.textContent !== text) e.textContent = text;
 }
 
+/** Sets (or with null removes) an attribute only when it changed: a tick leaves the element alone. */
+export function setAttr(e: Element, name: string, value: string | null): void {
+  if (value === null) {
+    if (e.hasAttribute(name)) e.removeAttribute(name);
+  } else if (e.getAttribute(name) !== value) e.setAttribute(name, value);
+}
+
 export function clear(e: Element): void {
   while (e.firstChild) e.removeChild(e.firstChild);
 }

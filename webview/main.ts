@@ -19,7 +19,8 @@ import {
   type ActionKind, type HistoryEvent, type HostMessage, type LockView, type PanelState, type WebviewMessage,
 } from '../src/shared/protocol';
 import { agedEntryWithCopies, describeEvent, describeFormat, formatSeconds, holderTokens, verdictBadge, verdictSentence } from '../src/shared/verdictSentence';
-import { clear, el, setText, svg } from './dom';
+import { clear, el, setAttr, setText, svg } from './dom';
+import { lockSeverity } from '../src/shared/severity';
 import { cycleText, holderText } from '../src/shared/holderText';
 import { SampleRing, TOKEN_COLOURS, renderTimeline, type SavedSamples } from './timeline';
 
@@ -90,7 +91,9 @@ header.append(titleRow, verdictEl, holderEl, waitersEl, cycleEl, announce, actio
 // Nodes table.
 const COLUMNS = ['Node', 'Token', 'TTL', 'Format', 'Last change'];
 const table = el('vscode-table', { id: 'nodes', 'zebra': true, 'bordered-rows': true, 'aria-labelledby': 'nodes-h' });
-const COLUMN_WIDTHS = ['12%', '38%', '20%', '12%', '18%'];
+// The Node column is wide enough for host:port; what does not fit is clipped from the
+// start (panel.css), so the distinguishing port stays visible.
+const COLUMN_WIDTHS = ['22%', '30%', '18%', '12%', '18%'];
 /** vscode-table sizes the header and the first body row when columns are set: again after rows change. */
 const sizeColumns = (): void => {
   (table as unknown as { columns: string[] }).columns = COLUMN_WIDTHS;
@@ -143,7 +146,8 @@ function buildRows(nodes: string[]): void {
   rows.clear();
   for (const node of nodes) {
     const row = el('vscode-table-row', { class: 'node-row', 'data-node': node });
-    const nodeCell = el('vscode-table-cell', { class: 'node' }, node);
+    const nodeCell = el('vscode-table-cell', { class: 'node', title: node });
+    nodeCell.appendChild(el('span', { class: 'node-id' }, node));
     const tokenCell = el('vscode-table-cell', { class: 'token-cell' });
     const tokenWrap = el('div', { class: 'token-wrap' });
     const token = el('code', { class: 'token' });
@@ -189,13 +193,21 @@ function updateRows(entry: LockEntry | null, nodes: string[]): void {
     if (!r) continue;
     const o = byNode.get(node);
     const present = o?.state === 'present';
-    setText(r.token, observationText(o));
-    r.token.className = `token state-${o?.state ?? 'absent'}`;
-    if (present) r.token.setAttribute('data-colour', String(ring.colourOf(o.token ?? '')));
-    else r.token.removeAttribute('data-colour');
-    r.copy.hidden = !present;
+    const shown = observationText(o);
+    setText(r.token, shown);
+    // One line with an ellipsis (panel.css); the whole text on hover, and the copy button.
+    setAttr(r.token, 'title', shown);
+    const cls = `token state-${o?.state ?? 'absent'}`;
+    if (r.token.className !== cls) r.token.className = cls;
+    setAttr(r.token, 'data-colour', present ? String(ring.colourOf(o.token ?? '')) : null);
+    const copyable = present || o?.state === 'unreachable' || o?.state === 'unreadable';
+    // Hidden but keeping its room: a row without a copy button is as high as one with it.
+    setAttr(r.copy, 'data-off', copyable ? null : '');
+    const copyLabel = present ? `Copy the token held on ${node}` : `Copy the error of ${node}`;
+    setAttr(r.copy, 'title', copyLabel);
+    setAttr(r.copy, 'aria-label', copyLabel);
     setText(r.format, o && present ? describeFormat(o) : '');
-    r.row.setAttribute('data-state', o?.state ?? 'absent');
+    setAttr(r.row, 'data-state', o?.state ?? 'absent');
     // The bar's full width: the longest TTL seen for this node's current token.
     if (present && o.pttlMs !== null && o.pttlMs >= 0) {
       const s = ttlScale.get(node);
@@ -228,17 +240,17 @@ function tickRows(aged: LockEntry | null, nodes: string[], now: number): void {
     r.ttlFill.classList.toggle('no-ttl', o?.state === 'present' && o.pttlMs !== null && o.pttlMs < 0);
     r.ttlFill.classList.toggle('low', fraction > 0 && fraction < 0.2);
     setText(r.ttlText, text);
-    r.meter.setAttribute('aria-valuenow', fraction.toFixed(2));
-    r.meter.setAttribute('aria-valuetext', text || 'no copy');
+    setAttr(r.meter, 'aria-valuenow', fraction.toFixed(2));
+    setAttr(r.meter, 'aria-valuetext', text || 'no copy');
     // Last change: the newest history event on this node.
     let last: HistoryEvent | undefined;
     for (let i = history.length - 1; i >= 0; i--) if (history[i].nodes.includes(node)) { last = history[i]; break; }
     if (last) {
       setText(r.change, `${ago(now - (last.at + offset))} · ${last.kind.replace('-', ' ')}`);
-      r.change.setAttribute('title', `${new Date(last.at).toISOString()}: ${describeEvent(last)}`);
+      setAttr(r.change, 'title', `${new Date(last.at).toISOString()}: ${describeEvent(last)}`);
     } else {
       setText(r.change, '—');
-      r.change.removeAttribute('title');
+      setAttr(r.change, 'title', null);
     }
   }
 }
@@ -255,8 +267,9 @@ let shownFlags = '';
 function tickHeader(aged: LockEntry | null): void {
   setText(verdictEl, verdictSentence(aged));
   setText(badge, aged ? verdictBadge(aged) : 'no copy');
-  badge.setAttribute('data-verdict', aged ? aged.verdict : 'none');
-  verdictEl.setAttribute('data-verdict', aged ? aged.verdict : 'none');
+  setAttr(badge, 'data-verdict', aged ? aged.verdict : 'none');
+  setAttr(badge, 'data-severity', aged ? lockSeverity(aged) : 'none');
+  setAttr(verdictEl, 'data-verdict', aged ? aged.verdict : 'none');
   const flags = aged ? aged.flags.join(' ') : '';
   if (flags !== shownFlags) {
     shownFlags = flags;
@@ -342,11 +355,23 @@ let chartQueued = false;
 let chartVersion = -1;
 let chartAt = 0;
 let chartWidth = 0;
+/**
+ * The chart is rebuilt as it slides; a rebuild under the pointer would replace the element
+ * whose tooltip is showing. While the pointer is on the chart it holds still, and catches up
+ * when the pointer leaves (docs/decisions.md).
+ */
+let chartHeld = false;
+chartWrap.addEventListener('pointerenter', () => { chartHeld = true; });
+chartWrap.addEventListener('pointerleave', () => {
+  chartHeld = false;
+  scheduleChart();
+});
 function scheduleChart(): void {
-  if (chartQueued) return;
+  if (chartQueued || chartHeld) return;
   chartQueued = true;
   requestAnimationFrame(() => {
     chartQueued = false;
+    if (chartHeld) return;
     const now = Date.now();
     const width = chartWrap.clientWidth || 600;
     const localEvents = offset === 0 ? history : history.map((e) => ({ ...e, at: e.at + offset }));

@@ -10,6 +10,7 @@ import { displayWidth as width, padEnd as pad } from './displayWidth';
 import { escapeText } from './escape';
 import { PLAIN, Style } from './style';
 import { cycleText, whoSuffix } from '../shared/holderText';
+import { tokenLabels } from '../shared/tokenLabels';
 
 /** The verdict as the tree words it, with the CLI's one duration format. */
 export function verdictText(l: LockEntry): string {
@@ -30,16 +31,7 @@ function verdictColour(l: LockEntry, style: Style): (s: string) => string {
   }
 }
 
-/** Short labels for the distinct tokens of one key: A, B, ... then T27, T28, ... */
-export function tokenLabels(entry: LockEntry): Map<string, string> {
-  const labels = new Map<string, string>();
-  for (const o of entry.nodes) {
-    if (o.state !== 'present' || o.token === null || labels.has(o.token)) continue;
-    const i = labels.size;
-    labels.set(o.token, i < 26 ? String.fromCharCode(65 + i) : `T${i + 1}`);
-  }
-  return labels;
-}
+export { tokenLabels } from '../shared/tokenLabels';
 
 function copyCell(o: Observation, labels: Map<string, string>): string {
   switch (o.state) {

@@ -136,11 +136,7 @@ export class FenceRound {
         this.late(i);
         return 0;
       },
-      (e: unknown) => {
-        this.answered[i] = true;
-        this.late(i);
-        throw e;
-      },
+      (e: unknown) => this.grantFailed(i, e),
     );
   }
 
@@ -174,12 +170,15 @@ export class FenceRound {
         this.late(i);
         return 0;
       },
-      (e: unknown) => {
-        this.answered[i] = true;
-        this.late(i);
-        throw e;
-      },
+      (e: unknown) => this.grantFailed(i, e),
     );
+  }
+
+  /** A grant that failed (refused, or no reply in time) still ends that node's answer. */
+  private grantFailed(i: number, e: unknown): never {
+    this.answered[i] = true;
+    this.late(i);
+    throw e;
   }
 
   /** A node that answers once the fences are known is raised to them if it lags. */

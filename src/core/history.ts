@@ -2,7 +2,7 @@
 // READ_EVENTS entries of MAX_EVENT_BYTES each per node), merged by the client's clock.
 import { LockEvent, mergeEvents, readEvents } from './events';
 import { withDeadline } from './inspect';
-import { describeFailure, RedisNode } from './nodes';
+import { downStatus, RedisNode } from './nodes';
 import type { Resource } from './redlock';
 import { displayKey } from './tokens';
 import type { NodeStatus } from './types';
@@ -22,10 +22,11 @@ export async function readHistory(nodes: readonly RedisNode[], quorum: number, t
       const t0 = performance.now();
       try {
         const events = await withDeadline(readEvents(node.client, resource), timeoutMs);
-        statuses[i] = { node: node.id, reachable: true, latencyMs: Math.round((performance.now() - t0) * 100) / 100, error: null };
+        statuses[i] = { node: node.id, reachable: true, latencyMs: Math.round((performance.now() - t0) * 100) / 100, error: null, outcome: 'ok' };
         return events;
       } catch (e) {
-        statuses[i] = { node: node.id, reachable: false, latencyMs: null, error: describeFailure(e, node).reason };
+        const down = downStatus(e, node);
+        statuses[i] = { node: node.id, reachable: false, latencyMs: null, error: down.error, outcome: down.outcome };
         return [];
       }
     }),

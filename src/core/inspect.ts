@@ -8,7 +8,7 @@ import { attachFences, prefetchCounters } from './fenceRead';
 import { performance } from 'node:perf_hooks';
 import { classify, quorumOf, skipReason } from './classify';
 import type { InspectOptions, InspectPage, ScanCursor } from './inspectTypes';
-import { DeadlineError, describeFailure, RedisNode } from './nodes';
+import { DeadlineError, downStatus, RedisNode } from './nodes';
 import type Redis from 'ioredis';
 import { absentOn, decodeScanPage, pageCursor, pageKeyCount, ReadBatch, readObservations, requestScanPage } from './readScript';
 import { displayKey } from './tokens';
@@ -91,7 +91,7 @@ function readEachKey(node: RedisNode, keys: Buffer[], absent: Observation): Prom
 
 export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number): Promise<NodeScan> {
   const scan: NodeScan = {
-    status: { node: node.id, reachable: false, latencyMs: null, error: null },
+    status: { node: node.id, reachable: false, latencyMs: null, error: null, outcome: 'unreachable' },
     reads: new Map(),
     absent: absentOn(node.id),
     offsetMs: 0,
@@ -109,6 +109,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     scan.offsetMs = Number(sec) * 1000 + Number(usec) / 1000 - (sent + rtt / 2);
     scan.status.latencyMs = Math.round(rtt * 100) / 100;
     scan.status.reachable = true;
+    scan.status.outcome = 'ok';
     node.latencyMs = scan.status.latencyMs;
     const pendingReads: Promise<void>[] = [];
     let scanned = 0;
@@ -164,8 +165,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     }
     await Promise.all(pendingReads);
   } catch (e) {
-    scan.status.reachable = false;
-    scan.status.error = describeFailure(e, node).reason;
+    Object.assign(scan.status, downStatus(e, node));
     scan.reads.clear();
   }
   return scan;
@@ -181,8 +181,7 @@ export async function fillGaps(ctx: InspectContext, scans: NodeScan[], union: Se
       try {
         await readBatch(ctx, ctx.nodes[i], missing, scan);
       } catch (e) {
-        scan.status.reachable = false;
-        scan.status.error = describeFailure(e, ctx.nodes[i]).reason;
+        Object.assign(scan.status, downStatus(e, ctx.nodes[i]));
         scan.reads.clear();
       }
     }),

@@ -3,7 +3,8 @@
 // gets its own deadline (ioredis' commandTimeout is per client, not per call).
 import { performance } from 'node:perf_hooks';
 import Redis, { Cluster, RedisOptions, ReplyError } from 'ioredis';
-import { classifyFailure, Failure, firstLine } from './replies';
+import { classifyFailure, Failure, firstLine, nodeOutcome } from './replies';
+import type { NodeStatus } from './types';
 import { aliasError, checkConfiguredAliases, hostPortKey, runIdOf } from './identity';
 import { formatHostPort, NodeConfigError, NodeSpec, parseNodeUrl } from './urls';
 import { seedIds, trackNodeErrors, waitClusterReady } from './clusterTopology';
@@ -31,6 +32,12 @@ export function describeFailure(err: unknown, node?: RedisNode): Failure {
   const plainOnTls = err instanceof ReplyError || err instanceof DeadlineError ? undefined : plainOnTlsReason(node);
   if (plainOnTls) return { outcome: 'refused', reason: plainOnTls, answered: false };
   return classifyFailure(err, node);
+}
+
+/** What a node status becomes when a read failed: not reachable, the reason, and its outcome. */
+export function downStatus(err: unknown, node?: RedisNode): Pick<NodeStatus, 'reachable' | 'error' | 'outcome'> {
+  const f = describeFailure(err, node);
+  return { reachable: false, error: f.reason, outcome: nodeOutcome(f) };
 }
 
 function retryStrategy(times: number): number {

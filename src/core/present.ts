@@ -60,11 +60,16 @@ export function shortToken(token: string, cut: TokenCut = TOKEN_IN_ROW): string 
   return `${chars.slice(0, Math.max(1, cut.head)).join('')}…${tail > 0 ? chars.slice(-tail).join('') : ''}`;
 }
 
-/** The short form of a verdict: `held 3/5 · 4.2 s`, `split 2+2/5`, `partial 2/5`, `held 3/5 · no TTL`. */
-export function describeVerdict(c: Pick<Classification, 'verdict' | 'holders' | 'validityMs'>, n: number, duration: (ms: number) => string = formatDuration): string {
+/** The verdict and its copy counts alone: `held 3/5`, `split 2+2/5`, `partial 2/5`. */
+export function verdictHead(c: Pick<Classification, 'verdict' | 'holders'>, n: number): string {
   const counts = Object.values(c.holders).sort((a, b) => b - a);
   if (c.verdict === 'split') return `split ${counts.join('+')}/${n}`;
-  const head = `${c.verdict} ${counts[0] ?? 0}/${n}`;
+  return `${c.verdict} ${counts[0] ?? 0}/${n}`;
+}
+
+/** The short form of a verdict: `held 3/5 · 4.2 s`, `split 2+2/5`, `partial 2/5`, `held 3/5 · no TTL`. */
+export function describeVerdict(c: Pick<Classification, 'verdict' | 'holders' | 'validityMs'>, n: number, duration: (ms: number) => string = formatDuration): string {
+  const head = verdictHead(c, n);
   if (c.verdict !== 'held') return head;
   if (c.validityMs === null) return `${head} · no TTL`;
   return `${head} · ${duration(c.validityMs)}`;
@@ -77,7 +82,7 @@ export function stateText(o: Pick<Observation, 'state' | 'reason'>): string {
 
 /**
  * Whether a node's failure text says it wants (another) password. A node status carries
- * only that text (its JSON shape is fixed), so this is the one place that reads it.
+ * its `outcome` (`auth`); only a release result's per-node reason is still text.
  */
 export function isAuthFailure(reason: string | null | undefined): boolean {
   return !!reason && AUTH_FAILURE.test(reason);

@@ -6,6 +6,7 @@
 // "unreachable")? See docs/decisions.md "Refused or unreachable".
 import { ReplyError } from 'ioredis';
 import { AUTH_FAILURE } from './present';
+import type { NodeOutcome } from './types';
 
 export type FailureOutcome = 'timeout' | 'refused' | 'auth' | 'wrong-type';
 
@@ -70,4 +71,10 @@ export function classifyFailure(err: unknown, node?: ConnectionState): Failure {
   // could not run, which says nothing about the lock: not a refusal.
   if (NOT_SERVING.test(line) || /^NOSCRIPT\b/.test(line)) return { outcome: 'refused', reason: withHint(line), answered: false };
   return { outcome: 'refused', reason: withHint(line), answered: true };
+}
+
+/** A failure in a node status' words: the outcome surfaces branch on instead of the text. */
+export function nodeOutcome(f: Failure): Exclude<NodeOutcome, 'ok'> {
+  if (f.outcome === 'auth' || f.outcome === 'timeout') return f.outcome;
+  return f.answered ? 'refused' : 'unreachable';
 }

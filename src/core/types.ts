@@ -84,11 +84,21 @@ export interface LockEntry extends Omit<Classification, 'quorumToken'> {
   cycle?: string[];
 }
 
+/**
+ * How a node's last read ended, decided once from its reply (src/core/replies.ts): `ok`;
+ * `auth` (a password missing or wrong); `timeout` (no reply within the deadline);
+ * `refused` (it replied and refused: NOPERM, READONLY, MOVED...); `unreachable` (no
+ * connection, or not serving for now: BUSY, LOADING, MASTERDOWN).
+ */
+export type NodeOutcome = 'ok' | 'auth' | 'timeout' | 'refused' | 'unreachable';
+
 export interface NodeStatus {
   node: string;
   reachable: boolean;
   latencyMs: number | null;
+  /** The node's words (or the connection's) when it did not answer; for people, not tests. */
   error: string | null;
+  outcome: NodeOutcome;
 }
 
 export interface SkippedKey {

@@ -12,7 +12,7 @@ import { quorumOf } from './classify';
 import { nodeFacts } from './facts';
 import { classifyKeys, clockNow, DEFAULT_PATTERNS, fillGaps, InspectContext, NodeScan, readBatch, scanNode, validatePatterns, withDeadline } from './inspect';
 import type { InspectOptions, NodeFacts } from './inspectTypes';
-import { describeFailure } from './nodes';
+import { downStatus } from './nodes';
 import { attachFences } from './fenceRead';
 import { digestPage, scanTtlPage, UNDIGESTED } from './readScript';
 import type { LockEntry, NodeStatus, SkippedKey, Snapshot } from './types';
@@ -579,7 +579,7 @@ export class Watcher {
       w.pages = pages;
       known.truncated = !complete;
     } catch (e) {
-      known.status = { ...known.status, reachable: false, error: describeFailure(e, node).reason };
+      known.status = { ...known.status, ...downStatus(e, node) };
       for (const id of known.reads.keys()) dirty.add(id);
       known.reads.clear();
       w.pages = new Map();

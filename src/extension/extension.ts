@@ -24,6 +24,8 @@ export interface RedlockInspectorApi {
   snapshot(): Snapshot | undefined;
   refresh(): Promise<Snapshot | undefined>;
   readonly locksProvider: LocksTreeProvider;
+  /** The Locks view: its selection, its title's description. */
+  readonly locksView: vscode.TreeView<LocksTreeElement>;
   readonly nodesProvider: NodesTreeProvider;
   readonly model: LockModel;
   readonly mine: MineLocks;
@@ -71,8 +73,8 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
   const watchRate = (): void => model.setVisible(locksView.visible || nodesView.visible || detailPanels.all().length > 0);
   context.subscriptions.push(detailPanels);
   const statusBar = new LockStatusBar(model, doctor);
-  const notifier = new Notifier(model, log);
-  const s: Services = { model, mine, locks, locksView: locksView as vscode.TreeView<unknown>, passwords, log, detailPanels };
+  const notifier = new Notifier(model, log, context.workspaceState);
+  const s: Services = { model, mine, locks, locksView: locksView as vscode.TreeView<unknown>, passwords, log, detailPanels, workspaceState: context.workspaceState };
 
   const showState = (): void => {
     const error = model.error;
@@ -89,6 +91,8 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
     pause: () => viewCommands.pause(s),
     resume: () => viewCommands.resume(s),
     filter: (a) => viewCommands.filter(s, a),
+    showAnomaliesOnly: () => viewCommands.setAnomaliesOnly(s, true),
+    showAllLocks: () => viewCommands.setAnomaliesOnly(s, false),
     loadMore: () => viewCommands.loadMore(s),
     acquire: (a) => acquire(s, a),
     extend: (a) => extend(s, a),
@@ -128,6 +132,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
   );
   context.subscriptions.push(...registerLmTools(model));
   void vscode.commands.executeCommand('setContext', 'redlock.paused', false);
+  void viewCommands.setAnomaliesOnly(s, context.workspaceState.get<boolean>(viewCommands.ANOMALIES_ONLY_STATE, false));
   log.info(`Redlock Inspector ${version} activated`);
   watchRate();
   // The first read runs after activate() returns: activation stays cheap (docs/decisions.md).
@@ -147,6 +152,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
     snapshot: () => model.snapshot,
     refresh: () => model.refresh({ facts: true }),
     locksProvider: locks,
+    locksView,
     nodesProvider: nodes,
     model,
     mine,

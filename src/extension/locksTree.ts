@@ -9,8 +9,8 @@ import type { LockEntry, Observation } from '../core';
 import { agedEntry, agedPttl } from '../shared/countdown';
 import { keyMatcher } from './glob';
 import type { LockModel, ModelChange } from './lockModel';
-import { compareLocks } from '../shared/lockOrder';
-import { copyContextValue, copyDescription, copyIcon, lockContextValue, lockDescription, lockIcon, type IconSpec } from './lockText';
+import { compareLocks, needsAttention } from '../shared/lockOrder';
+import { copyContextValue, copyDescription, copyIcon, copyTokenMark, lockContextValue, lockDescription, lockIcon, lockRowText, type IconSpec } from './lockText';
 import { escapeMarkdown, printable } from './markdown';
 import type { MineLocks } from './mineLocks';
 import { lockTooltipMarkdown } from './tooltip';
@@ -57,6 +57,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
   private order: string[] = [];
   private filterText = '';
   private matches: (key: string) => boolean = () => true;
+  private anomalies = false;
   private readonly ticker: NodeJS.Timeout;
   private ticks = 0;
   private readonly subscriptions: vscode.Disposable[] = [];
@@ -89,6 +90,44 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     this.emitter.fire(undefined);
   }
 
+  get anomaliesOnly(): boolean {
+    return this.anomalies;
+  }
+
+  /** The view title's toggle: only the locks that need a look (src/shared/lockOrder.ts). */
+  setAnomaliesOnly(on: boolean): void {
+    if (on === this.anomalies) return;
+    this.anomalies = on;
+    this.resort();
+    this.emitter.fire(undefined);
+  }
+
+  /** The memoized row of a key the tree lists now, or undefined (filtered out, not seen yet). */
+  listed(key: string): LockElement | undefined {
+    if (!this.order.includes(key)) return undefined;
+    let el = this.elements.get(key);
+    if (!el) this.elements.set(key, (el = new LockElement(key)));
+    return el;
+  }
+
+  /** The row of a key once the tree lists it: a watch read already in flight may predate it. */
+  whenListed(key: string, timeoutMs: number): Promise<LockElement | undefined> {
+    const now = this.listed(key);
+    if (now) return Promise.resolve(now);
+    return new Promise((resolve) => {
+      const done = (el: LockElement | undefined): void => {
+        clearTimeout(timer);
+        sub.dispose();
+        resolve(el);
+      };
+      const sub = this.emitter.event(() => {
+        const el = this.listed(key);
+        if (el) done(el);
+      });
+      const timer = setTimeout(() => done(undefined), timeoutMs);
+    });
+  }
+
   /** The entry as the tree shows it now: the last snapshot aged by the time since it was read. */
   shownEntry(key: string): LockEntry | undefined {
     const entry = this.model.entry(key);
@@ -97,7 +136,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
   }
 
   private resort(): boolean {
-    const locks = (this.model.snapshot?.locks ?? []).filter((e) => this.matches(e.key));
+    const locks = (this.model.snapshot?.locks ?? []).filter((e) => this.matches(e.key) && (!this.anomalies || needsAttention(e)));
     const order = [...locks].sort(compareLocks).map((e) => e.key);
     const same = order.length === this.order.length && order.every((k, i) => k === this.order[i]);
     this.order = order;
@@ -199,20 +238,26 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     }
     const mine = this.mine.has(el.key);
     el.rendered = this.render(el, entry);
-    item.description = lockDescription(entry);
+    const row = lockRowText(entry);
+    item.label = { label: row.label, highlights: row.highlights };
+    item.description = row.description;
     item.iconPath = themeIcon(lockIcon(entry, mine));
     item.contextValue = lockContextValue(entry, mine);
-    item.accessibilityInformation = { label: `${printable(el.key)}: ${item.description}` };
+    item.accessibilityInformation = { label: `${printable(el.key)}: ${lockDescription(entry)}` };
     return item;
   }
 
   private copyItem(c: CopyElement): vscode.TreeItem {
     const item = new vscode.TreeItem(printable(c.node), vscode.TreeItemCollapsibleState.None);
     item.id = elementId('copy', c.key, c.node);
-    const o: Observation | undefined = this.model.entry(c.key)?.nodes.find((n) => n.node === c.node);
-    if (!o) return item;
+    const entry = this.model.entry(c.key);
+    const o: Observation | undefined = entry?.nodes.find((n) => n.node === c.node);
+    if (!entry || !o) return item;
+    // Two holders or more: the CLI's letters and the panel's colours tell the copies apart.
+    const mark = copyTokenMark(entry, o);
+    if (mark) item.label = { label: `${mark.letter} · ${printable(c.node)}`, highlights: [[0, mark.letter.length]] };
     item.description = copyDescription(o, agedPttl(o, Date.now() - this.model.takenAtOf(c.key)));
-    item.iconPath = themeIcon(copyIcon(o));
+    item.iconPath = themeIcon(copyIcon(o, mark));
     item.contextValue = copyContextValue(o);
     return item;
   }

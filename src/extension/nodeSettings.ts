@@ -2,7 +2,6 @@
 // put into the URL handed to the core only: node ids never carry them.
 import { homedir } from 'node:os';
 import { parseNodeUrl, type NodeSpec } from '../core';
-import { isAuthFailure } from '../core/present';
 
 /** TLS files of one node (paths); the key's passphrase lives in SecretStorage. */
 export interface NodeTlsSetting {
@@ -78,11 +77,6 @@ export function withPassword(url: string, password: string | undefined): string 
   if (colon < 0) return url;
   if (userinfo.slice(colon + 1) !== '') return url;
   return `${scheme}${userinfo.slice(0, colon)}:${enc}@${rest}`;
-}
-
-/** Whether a node's error means it wants (another) password. */
-export function isAuthError(reason: string | null | undefined): boolean {
-  return isAuthFailure(reason);
 }
 
 /** Splits a password out of a URL so the URL can go into settings and the password into SecretStorage. */

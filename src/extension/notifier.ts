@@ -1,18 +1,33 @@
 // Optional notifications (redlock.notifyOn) when a split or a lock without TTL appears,
-// and an offer to set a password when a node answers NOAUTH/WRONGPASS.
+// and an offer to set a password when a node answers NOAUTH/WRONGPASS. Each lock state is
+// notified once per workspace: what was said is remembered in workspaceState, so a new
+// window or a changed node list does not say it again (docs/decisions.md, "Watching").
 import * as vscode from 'vscode';
 import { describeVerdict, parseKeyArg, type LockEntry } from '../core';
 import { holderText } from '../shared/holderText';
 import type { Log } from './log';
 import type { LockModel, ModelChange } from './lockModel';
 import { printable } from './markdown';
-import { isAuthError } from './nodeSettings';
 import { readSettings, type NotifyOn } from './settings';
 
 const CONDITIONS: Record<Exclude<NotifyOn, 'lost'>, (e: LockEntry) => boolean> = {
   split: (e) => e.verdict === 'split',
   'no-ttl': (e) => e.flags.includes('no-ttl'),
 };
+
+/** workspaceState key: the lock states already notified, oldest first. */
+export const NOTIFIED_STATE = 'redlock.notified';
+/** Remembered states, at most: the oldest are forgotten first. */
+const MAX_REMEMBERED = 500;
+
+/**
+ * One lock state as notifications count it: the key, the condition and the tokens behind
+ * it. The same tokens still split is the same news; another token is a new state.
+ */
+export function notifiedState(kind: string, e: LockEntry): string {
+  const tokens = kind === 'split' ? Object.keys(e.holders) : e.nodes.filter((o) => o.state === 'present' && o.pttlMs !== null && o.pttlMs < 0).map((o) => o.token ?? '');
+  return JSON.stringify([e.key, kind, [...new Set(tokens)].sort()]);
+}
 
 /** History reads per refresh, at most: a `lost` check must stay a small, bounded read. */
 const MAX_LOST_CHECKS = 20;
@@ -30,7 +45,7 @@ export class Notifier implements vscode.Disposable {
   private lostSince = Date.now();
   private checkingLost = false;
 
-  constructor(private readonly model: LockModel, private readonly log: Log) {
+  constructor(private readonly model: LockModel, private readonly log: Log, readonly memory: vscode.Memento) {
     this.subscription = vscode.Disposable.from(
       model.onDidChange((c) => this.onChange(c)),
       model.onDidChangeNodes(() => this.checkAuth()),
@@ -44,15 +59,25 @@ export class Notifier implements vscode.Disposable {
       const touched = [...c.added, ...c.changed].map((k) => this.model.entry(k)).filter((e): e is LockEntry => e !== undefined);
       void this.checkLost(touched);
     }
-    for (const key of [...c.added, ...c.changed]) {
+    this.review([...c.added, ...c.changed], wanted);
+  }
+
+  /** Notifies the states of these keys not notified before in this workspace. */
+  review(keys: readonly string[], wanted: readonly NotifyOn[] = readSettings().notifyOn): void {
+    const seen = this.memory.get<string[]>(NOTIFIED_STATE, []);
+    const fresh: string[] = [];
+    for (const key of keys) {
       const e = this.model.entry(key);
       if (!e) continue;
       for (const kind of wanted) {
-        if (kind === 'lost') continue;
-        const old = c.before.get(key);
-        if (CONDITIONS[kind](e) && !(old && CONDITIONS[kind](old))) this.notify(kind, e);
+        if (kind === 'lost' || !CONDITIONS[kind](e)) continue;
+        const state = notifiedState(kind, e);
+        if (seen.includes(state) || fresh.includes(state)) continue;
+        fresh.push(state);
+        this.notify(kind, e);
       }
     }
+    if (fresh.length > 0) void this.memory.update(NOTIFIED_STATE, [...seen, ...fresh].slice(-MAX_REMEMBERED));
   }
 
   /**
@@ -111,7 +136,7 @@ export class Notifier implements vscode.Disposable {
 
   private checkAuth(): void {
     for (const n of this.model.snapshot?.nodes ?? []) {
-      if (n.reachable || !isAuthError(n.error) || this.askedPassword.has(n.node)) continue;
+      if (n.outcome !== 'auth' || this.askedPassword.has(n.node)) continue;
       this.askedPassword.add(n.node);
       this.sent.push(`auth: ${n.node}`);
       void vscode.window.showWarningMessage(vscode.l10n.t('Redlock: node {0} needs a password ({1}).', n.node, n.error ?? ''), vscode.l10n.t('Set Password')).then((pick) => {

@@ -15,4 +15,6 @@ export interface Services {
   passwords: PasswordStore;
   log: Log;
   detailPanels: LockDetailsPanels;
+  /** The workspace's memory: view toggles, what was notified. */
+  workspaceState: vscode.Memento;
 }

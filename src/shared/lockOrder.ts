@@ -1,7 +1,10 @@
-// Anomalies first, in the order a developer should look at them, then the locks that
-// run out soonest, then by key so equal entries never swap places. Verdicts and flags
-// come from the core; this only orders them. One rule for the Locks tree and the CLI's
-// status table (docs/cli.md).
+// Anomalies first, in the order a developer should look at them, then by key. Never by
+// time left (nor by `expiring`): two locks renewed by watchdogs at different instants
+// would swap places on every refresh while nothing changed, and every new order
+// re-renders the whole tree, closing any tooltip (docs/decisions.md, "What a narrow Locks
+// view still shows"). Verdicts and flags come
+// from the core; this only orders them. One rule for the Locks tree and the CLI's status
+// table (docs/cli.md).
 import type { LockEntry } from '../core/types';
 
 export function anomalyRank(e: Pick<LockEntry, 'verdict' | 'flags'>): number {
@@ -17,15 +20,22 @@ export function isAnomaly(e: Pick<LockEntry, 'verdict' | 'flags'>): boolean {
   return anomalyRank(e) < 4;
 }
 
-export function compareLocks(a: Pick<LockEntry, 'verdict' | 'flags' | 'validityMs' | 'key'>, b: Pick<LockEntry, 'verdict' | 'flags' | 'validityMs' | 'key'>): number {
+/**
+ * What the view's "anomalies only" filter keeps: every anomaly, and the held locks whose
+ * copies disagree on expiry or miss a node. Not `expiring`: a healthy lock renewed at the
+ * last moment would blink in and out of the filtered list.
+ */
+export function needsAttention(e: Pick<LockEntry, 'verdict' | 'flags'>): boolean {
+  return isAnomaly(e) || e.flags.includes('ttl-skew') || e.flags.includes('degraded');
+}
+
+export function compareLocks(a: Pick<LockEntry, 'verdict' | 'flags' | 'key'>, b: Pick<LockEntry, 'verdict' | 'flags' | 'key'>): number {
   const r = anomalyRank(a) - anomalyRank(b);
   if (r !== 0) return r;
-  const va = a.validityMs ?? Infinity;
-  const vb = b.validityMs ?? Infinity;
-  if (va !== vb) return va < vb ? -1 : 1;
+  // Keys are unique in a snapshot: code-unit order is total and the same on every machine.
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
-export function sortLocks<T extends Pick<LockEntry, 'verdict' | 'flags' | 'validityMs' | 'key'>>(locks: readonly T[]): T[] {
+export function sortLocks<T extends Pick<LockEntry, 'verdict' | 'flags' | 'key'>>(locks: readonly T[]): T[] {
   return [...locks].sort(compareLocks);
 }

@@ -107,7 +107,7 @@ export interface ExportHistoryMessage {
 export interface CopyTokenMessage {
   type: 'copyToken';
   key: string;
-  /** The node whose token to copy (the host copies the token it holds itself). */
+  /** The node whose token (or, unreachable / unreadable, whose error) to copy; the host copies what it holds itself. */
   node: string;
 }
 export type WebviewMessage = ReadyMessage | ActionMessage | ExportHistoryMessage | CopyTokenMessage;

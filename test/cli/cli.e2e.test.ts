@@ -219,6 +219,8 @@ describe('cli end to end on 5 real nodes', function () {
       const viaEnv = await runCli(['status', '--json', '--node', secure.url], { REDLOCK_PASSWORD: 'env-secret-xyz' });
       assert.equal(viaEnv.code, 3);
       assert.match(oneLine(viaEnv), /WRONGPASS|NOAUTH|auth/i);
+      assert.equal(json<{ nodes: Array<{ outcome: string }> }>(viaEnv).nodes[0].outcome, 'auth');
+      assert.match(viaEnv.stderr, /check the password in the node URL or REDLOCK_PASSWORD/);
       assert.doesNotMatch(viaEnv.stdout + viaEnv.stderr, /env-secret-xyz/);
 
       const missing = await runCli(['release', 'lock:pw', '--token', 't', '--node', secure.url]);
@@ -361,7 +363,7 @@ describe('cli end to end on 5 real nodes', function () {
     assert.ok(Number.isInteger(snap.at) && snap.at >= before && snap.at <= Date.now(), String(snap.at));
     assert.equal(snap.quorum, 3);
     const factKeys = ['version', 'role', 'clockOffsetMs', 'uptimeS', 'persistence', 'restartRisk', 'libraries'];
-    assert.deepEqual(snap.nodes.map((n) => Object.keys(n)), ids.map(() => ['node', 'reachable', 'latencyMs', 'error', ...factKeys]));
+    assert.deepEqual(snap.nodes.map((n) => Object.keys(n)), ids.map(() => ['node', 'reachable', 'latencyMs', 'error', 'outcome', ...factKeys]));
     assert.deepEqual(snap.nodes.map((n) => n.node), ids);
     for (const n of snap.nodes) {
       assert.match(String(n.version), /^\d+\.\d+/);

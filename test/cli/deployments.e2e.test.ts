@@ -1,7 +1,8 @@
 // Cluster and Sentinel under faults, through the built CLI as an operator runs it: fresh
 // processes, a paused seed, a paused master, a hung sentinel.
 import assert from 'node:assert/strict';
-import { clusterOwner, RedisServer, startCluster, startSentinels, withClient } from '../support/redisServer';
+import { seedOf, useCluster } from '../support/clusterFixture';
+import { clusterOwner, RedisServer, startSentinels, withClient } from '../support/redisServer';
 import { waitFor } from '../support/wait';
 import { CliResult, runCli, startCli } from './runCli';
 
@@ -56,29 +57,21 @@ async function clusterOk(masters: RedisServer[]): Promise<void> {
 
 describe('cli on a Redis Cluster under faults', function () {
   this.timeout(120_000);
-  let masters: RedisServer[];
-  let all: string;
-  const id = (m: RedisServer): string => `127.0.0.1:${m.port}`;
+  const fx = useCluster(['--cluster-require-full-coverage', 'no']);
+  const id = seedOf;
 
-  before(async () => {
-    masters = await startCluster(3, ['--cluster-require-full-coverage', 'no']);
-    all = `redis+cluster://${masters.map(id).join(',')}`;
-  });
   afterEach(async () => {
-    for (const m of masters) m.resume();
-    await clusterOk(masters);
-  });
-  after(async () => {
-    await Promise.all(masters.map((m) => m.dispose()));
+    for (const m of fx.masters) m.resume();
+    await clusterOk(fx.masters);
   });
 
-  it('50 fresh processes each of status, acquire and release all succeed', async () => {
-    const single = `redis+cluster://${id(masters[0])}`;
+  it('50 fresh processes each of status, acquire and release fx.url succeed', async () => {
+    const single = `redis+cluster://${id(fx.masters[0])}`;
     const statuses = await limited(Array.from({ length: 50 }, () => () => runCli(['status', '--json', '--node', single])), 4);
     for (const r of statuses) {
       assert.equal(r.code, 0, r.stderr);
       const doc = json<StatusDoc>(r);
-      assert.deepEqual(doc.nodes.map((n) => n.node).sort(), masters.map(id).sort());
+      assert.deepEqual(doc.nodes.map((n) => n.node).sort(), fx.masters.map(id).sort());
       assert.ok(doc.nodes.every((n) => n.reachable), r.stdout);
     }
     const acquired = await limited(Array.from({ length: 50 }, (_, i) => () => runCli(['acquire', `lock:fresh:${i}`, '--ttl', '60000', '--json', '--node', single])), 4);
@@ -94,43 +87,43 @@ describe('cli on a Redis Cluster under faults', function () {
   });
 
   it('acquire and release --json name the master that owns the key', async () => {
-    const key = await keyOn(masters[0], masters[2].port, 'own');
-    const a = await runCli(['acquire', key, '--ttl', '30000', '--json', '--node', all]);
+    const key = await keyOn(fx.masters[0], fx.masters[2].port, 'own');
+    const a = await runCli(['acquire', key, '--ttl', '30000', '--json', '--node', fx.url]);
     assert.equal(a.code, 0, a.stderr);
     const doc = json<LockDoc>(a);
-    assert.deepEqual(doc.nodes, [{ node: id(masters[2]), outcome: 'granted' }]);
-    const r = await runCli(['release', key, '--token', doc.token!, '--json', '--node', all]);
+    assert.deepEqual(doc.nodes, [{ node: id(fx.masters[2]), outcome: 'granted' }]);
+    const r = await runCli(['release', key, '--token', doc.token!, '--json', '--node', fx.url]);
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(json<LockDoc>(r).nodes, [{ node: id(masters[2]), outcome: 'released' }]);
+    assert.deepEqual(json<LockDoc>(r).nodes, [{ node: id(fx.masters[2]), outcome: 'released' }]);
   });
 
   it('a paused first seed hides nothing: every master is listed, the silent one as unreachable, exit 3', async () => {
-    const key = await keyOn(masters[0], masters[2].port, 'seed');
-    const token = json<LockDoc>(await runCli(['acquire', key, '--ttl', '60000', '--json', '--node', all])).token!;
-    masters[0].pause();
+    const key = await keyOn(fx.masters[0], fx.masters[2].port, 'seed');
+    const token = json<LockDoc>(await runCli(['acquire', key, '--ttl', '60000', '--json', '--node', fx.url])).token!;
+    fx.masters[0].pause();
     // ioredis picks a seed at random: several runs meet the paused one first.
     for (let run = 0; run < 4; run++) {
-      const r = await runCli(['status', '--json', '--node', `redis+cluster://${id(masters[0])},${id(masters[1])}`]);
+      const r = await runCli(['status', '--json', '--node', `redis+cluster://${id(fx.masters[0])},${id(fx.masters[1])}`]);
       const doc = json<StatusDoc>(r);
-      assert.deepEqual(doc.nodes.map((n) => n.node).sort(), masters.map(id).sort(), r.stdout);
+      assert.deepEqual(doc.nodes.map((n) => n.node).sort(), fx.masters.map(id).sort(), r.stdout);
       const byId = new Map(doc.nodes.map((n) => [n.node, n]));
-      assert.equal(byId.get(id(masters[0]))!.reachable, false);
-      assert.equal(byId.get(id(masters[2]))!.reachable, true);
-      assert.deepEqual(doc.locks.find((l) => l.key === key)?.nodes.map((n) => [n.node, n.token]), [[id(masters[2]), token]]);
+      assert.equal(byId.get(id(fx.masters[0]))!.reachable, false);
+      assert.equal(byId.get(id(fx.masters[2]))!.reachable, true);
+      assert.deepEqual(doc.locks.find((l) => l.key === key)?.nodes.map((n) => [n.node, n.token]), [[id(fx.masters[2]), token]]);
       assert.equal(r.code, 3, 'part of the keyspace was not read');
-      assert.match(r.stderr, new RegExp(`part of the keyspace was not read: master ${id(masters[0]).replace(/\./g, '\\.')} could not be read`));
+      assert.match(r.stderr, new RegExp(`part of the keyspace was not read: master ${id(fx.masters[0]).replace(/\./g, '\\.')} could not be read`));
     }
-    masters[0].resume();
-    await runCli(['release', key, '--token', token, '--node', all]);
+    fx.masters[0].resume();
+    await runCli(['release', key, '--token', token, '--node', fx.url]);
   });
 
   it('a lock on a paused master is unknown, not absent: exit 3 for its key and its slot; other keys still exit 0', async () => {
-    const paused = masters[1];
-    const key = await keyOn(masters[0], paused.port, 'm');
-    const elsewhere = await keyOn(masters[0], masters[2].port, 'e');
-    const token = json<LockDoc>(await runCli(['acquire', key, '--ttl', '60000', '--json', '--node', all])).token!;
+    const paused = fx.masters[1];
+    const key = await keyOn(fx.masters[0], paused.port, 'm');
+    const elsewhere = await keyOn(fx.masters[0], fx.masters[2].port, 'e');
+    const token = json<LockDoc>(await runCli(['acquire', key, '--ttl', '60000', '--json', '--node', fx.url])).token!;
     paused.pause();
-    const exact = await runCli(['status', '--json', '--pattern', key, '--node', all]);
+    const exact = await runCli(['status', '--json', '--pattern', key, '--node', fx.url]);
     assert.equal(exact.code, 3, exact.stdout);
     const doc = json<StatusDoc>(exact);
     assert.deepEqual(doc.locks, []);
@@ -139,18 +132,18 @@ describe('cli on a Redis Cluster under faults', function () {
     assert.match(exact.stderr, /part of the keyspace was not read/);
 
     // A glob fixed to the paused master's slot by its {tag}, and a glob over everything.
-    const tagged = await runCli(['status', '--json', '--pattern', key.replace(/:f$/, ':*'), '--node', all]);
+    const tagged = await runCli(['status', '--json', '--pattern', key.replace(/:f$/, ':*'), '--node', fx.url]);
     assert.equal(tagged.code, 3);
-    const glob = await runCli(['status', '--json', '--pattern', 'lock:*', '--node', all]);
+    const glob = await runCli(['status', '--json', '--pattern', 'lock:*', '--node', fx.url]);
     assert.equal(glob.code, 3);
     assert.equal(json<StatusDoc>(glob).nodes.length, 3);
 
     // A key whose master answered is fully known.
-    const other = await runCli(['status', '--json', '--pattern', elsewhere, '--node', all]);
+    const other = await runCli(['status', '--json', '--pattern', elsewhere, '--node', fx.url]);
     assert.equal(other.code, 0, other.stderr);
     assert.deepEqual(json<StatusDoc>(other).skipped, []);
     // watch says the same, and its exit code on Ctrl-C follows.
-    const child = startCli(['watch', '--json', '--interval', '200', '--pattern', 'lock:*', '--node', all]);
+    const child = startCli(['watch', '--json', '--interval', '200', '--pattern', 'lock:*', '--node', fx.url]);
     child.stdin!.end();
     let out = '';
     let err = '';
@@ -165,10 +158,10 @@ describe('cli on a Redis Cluster under faults', function () {
     assert.equal(await exited, 3, err);
     assert.match(err, /part of the keyspace was not read/);
     paused.resume();
-    const back = await runCli(['status', '--json', '--pattern', key, '--node', all]);
+    const back = await runCli(['status', '--json', '--pattern', key, '--node', fx.url]);
     assert.equal(back.code, 0, back.stderr);
     assert.equal(json<StatusDoc>(back).locks[0].nodes[0].token, token);
-    await runCli(['release', key, '--token', token, '--node', all]);
+    await runCli(['release', key, '--token', token, '--node', fx.url]);
   });
 });
 

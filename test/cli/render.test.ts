@@ -22,9 +22,9 @@ function snapshot(locks: LockEntry[], over: Partial<Snapshot> = {}): Snapshot {
   return {
     quorum: 2,
     nodes: [
-      { node: 'a:1', reachable: true, latencyMs: 0.3, error: null },
-      { node: 'b:2', reachable: true, latencyMs: 0.4, error: null },
-      { node: 'c:3', reachable: false, latencyMs: null, error: 'connect ECONNREFUSED\x1b[2J' },
+      { node: 'a:1', reachable: true, latencyMs: 0.3, error: null, outcome: 'ok' },
+      { node: 'b:2', reachable: true, latencyMs: 0.4, error: null, outcome: 'ok' },
+      { node: 'c:3', reachable: false, latencyMs: null, error: 'connect ECONNREFUSED\x1b[2J', outcome: 'unreachable' },
     ],
     locks,
     skipped: [],
@@ -130,9 +130,9 @@ describe('cli: status at a glance', () => {
   ];
   const rowKeys = (out: string): string[] => out.split('\n').filter((l) => l.startsWith('lock:')).map((l) => l.split(' ')[0]);
 
-  it('lists anomalies first, in the tree order, then by validity, ties by key', () => {
+  it('lists anomalies first, in the tree order, then by key', () => {
     const out = renderStatus(snapshot(locks()), null, { patterns: ['*'] });
-    assert.deepEqual(rowKeys(out), ['lock:split', 'lock:partial', 'lock:no-ttl', 'lock:held-short', 'lock:skew', 'lock:a-held-long', 'lock:b-held-long']);
+    assert.deepEqual(rowKeys(out), ['lock:split', 'lock:partial', 'lock:no-ttl', 'lock:a-held-long', 'lock:b-held-long', 'lock:held-short', 'lock:skew']);
     // The order does not depend on the order the core listed them in.
     assert.deepEqual(rowKeys(renderStatus(snapshot(locks().reverse()), null, { patterns: ['*'] })), rowKeys(out));
   });

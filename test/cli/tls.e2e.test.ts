@@ -2,27 +2,12 @@
 // (REDLOCK_TLS_PASSPHRASE for an encrypted key), --tls-insecure's warning, and the
 // message for a redis:// URL on a TLS-only port.
 import assert from 'node:assert/strict';
-import { RedisServer } from '../support/redisServer';
-import { makeTestPki, TestPki } from '../support/tlsCerts';
+import { useTlsNodes } from '../support/tlsCerts';
 import { runCli } from './runCli';
 
 describe('cli over TLS with a private CA', function () {
   this.timeout(60_000);
-  let pki: TestPki;
-  let oneWay: RedisServer;
-  let mutual: RedisServer;
-  before(async () => {
-    pki = makeTestPki();
-    const files = { cert: pki.serverCert, key: pki.serverKey, ca: pki.ca };
-    [oneWay, mutual] = await Promise.all([
-      RedisServer.start({ tls: { ...files, authClients: false } }),
-      RedisServer.start({ tls: { ...files, authClients: true } }),
-    ]);
-  });
-  after(async () => {
-    await Promise.all([oneWay, mutual].map((s) => s.dispose()));
-    pki.dispose();
-  });
+  const fx = useTlsNodes();
 
   async function lockCycle(node: string, args: string[], env: Record<string, string> = {}): Promise<void> {
     const a = await runCli(['acquire', 'lock:cli:tls', '--ttl', '30000', '--json', '--node', node, ...args], env);
@@ -36,43 +21,43 @@ describe('cli over TLS with a private CA', function () {
   }
 
   it('--tls-ca trusts a private CA; without it the certificate is refused (exit 3)', async () => {
-    const node = `rediss://127.0.0.1:${oneWay.tlsPort}`;
-    await lockCycle(node, ['--tls-ca', pki.ca]);
+    const node = `rediss://127.0.0.1:${fx.oneWay.tlsPort}`;
+    await lockCycle(node, ['--tls-ca', fx.pki.ca]);
     const r = await runCli(['status', '--node', node]);
     assert.equal(r.code, 3);
     assert.match(r.stderr, /certificate/i);
   });
 
   it('--tls-cert and --tls-key for a server that requires client certificates', async () => {
-    const node = `rediss://127.0.0.1:${mutual.tlsPort}`;
-    await lockCycle(node, ['--tls-ca', pki.ca, '--tls-cert', pki.clientCert, '--tls-key', pki.clientKey]);
-    await lockCycle(node, ['--tls-ca', pki.ca, '--tls-cert', pki.clientCert, '--tls-key', pki.clientKeyEncrypted], { REDLOCK_TLS_PASSPHRASE: pki.passphrase });
-    const without = await runCli(['status', '--node', node, '--tls-ca', pki.ca]);
+    const node = `rediss://127.0.0.1:${fx.mutual.tlsPort}`;
+    await lockCycle(node, ['--tls-ca', fx.pki.ca, '--tls-cert', fx.pki.clientCert, '--tls-key', fx.pki.clientKey]);
+    await lockCycle(node, ['--tls-ca', fx.pki.ca, '--tls-cert', fx.pki.clientCert, '--tls-key', fx.pki.clientKeyEncrypted], { REDLOCK_TLS_PASSPHRASE: fx.pki.passphrase });
+    const without = await runCli(['status', '--node', node, '--tls-ca', fx.pki.ca]);
     assert.equal(without.code, 3, without.stderr);
   });
 
   it('bad TLS input exits 2 before connecting, never printing the passphrase', async () => {
-    const node = `rediss://127.0.0.1:${mutual.tlsPort}`;
-    const missing = await runCli(['status', '--node', node, '--tls-ca', `${pki.dir}/nope.crt`]);
+    const node = `rediss://127.0.0.1:${fx.mutual.tlsPort}`;
+    const missing = await runCli(['status', '--node', node, '--tls-ca', `${fx.pki.dir}/nope.crt`]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /cannot read the TLS CA file/);
-    const half = await runCli(['status', '--node', node, '--tls-cert', pki.clientCert]);
+    const half = await runCli(['status', '--node', node, '--tls-cert', fx.pki.clientCert]);
     assert.equal(half.code, 2);
-    const wrong = await runCli(['status', '--node', node, '--tls-cert', pki.clientCert, '--tls-key', pki.clientKeyEncrypted], { REDLOCK_TLS_PASSPHRASE: 'not-it-1234' });
+    const wrong = await runCli(['status', '--node', node, '--tls-cert', fx.pki.clientCert, '--tls-key', fx.pki.clientKeyEncrypted], { REDLOCK_TLS_PASSPHRASE: 'not-it-1234' });
     assert.equal(wrong.code, 2);
     assert.match(wrong.stderr, /passphrase/);
     assert.doesNotMatch(wrong.stderr + wrong.stdout, /not-it-1234/);
   });
 
   it('--tls-insecure works against an unknown CA and warns loudly on stderr', async () => {
-    const r = await runCli(['status', '--json', '--node', `rediss://127.0.0.1:${oneWay.tlsPort}`, '--tls-insecure']);
+    const r = await runCli(['status', '--json', '--node', `rediss://127.0.0.1:${fx.oneWay.tlsPort}`, '--tls-insecure']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /WARNING: --tls-insecure: server certificates are NOT verified/);
   });
 
   it('a redis:// URL on a TLS-only port: "this port expects TLS (use rediss://)", exit 3', async () => {
     for (const args of [['status'], ['acquire', 'lock:plain', '--ttl', '5000']]) {
-      const r = await runCli([...args, '--node', `redis://127.0.0.1:${mutual.tlsPort}`]);
+      const r = await runCli([...args, '--node', `redis://127.0.0.1:${fx.mutual.tlsPort}`]);
       assert.equal(r.code, 3, r.stderr);
       assert.match(r.stderr, /this port expects TLS \(use rediss:\/\/\)/);
       assert.doesNotMatch(r.stderr, /ECONNRESET/);

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { keySlot, patternSlot, Redlock } from '../../src/core';
 import { literalPrefix } from '../../src/core/clusterTopology';
-import { clusterOwner, RedisServer, startCluster, withClient } from '../support/redisServer';
+import { seedOf, useCluster } from '../support/clusterFixture';
+import { clusterOwner, RedisServer, withClient } from '../support/redisServer';
 import { waitFor } from '../support/wait';
 
 describe('cluster slots', function () {
@@ -38,20 +39,13 @@ describe('cluster slots', function () {
 
 describe('cluster through the library', function () {
   this.timeout(60_000);
-  let masters: RedisServer[];
-  let url: string;
-  before(async () => {
-    masters = await startCluster(3, ['--cluster-require-full-coverage', 'no']);
-    url = `redis+cluster://127.0.0.1:${masters[0].port}`;
-  });
-  after(async () => {
-    for (const m of masters) m.resume();
-    await Promise.all(masters.map((m) => m.dispose()));
-  });
+  const fx = useCluster(['--cluster-require-full-coverage', 'no']);
+  // One seed: a new client must learn the other masters itself.
+  const url = (): string => `redis+cluster://${seedOf(fx.masters[0])}`;
 
   it('the first call of a new Redlock waits for the cluster and succeeds, every time', async () => {
     for (let i = 0; i < 12; i++) {
-      const rl = new Redlock([url]);
+      const rl = new Redlock([url()]);
       try {
         const lock = await rl.acquire(`lock:first:${i}`, 10_000);
         assert.equal((await rl.release(lock)).nodes[0].outcome, 'released');
@@ -62,10 +56,10 @@ describe('cluster through the library', function () {
   });
 
   it('a silent master stays listed as unreachable and inspectPage names it in unread', async () => {
-    const paused = masters[2];
+    const paused = fx.masters[2];
     let key = '';
-    for (let i = 0; !key; i++) if ((await clusterOwner(masters[0], `lock:{p${i}}:x`)) === paused.port) key = `lock:{p${i}}:x`;
-    const rl = new Redlock([url], { readTimeoutMs: 500 });
+    for (let i = 0; !key; i++) if ((await clusterOwner(fx.masters[0], `lock:{p${i}}:x`)) === paused.port) key = `lock:{p${i}}:x`;
+    const rl = new Redlock([url()], { readTimeoutMs: 500 });
     try {
       const lock = await rl.acquire(key, 30_000);
       assert.deepEqual((await lock.settled).map((n) => n.node), [`127.0.0.1:${paused.port}`]);
@@ -76,7 +70,7 @@ describe('cluster through the library', function () {
       assert.deepEqual(page.unread, [`127.0.0.1:${paused.port}`]);
       assert.deepEqual(page.snapshot.skipped, [{ key, reason: 'unreachable' }]);
       const elsewhere = await rl.inspectPage({ patterns: ['nothing:{q}:*'] });
-      const qOwner = await clusterOwner(masters[0], 'q');
+      const qOwner = await clusterOwner(fx.masters[0], 'q');
       assert.deepEqual(elsewhere.unread, qOwner === paused.port ? [`127.0.0.1:${paused.port}`] : []);
       paused.resume();
       await waitFor(async () => (await rl.inspectPage({ patterns: [key] })).unread.length === 0, 20_000, 'master back');

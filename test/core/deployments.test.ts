@@ -2,32 +2,25 @@
 import assert from 'node:assert/strict';
 import Redis, { Cluster } from 'ioredis';
 import { Redlock, RedlockError, Snapshot, WatchChange } from '../../src/core';
-import { RedisServer, startCluster } from '../support/redisServer';
+import { seedOf, useCluster } from '../support/clusterFixture';
+import { RedisServer } from '../support/redisServer';
 import { waitFor } from '../support/wait';
 
 describe('deployments', function () {
   this.timeout(60_000);
 
   describe('Redis Cluster (3 masters)', () => {
-    let masters: RedisServer[];
-    let url: string;
-    before(async () => {
-      masters = await startCluster(3);
-      url = `redis+cluster://${masters.map((m) => `127.0.0.1:${m.port}`).join(',')}`;
-    });
-    after(async () => {
-      await Promise.all(masters.map((m) => m.dispose()));
-    });
+    const fx = useCluster();
 
     it('locks through the cluster and shows each key on its owning master (N = 1)', async () => {
-      const rl = new Redlock([url], { commandTimeoutMs: 500 });
+      const rl = new Redlock([fx.url], { commandTimeoutMs: 500 });
       try {
         assert.equal(rl.quorum, 1);
         const keys = ['lock:a', 'lock:b', 'lock:c', 'lock:d', 'lock:e', 'lock:f'];
         const locks = await Promise.all(keys.map((k) => rl.acquire(k, 30_000)));
         const snap = await rl.inspect();
         assert.equal(snap.quorum, 1);
-        assert.deepEqual(snap.nodes.map((n) => n.node).sort(), masters.map((m) => `127.0.0.1:${m.port}`).sort());
+        assert.deepEqual(snap.nodes.map((n) => n.node).sort(), fx.masters.map(seedOf).sort());
         assert.deepEqual(snap.locks.map((l) => l.key), keys);
         const owners = new Set<string>();
         for (const l of snap.locks) {
@@ -40,7 +33,7 @@ describe('deployments', function () {
           c.disconnect();
           owners.add(l.nodes[0].node);
         }
-        assert.ok(owners.size >= 2, 'keys spread over several masters');
+        assert.ok(owners.size >= 2, 'keys spread over several fx.masters');
         await Promise.all(locks.map((l) => rl.release(l)));
         assert.equal((await rl.inspect()).locks.length, 0);
       } finally {
@@ -49,7 +42,7 @@ describe('deployments', function () {
     });
 
     it('watch follows a cluster', async () => {
-      const rl = new Redlock([url], { commandTimeoutMs: 500 });
+      const rl = new Redlock([fx.url], { commandTimeoutMs: 500 });
       const snapshots: Snapshot[] = [];
       const changes: WatchChange[] = [];
       const w = rl.watch({ intervalMs: 50 }, { snapshot: (s) => snapshots.push(s), change: (c) => changes.push(c) });
@@ -67,17 +60,17 @@ describe('deployments', function () {
 
     it('a cluster node configured as standalone gets a clear message', async () => {
       // Find a key this master does not own.
-      const c = masters[0].client();
-      const cluster = new Cluster([{ host: '127.0.0.1', port: masters[0].port }]);
+      const c = fx.masters[0].client();
+      const cluster = new Cluster([{ host: '127.0.0.1', port: fx.masters[0].port }]);
       let key = '';
       for (let i = 0; i < 100 && !key; i++) {
         const slot = Number(await c.call('CLUSTER', 'KEYSLOT', `lock:moved:${i}`));
         const owner = ((await c.call('CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>).find(([a, b]) => slot >= a && slot <= b);
-        if (owner && owner[2][1] !== masters[0].port) key = `lock:moved:${i}`;
+        if (owner && owner[2][1] !== fx.masters[0].port) key = `lock:moved:${i}`;
       }
       c.disconnect();
       cluster.disconnect();
-      const rl = new Redlock([masters[0].url], { commandTimeoutMs: 500 });
+      const rl = new Redlock([fx.masters[0].url], { commandTimeoutMs: 500 });
       try {
         const err = await rl.acquire(key, 10_000).then(() => null, (e: unknown) => e);
         assert.ok(err instanceof RedlockError);

@@ -2,25 +2,17 @@
 // and history work through a Redis Cluster (no CROSSSLOT), hash-tagged keys included.
 import assert from 'node:assert/strict';
 import { Redlock } from '../../src/core';
-import { RedisServer, startCluster } from '../support/redisServer';
+import { useCluster } from '../support/clusterFixture';
 import { waitFor } from '../support/wait';
 
 describe('holders, waiters and history on a Redis Cluster', function () {
   this.timeout(60_000);
-  let masters: RedisServer[];
-  let url: string;
-  before(async () => {
-    masters = await startCluster(3);
-    url = `redis+cluster://${masters.map((m) => `127.0.0.1:${m.port}`).join(',')}`;
-  });
-  after(async () => {
-    await Promise.all(masters.map((m) => m.dispose()));
-  });
+  const fx = useCluster();
 
   it('shows holder and waiter, grants the waiter, and keeps history, per slot', async () => {
-    const a = new Redlock([url], { holderName: 'cluster-a', events: true, commandTimeoutMs: 500 });
-    const b = new Redlock([url], { holderName: 'cluster-b', events: true, commandTimeoutMs: 500, retryDelayMs: 50 });
-    const reader = new Redlock([url]);
+    const a = new Redlock([fx.url], { holderName: 'cluster-a', events: true, commandTimeoutMs: 500 });
+    const b = new Redlock([fx.url], { holderName: 'cluster-b', events: true, commandTimeoutMs: 500, retryDelayMs: 50 });
+    const reader = new Redlock([fx.url]);
     try {
       for (const key of ['lock:cl', 'orders:{42}:lock']) {
         const held = await a.acquire(key, 30_000);

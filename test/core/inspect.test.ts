@@ -45,7 +45,7 @@ describe('inspect on 5 real nodes', function () {
     assert.deepEqual(Object.keys(snap), ['quorum', 'nodes', 'locks', 'skipped', 'truncated']);
     assert.equal(snap.quorum, 3);
     assert.deepEqual(snap.nodes.map((n) => n.node), rl.nodes.map((n) => n.id));
-    assert.ok(snap.nodes.every((n) => n.reachable && n.error === null && typeof n.latencyMs === 'number'));
+    assert.ok(snap.nodes.every((n) => n.reachable && n.error === null && n.outcome === 'ok' && typeof n.latencyMs === 'number'));
     const e = entry(snap, 'lock:doc');
     assert.deepEqual(Object.keys(e), ['key', 'verdict', 'flags', 'validityMs', 'quorum', 'holders', 'fence', 'fenceRisk', 'nodes', 'holder', 'waiters']);
     assert.deepEqual(e.waiters, []);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { Redlock, RedlockError, Lock } from '../../src/core';
+import { resetNodes } from '../support/nodesFixture';
 import { RedisServer, startNodes } from '../support/redisServer';
 import { waitFor, elapsedSince } from '../support/wait';
 
@@ -48,13 +49,7 @@ describe('Redlock on 5 real nodes', function () {
   });
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((r) => r.quit()));
-    await Promise.all(servers.map(async (s) => {
-      s.resume();
-      if (!s.running) await s.restart();
-      const c = s.client();
-      await c.flushall();
-      c.disconnect();
-    }));
+    await resetNodes(servers);
   });
   after(async () => {
     await Promise.all(servers.map((s) => s.dispose()));

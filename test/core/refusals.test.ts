@@ -4,7 +4,7 @@
 // lost the script cache (NOSCRIPT) is served by the EVAL fallback.
 import assert from 'node:assert/strict';
 import { Redlock } from '../../src/core';
-import { classifyFailure, DeadlineError } from '../../src/core/replies';
+import { classifyFailure, DeadlineError, nodeOutcome } from '../../src/core/replies';
 import { runCli } from '../cli/runCli';
 import { RedisServer, startNodes, withClient } from '../support/redisServer';
 import { waitFor } from '../support/wait';
@@ -161,5 +161,17 @@ describe('refusals are answers', function () {
     assert.equal(classifyFailure(new DeadlineError(50)).outcome, 'timeout');
     assert.equal(classifyFailure(new Error('connect ECONNREFUSED 127.0.0.1:1')).answered, false);
     assert.equal(classifyFailure(reply('WRONGPASS invalid username-password pair')).outcome, 'auth');
+  });
+
+  it("a node status' outcome comes from the same reading", () => {
+    const { ReplyError } = require('ioredis') as typeof import('ioredis');
+    const outcome = (e: unknown): string => nodeOutcome(classifyFailure(e));
+    assert.equal(outcome(new ReplyError('WRONGPASS invalid username-password pair')), 'auth');
+    assert.equal(outcome(new ReplyError('NOAUTH Authentication required.')), 'auth');
+    assert.equal(outcome(new ReplyError("NOPERM this user has no permissions to run the 'scan' command")), 'refused');
+    assert.equal(outcome(new ReplyError('MOVED 3999 127.0.0.1:6381')), 'refused');
+    assert.equal(outcome(new ReplyError('LOADING Redis is loading the dataset in memory')), 'unreachable');
+    assert.equal(outcome(new Error('connect ECONNREFUSED 127.0.0.1:1')), 'unreachable');
+    assert.equal(outcome(new DeadlineError(50)), 'timeout');
   });
 });

@@ -4,25 +4,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { NodeConfigError, PLAIN_ON_TLS, Redlock, RedlockError } from '../../src/core';
 import { RedisServer, withClient } from '../support/redisServer';
-import { makeTestPki, TestPki } from '../support/tlsCerts';
+import { useTlsNodes } from '../support/tlsCerts';
 
 describe('TLS with a private CA', function () {
   this.timeout(60_000);
-  let pki: TestPki;
-  let oneWay: RedisServer;
-  let mutual: RedisServer;
-  before(async () => {
-    pki = makeTestPki();
-    const files = { cert: pki.serverCert, key: pki.serverKey, ca: pki.ca };
-    [oneWay, mutual] = await Promise.all([
-      RedisServer.start({ tls: { ...files, authClients: false } }),
-      RedisServer.start({ tls: { ...files, authClients: true } }),
-    ]);
-  });
-  after(async () => {
-    await Promise.all([oneWay, mutual].map((s) => s.dispose()));
-    pki.dispose();
-  });
+  const fx = useTlsNodes();
 
   async function roundTrip(rl: Redlock, server: RedisServer, key: string): Promise<void> {
     try {
@@ -37,11 +23,11 @@ describe('TLS with a private CA', function () {
   }
 
   it('trusts a private CA given as an option for every TLS node', async () => {
-    await roundTrip(new Redlock([`rediss://127.0.0.1:${oneWay.tlsPort}`], { tls: { ca: readFileSync(pki.ca) } }), oneWay, 'lock:tls:ca');
+    await roundTrip(new Redlock([`rediss://127.0.0.1:${fx.oneWay.tlsPort}`], { tls: { ca: readFileSync(fx.pki.ca) } }), fx.oneWay, 'lock:tls:ca');
   });
 
   it('refuses a server its CA did not sign, with a certificate reason', async () => {
-    const rl = new Redlock([`rediss://127.0.0.1:${oneWay.tlsPort}`], { tls: { ca: readFileSync(pki.otherCa) }, connectTimeoutMs: 1000 });
+    const rl = new Redlock([`rediss://127.0.0.1:${fx.oneWay.tlsPort}`], { tls: { ca: readFileSync(fx.pki.otherCa) }, connectTimeoutMs: 1000 });
     try {
       const err = await rl.acquire('lock:tls:untrusted', 5000).then(() => null, (e: unknown) => e);
       assert.ok(err instanceof RedlockError, String(err));
@@ -52,31 +38,31 @@ describe('TLS with a private CA', function () {
   });
 
   it('mutual TLS: a per-node client certificate, also with a passphrase-protected key', async () => {
-    const url = `rediss://127.0.0.1:${mutual.tlsPort}`;
-    const ca = readFileSync(pki.ca);
-    const cert = readFileSync(pki.clientCert);
-    await roundTrip(new Redlock([{ name: 'secure', url, tls: { ca, cert, key: readFileSync(pki.clientKey) } }]), mutual, 'lock:tls:mutual');
-    await roundTrip(new Redlock([{ url, tls: { ca, cert, key: readFileSync(pki.clientKeyEncrypted), passphrase: pki.passphrase } }]), mutual, 'lock:tls:pass');
+    const url = `rediss://127.0.0.1:${fx.mutual.tlsPort}`;
+    const ca = readFileSync(fx.pki.ca);
+    const cert = readFileSync(fx.pki.clientCert);
+    await roundTrip(new Redlock([{ name: 'secure', url, tls: { ca, cert, key: readFileSync(fx.pki.clientKey) } }]), fx.mutual, 'lock:tls:mutual');
+    await roundTrip(new Redlock([{ url, tls: { ca, cert, key: readFileSync(fx.pki.clientKeyEncrypted), passphrase: fx.pki.passphrase } }]), fx.mutual, 'lock:tls:pass');
     // Without a client certificate the server ends the handshake.
     const rl = new Redlock([url], { tls: { ca }, connectTimeoutMs: 1000 });
     try {
       const err = await rl.acquire('lock:tls:nocert', 5000).then(() => null, (e: unknown) => e);
       assert.ok(err instanceof RedlockError, String(err));
-      assert.equal(await withClient(mutual, (c) => c.exists('lock:tls:nocert')), 0);
+      assert.equal(await withClient(fx.mutual, (c) => c.exists('lock:tls:nocert')), 0);
     } finally {
       await rl.quit();
     }
   });
 
   it('a wrong passphrase or a stray TLS setting is a configuration error before any connection', () => {
-    const url = `rediss://127.0.0.1:${mutual.tlsPort}`;
-    const tls = { cert: readFileSync(pki.clientCert), key: readFileSync(pki.clientKeyEncrypted), passphrase: 'wrong-one-99' };
+    const url = `rediss://127.0.0.1:${fx.mutual.tlsPort}`;
+    const tls = { cert: readFileSync(fx.pki.clientCert), key: readFileSync(fx.pki.clientKeyEncrypted), passphrase: 'wrong-one-99' };
     assert.throws(() => new Redlock([{ url, tls }]), (e: unknown) => e instanceof NodeConfigError && /passphrase/.test(e.message) && !e.message.includes('wrong-one-99'));
-    assert.throws(() => new Redlock([{ url: `redis://127.0.0.1:${mutual.port}`, tls: { ca: readFileSync(pki.ca) } }]), /use rediss:\/\//);
+    assert.throws(() => new Redlock([{ url: `redis://127.0.0.1:${fx.mutual.port}`, tls: { ca: readFileSync(fx.pki.ca) } }]), /use rediss:\/\//);
   });
 
   it('a redis:// URL on a TLS-only port says the port expects TLS', async () => {
-    const rl = new Redlock([`redis://127.0.0.1:${mutual.tlsPort}`], { connectTimeoutMs: 1000 });
+    const rl = new Redlock([`redis://127.0.0.1:${fx.mutual.tlsPort}`], { connectTimeoutMs: 1000 });
     try {
       const err = await rl.acquire('lock:tls:plain', 5000).then(() => null, (e: unknown) => e);
       assert.ok(err instanceof RedlockError, String(err));

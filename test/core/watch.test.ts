@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { Redlock, Snapshot, WatchChange } from '../../src/core';
-import { RedisServer, startNodes } from '../support/redisServer';
+import { useNodes } from '../support/nodesFixture';
+import { RedisServer } from '../support/redisServer';
 import { waitFor } from '../support/wait';
 
 async function getCalls(s: RedisServer): Promise<number> {
@@ -14,50 +15,30 @@ async function getCalls(s: RedisServer): Promise<number> {
 }
 
 describe('watch on real nodes', function () {
-  let servers: RedisServer[];
-  let rl: Redlock;
-
-  before(async () => {
-    servers = await startNodes(3);
-  });
-  beforeEach(() => {
-    rl = new Redlock(servers.map((s) => s.url), { commandTimeoutMs: 300, readTimeoutMs: 300 });
-  });
-  afterEach(async () => {
-    await rl.quit();
-    for (const s of servers) s.resume();
-    await Promise.all(servers.map(async (s) => {
-      const c = s.client();
-      await c.flushall();
-      c.disconnect();
-    }));
-  });
-  after(async () => {
-    await Promise.all(servers.map((s) => s.dispose()));
-  });
+  const fx = useNodes(3, { commandTimeoutMs: 300, readTimeoutMs: 300 });
 
   it('emits a full snapshot, then added, changed and removed', async () => {
-    const held = await rl.acquire('lock:w1', 30_000);
+    const held = await fx.rl.acquire('lock:w1', 30_000);
     await held.settled;
     const snapshots: Snapshot[] = [];
     const changes: WatchChange[] = [];
-    const w = rl.watch({ intervalMs: 50 }, { snapshot: (s) => snapshots.push(s), change: (c) => changes.push(c) });
+    const w = fx.rl.watch({ intervalMs: 50 }, { snapshot: (s) => snapshots.push(s), change: (c) => changes.push(c) });
     try {
       await waitFor(() => snapshots.length === 1, 5000, 'first snapshot');
       assert.deepEqual(snapshots[0].locks.map((l) => l.key), ['lock:w1']);
 
-      const second = await rl.acquire('lock:w2', 30_000);
+      const second = await fx.rl.acquire('lock:w2', 30_000);
       await second.settled;
       const add = await waitFor(() => changes.find((c) => c.added.some((l) => l.key === 'lock:w2')), 5000, 'added');
       assert.ok(!Number.isNaN(Date.parse(add.at)));
       assert.equal(add.added[0].verdict, 'held');
 
-      await rl.extend(held, 120_000);
+      await fx.rl.extend(held, 120_000);
       const ch = await waitFor(() => changes.find((c) => c.changed.some((l) => l.key === 'lock:w1')), 5000, 'changed');
       const entry = ch.changed.find((l) => l.key === 'lock:w1')!;
       assert.ok(entry.nodes.every((n) => n.pttlMs! > 100_000));
 
-      await rl.release(second);
+      await fx.rl.release(second);
       await waitFor(() => changes.find((c) => c.removed.includes('lock:w2')), 5000, 'removed');
       // Nothing else changed: no event ever reported lock:w1 as added or removed.
       assert.ok(changes.every((c) => !c.removed.includes('lock:w1') && !c.added.some((l) => l.key === 'lock:w1')));
@@ -67,10 +48,10 @@ describe('watch on real nodes', function () {
   });
 
   it('does not re-read values when nothing changed, and re-reads an extended key', async () => {
-    const a = await rl.acquire('lock:steady', 60_000);
+    const a = await fx.rl.acquire('lock:steady', 60_000);
     await a.settled;
     let ticks = 0;
-    const w = rl.watch({ intervalMs: 20 }, { snapshot: () => ticks++, change: () => undefined });
+    const w = fx.rl.watch({ intervalMs: 20 }, { snapshot: () => ticks++, change: () => undefined });
     try {
       await waitFor(() => ticks === 1, 5000, 'first snapshot');
       const tick = w.tick.bind(w);
@@ -79,23 +60,23 @@ describe('watch on real nodes', function () {
         await tick();
         after++;
       };
-      const before = await getCalls(servers[0]);
+      const before = await getCalls(fx.servers[0]);
       await waitFor(() => after >= 10, 5000, '10 ticks');
-      assert.equal(await getCalls(servers[0]), before, 'a quiet tick read a value');
-      await rl.extend(a, 120_000);
+      assert.equal(await getCalls(fx.servers[0]), before, 'a quiet tick read a value');
+      await fx.rl.extend(a, 120_000);
       const seen = after;
       await waitFor(() => after >= seen + 3, 5000, '3 more ticks');
       // One read is the extend's own compare (GET), one the watch's single re-read.
-      assert.equal(await getCalls(servers[0]), before + 2, 'the extended key is read once');
+      assert.equal(await getCalls(fx.servers[0]), before + 2, 'the extended key is read once');
     } finally {
       await w.stop();
     }
   });
 
   it('never overlaps ticks, even when a node is paused past the interval', async () => {
-    await (await rl.acquire('lock:slowtick', 60_000)).settled;
+    await (await fx.rl.acquire('lock:slowtick', 60_000)).settled;
     let first = false;
-    const w = rl.watch({ intervalMs: 10 }, { snapshot: () => (first = true), change: () => undefined });
+    const w = fx.rl.watch({ intervalMs: 10 }, { snapshot: () => (first = true), change: () => undefined });
     try {
       await waitFor(() => first, 5000, 'first snapshot');
       let active = 0;
@@ -112,26 +93,26 @@ describe('watch on real nodes', function () {
           done++;
         }
       };
-      servers[2].pause();
+      fx.servers[2].pause();
       await waitFor(() => done >= 3, 10_000, '3 ticks with a paused node');
       assert.equal(maxActive, 1);
     } finally {
-      servers[2].resume();
+      fx.servers[2].resume();
       await w.stop();
     }
   });
 
   it('reports a node outage as degraded and its return', async () => {
-    await (await rl.acquire('lock:outage', 60_000)).settled;
+    await (await fx.rl.acquire('lock:outage', 60_000)).settled;
     const changes: WatchChange[] = [];
     let first = false;
-    const w = rl.watch({ intervalMs: 50 }, { snapshot: () => (first = true), change: (c) => changes.push(c) });
+    const w = fx.rl.watch({ intervalMs: 50 }, { snapshot: () => (first = true), change: (c) => changes.push(c) });
     try {
       await waitFor(() => first, 5000, 'first snapshot');
-      servers[1].pause();
+      fx.servers[1].pause();
       const down = await waitFor(() => changes.find((c) => c.changed.some((l) => l.flags.includes('degraded'))), 5000, 'degraded');
       assert.equal(down.changed[0].nodes[1].state, 'unreachable');
-      servers[1].resume();
+      fx.servers[1].resume();
       await waitFor(() => changes.find((c) => c.changed.some((l) => l.key === 'lock:outage' && !l.flags.includes('degraded'))), 5000, 'back');
     } finally {
       await w.stop();
@@ -139,7 +120,7 @@ describe('watch on real nodes', function () {
   });
 
   it('works on a single node (N = 1)', async () => {
-    const one = new Redlock([servers[0].url], { readTimeoutMs: 300 });
+    const one = new Redlock([fx.servers[0].url], { readTimeoutMs: 300 });
     const changes: WatchChange[] = [];
     let first: Snapshot | undefined;
     const w = one.watch({ intervalMs: 50 }, { snapshot: (s) => (first = s), change: (c) => changes.push(c) });
@@ -161,9 +142,9 @@ describe('watch on real nodes', function () {
   it('flags a lock as expiring when its validity runs low, without any write', async () => {
     const changes: WatchChange[] = [];
     let first: Snapshot | undefined;
-    const lock = await rl.acquire('lock:fading', 2600);
+    const lock = await fx.rl.acquire('lock:fading', 2600);
     await lock.settled;
-    const w = rl.watch({ intervalMs: 50, expiringThresholdMs: 2000 }, { snapshot: (s) => (first = s), change: (c) => changes.push(c) });
+    const w = fx.rl.watch({ intervalMs: 50, expiringThresholdMs: 2000 }, { snapshot: (s) => (first = s), change: (c) => changes.push(c) });
     try {
       await waitFor(() => first, 5000, 'first snapshot');
       assert.deepEqual(first!.locks[0].flags, []);
@@ -175,18 +156,18 @@ describe('watch on real nodes', function () {
   });
 
   it('sees a lock without TTL change hands, though no expiry moved', async () => {
-    await Promise.all(servers.map(async (s) => {
+    await Promise.all(fx.servers.map(async (s) => {
       const c = s.client();
       await c.set('lock:stuck', 'first-holder');
       c.disconnect();
     }));
     const changes: WatchChange[] = [];
     let first: Snapshot | undefined;
-    const w = rl.watch({ intervalMs: 50 }, { snapshot: (s) => (first = s), change: (c) => changes.push(c) });
+    const w = fx.rl.watch({ intervalMs: 50 }, { snapshot: (s) => (first = s), change: (c) => changes.push(c) });
     try {
       await waitFor(() => first, 5000, 'first snapshot');
       assert.equal(first!.locks[0].nodes[0].token, 'first-holder');
-      await Promise.all(servers.map(async (s) => {
+      await Promise.all(fx.servers.map(async (s) => {
         const c = s.client();
         await c.set('lock:stuck', 'second-holder');
         c.disconnect();

@@ -2,36 +2,17 @@
 // "load more", node facts, pause and rate changes (docs/architecture.md).
 import assert from 'node:assert/strict';
 import { Redlock, type NodeFacts, type Snapshot, type WatchChange, type WatchStatus } from '../../src/core';
-import { RedisServer, startNodes } from '../support/redisServer';
+import { useNodes } from '../support/nodesFixture';
 import { waitFor } from '../support/wait';
 
 describe('watcher consumers, paging and rates', function () {
-  let servers: RedisServer[];
-  let rl: Redlock;
-
-  before(async () => {
-    servers = await startNodes(3);
-  });
-  beforeEach(() => {
-    rl = new Redlock(servers.map((s) => s.url), { commandTimeoutMs: 300, readTimeoutMs: 300 });
-  });
-  afterEach(async () => {
-    await rl.quit();
-    await Promise.all(servers.map(async (s) => {
-      const c = s.client();
-      await c.flushall();
-      c.disconnect();
-    }));
-  });
-  after(async () => {
-    await Promise.all(servers.map((s) => s.dispose()));
-  });
+  const fx = useNodes(3, { commandTimeoutMs: 300, readTimeoutMs: 300 });
 
   it('serves a late consumer the current state at once, then the same changes as the first', async () => {
-    await (await rl.acquire('lock:c1', 30_000)).settled;
+    await (await fx.rl.acquire('lock:c1', 30_000)).settled;
     const first: WatchChange[] = [];
     let firstSnapshot: Snapshot | undefined;
-    const w = rl.watch({ intervalMs: 60_000 }, { snapshot: (s) => (firstSnapshot = s), change: (c) => first.push(c) });
+    const w = fx.rl.watch({ intervalMs: 60_000 }, { snapshot: (s) => (firstSnapshot = s), change: (c) => first.push(c) });
     try {
       await waitFor(() => firstSnapshot, 5000, 'first snapshot');
       const late: { snapshots: Snapshot[]; changes: WatchChange[] } = { snapshots: [], changes: [] };
@@ -42,7 +23,7 @@ describe('watcher consumers, paging and rates', function () {
       assert.equal(late.snapshots.length, 1, 'the late consumer has the state without waiting a tick');
       assert.deepEqual(late.snapshots[0].locks.map((l) => l.key), ['lock:c1']);
 
-      await (await rl.acquire('lock:c2', 30_000)).settled;
+      await (await fx.rl.acquire('lock:c2', 30_000)).settled;
       // On demand: no waiting for the (one minute) interval.
       await w.refresh();
       assert.ok(first.some((c) => c.added.some((l) => l.key === 'lock:c2')), 'first consumer saw the change');
@@ -51,7 +32,7 @@ describe('watcher consumers, paging and rates', function () {
 
       sub.dispose();
       bad.dispose();
-      await (await rl.acquire('lock:c3', 30_000)).settled;
+      await (await fx.rl.acquire('lock:c3', 30_000)).settled;
       await w.refresh();
       assert.ok(first.some((c) => c.added.some((l) => l.key === 'lock:c3')));
       assert.ok(!late.changes.some((c) => c.added.some((l) => l.key === 'lock:c3')), 'a disposed consumer hears nothing');
@@ -64,7 +45,7 @@ describe('watcher consumers, paging and rates', function () {
   it('shares one tick between refresh() calls that arrive during a tick', async () => {
     let ticks = 0;
     let started = false;
-    const w = rl.watch({ intervalMs: 60_000 }, { snapshot: () => (started = true) });
+    const w = fx.rl.watch({ intervalMs: 60_000 }, { snapshot: () => (started = true) });
     try {
       await waitFor(() => started, 5000, 'first snapshot');
       const tick = w.tick.bind(w);
@@ -84,7 +65,7 @@ describe('watcher consumers, paging and rates', function () {
 
   it('reads node facts every factsEveryMs and on demand', async () => {
     const facts: NodeFacts[][] = [];
-    const w = rl.watch({ intervalMs: 50, factsEveryMs: 60_000 }, { facts: (f) => facts.push(f) });
+    const w = fx.rl.watch({ intervalMs: 50, factsEveryMs: 60_000 }, { facts: (f) => facts.push(f) });
     try {
       const f = await waitFor(() => facts[0], 5000, 'facts');
       assert.deepEqual(f.map((x) => x.reachable), [true, true, true]);
@@ -102,7 +83,7 @@ describe('watcher consumers, paging and rates', function () {
 
   it('stops its timer while paused but still reads on demand; a shorter interval applies at once', async () => {
     const statuses: WatchStatus[] = [];
-    const w = rl.watch({ intervalMs: 20 }, { status: (s) => statuses.push(s) });
+    const w = fx.rl.watch({ intervalMs: 20 }, { status: (s) => statuses.push(s) });
     try {
       await waitFor(() => statuses.length >= 2, 5000, 'ticks');
       w.setPaused(true);
@@ -128,8 +109,8 @@ describe('watcher consumers, paging and rates', function () {
   });
 
   it('watches maxKeys per node, and one more page of keys at each loadMore()', async () => {
-    const one = new Redlock([servers[0].url], { readTimeoutMs: 2000 });
-    const c = servers[0].client();
+    const one = new Redlock([fx.servers[0].url], { readTimeoutMs: 2000 });
+    const c = fx.servers[0].client();
     const p = c.pipeline();
     for (let i = 0; i < 3500; i++) p.set(`lock:page:${String(i).padStart(4, '0')}`, `tok-${i}`, 'PX', 120_000);
     await p.exec();

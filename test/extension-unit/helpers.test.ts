@@ -8,9 +8,10 @@ import { lockEntry } from '../support/entries';
 import { agedEntry, agedPttl, formatSeconds } from '../../src/shared/countdown';
 import { globToRegExp, keyMatcher } from '../../src/extension/glob';
 import { compareLocks, isAnomaly, sortLocks } from '../../src/shared/lockOrder';
-import { copyDescription, lockContextValue, lockIcon, rowToken } from '../../src/extension/lockText';
+import { copyDescription, copyIcon, copyTokenMark, lockContextValue, lockDescription, lockIcon, lockRowText, rowToken } from '../../src/extension/lockText';
+import { tokenLabels } from '../../src/shared/tokenLabels';
 import { cell, escapeMarkdown, printable } from '../../src/extension/markdown';
-import { isAuthError, parseNodeSettings, splitPassword, withPassword } from '../../src/extension/nodeSettings';
+import { parseNodeSettings, splitPassword, withPassword } from '../../src/extension/nodeSettings';
 import { nodeDescription } from '../../src/extension/nodeText';
 import { lockTooltipMarkdown } from '../../src/extension/tooltip';
 import { elementId } from '../../src/extension/treeIds';
@@ -76,16 +77,24 @@ describe('extension helpers (pure)', () => {
     assert.notEqual(elementId('lock', 'a,b'), elementId('copy', 'a', 'b'));
   });
 
-  it('orders anomalies first (split, partial, unknown, no TTL), then by validity', () => {
+  it('never swaps two calm locks whose time left changes (watchdog renewals)', () => {
+    const rw = (ms: number) => entry('lock:redisson-rw:catalog', { validityMs: ms });
+    const ri = (ms: number) => entry('lock:redisson:inventory', { validityMs: ms });
+    const orders = [[rw(29_000), ri(21_000)], [rw(21_000), ri(29_000)], [ri(25_000), rw(24_000)]].map((ls) => sortLocks(ls).map((e) => e.key));
+    for (const o of orders) assert.deepEqual(o, orders[0]);
+  });
+
+  it('orders anomalies first (split, partial, unknown, no TTL), then by key, never by time left', () => {
     const locks = [
       entry('held-long', { validityMs: 9000 }),
       entry('no-ttl', { flags: ['no-ttl'], validityMs: null }),
-      entry('held-short', { validityMs: 1000 }),
+      entry('held-short', { validityMs: 1000, flags: ['expiring'] }),
       entry('unknown', { verdict: 'unknown', validityMs: null }),
       entry('split', { verdict: 'split', validityMs: null }),
       entry('partial', { verdict: 'partial', validityMs: null }),
+      entry('a-held', { validityMs: 20_000 }),
     ];
-    assert.deepEqual(sortLocks(locks).map((e) => e.key), ['split', 'partial', 'unknown', 'no-ttl', 'held-short', 'held-long']);
+    assert.deepEqual(sortLocks(locks).map((e) => e.key), ['split', 'partial', 'unknown', 'no-ttl', 'a-held', 'held-long', 'held-short']);
     assert.equal(compareLocks(locks[0], locks[0]), 0);
     assert.ok(isAnomaly(locks[1]) && !isAnomaly(locks[0]));
   });
@@ -109,7 +118,53 @@ describe('extension helpers (pure)', () => {
     assert.equal(lockContextValue(entry('k'), true), 'lock;held;token;extendable;mine;');
     assert.match(lockContextValue(entry('k', { verdict: 'split' }), false), /^lock;split;/);
     assert.equal(lockIcon(entry('k', { verdict: 'split' }), false).id, 'error');
-    assert.equal(nodeDescription(undefined, { node: 'a', reachable: false, latencyMs: null, error: 'NOAUTH\nx' }), 'unreachable: NOAUTH\\nx');
+    assert.equal(nodeDescription(undefined, { node: 'a', reachable: false, latencyMs: null, error: 'NOAUTH\nx', outcome: 'auth' }), 'unreachable: NOAUTH\\nx');
+  });
+
+  it('leads a lock row with the verdict and the flags that change what to do, the key after', () => {
+    const long = 'payments:settlement-batch:eu-west:lock';
+    const noTtl = lockRowText(entry(long, { flags: ['no-ttl'], validityMs: null }));
+    assert.equal(noTtl.label, `held 3/3 · no TTL — ${long}`);
+    assert.deepEqual(noTtl.highlights.map(([a, b]) => noTtl.label.slice(a, b)), ['no TTL']);
+    assert.equal(noTtl.description, '');
+    const split = lockRowText(entry('k', { verdict: 'split', holders: { t: 2, u: 1 }, validityMs: null }));
+    assert.equal(split.label, 'split 2+1/3 — k');
+    assert.deepEqual(split.highlights.map(([a, b]) => split.label.slice(a, b)), ['split 2+1/3']);
+    const skew = lockRowText(entry('k', { flags: ['ttl-skew', 'expiring'] }));
+    assert.equal(skew.label, 'held 3/3 · ttl-skew · expiring — k');
+    assert.equal(skew.description, '5.0 s');
+    const calm = lockRowText(entry('k'));
+    assert.equal(calm.label, 'held 3/3 — k');
+    assert.deepEqual(calm.highlights, []);
+    // The same verdict words as every other surface.
+    assert.ok(lockDescription(entry('k')).startsWith(calm.label.split(' — ')[0]));
+  });
+
+  it('gives every flag that changes what to do its own icon', () => {
+    const specs = [
+      lockIcon(entry('k', { verdict: 'split' }), false),
+      lockIcon(entry('k', { flags: ['deadlock'] }), false),
+      lockIcon(entry('k', { verdict: 'partial' }), false),
+      lockIcon(entry('k', { verdict: 'unknown' }), false),
+      lockIcon(entry('k', { flags: ['no-ttl'] }), false),
+      lockIcon(entry('k', { flags: ['ttl-skew'] }), false),
+      lockIcon(entry('k', { flags: ['degraded'] }), false),
+      lockIcon(entry('k', { flags: ['expiring'] }), false),
+      lockIcon(entry('k'), false),
+    ];
+    assert.equal(new Set(specs.map((i) => i.id)).size, specs.length, JSON.stringify(specs));
+    assert.notDeepEqual(lockIcon(entry('k', { flags: ['no-ttl'] }), false), lockIcon(entry('k', { flags: ['ttl-skew'] }), false));
+  });
+
+  it('letters and colours the copies of a split as the CLI and the panel do', () => {
+    const nodes = [obs('a', 'tokA'), obs('b', 'tokB'), obs('c', 'tokA'), { ...obs('d', null), state: 'absent' as const }];
+    const e = entry('k', { verdict: 'split', nodes });
+    assert.deepEqual(nodes.map((o) => copyTokenMark(e, o)), [
+      { letter: 'A', color: 'charts.blue' }, { letter: 'B', color: 'charts.orange' }, { letter: 'A', color: 'charts.blue' }, null,
+    ]);
+    assert.deepEqual([...tokenLabels(e).values()], ['A', 'B']);
+    assert.equal(copyTokenMark(entry('k'), obs('a', 't')), null, 'one holder: no letters');
+    assert.deepEqual(copyIcon(nodes[1], copyTokenMark(e, nodes[1])), { id: 'key', color: 'charts.orange' });
   });
 
   it('filters with Redis globs, or by substring without wildcards', () => {
@@ -132,6 +187,5 @@ describe('extension helpers (pure)', () => {
     assert.deepEqual(nodes.map((n) => n.id), ['127.0.0.1:7001', 'b']);
     assert.throws(() => parseNodeSettings(['redis://127.0.0.1:7001', 'redis://127.0.0.1:7001']), /configured twice/);
     assert.throws(() => parseNodeSettings(['redis://:hunter2@127.0.0.1:x']), (e: Error) => !e.message.includes('hunter2'));
-    assert.ok(isAuthError('WRONGPASS invalid username-password pair') && !isAuthError('ECONNREFUSED'));
   });
 });

@@ -192,6 +192,15 @@ describe('lock detail panel host (stand-in vscode)', () => {
     assert.deepEqual(actions, [['forceRelease', 'k']]);
     await p.handleMessage({ type: 'copyToken', key: 'k', node: 'n2' });
     assert.equal(calls.clipboard.at(-1), T1);
+    // An unreachable node's error is copyable as the panel shows it; an absent copy copies nothing.
+    const e = entry('k', [T1, T1, null]);
+    state.entries.set('k', { ...e, nodes: [...e.nodes.slice(0, 2), { ...e.nodes[2], state: 'unreachable', reason: 'connect ECONNREFUSED 127.0.0.1:7003' }] });
+    assert.equal(await p.handleMessage({ type: 'copyToken', key: 'k', node: 'n3' }), 'unreachable (connect ECONNREFUSED 127.0.0.1:7003)');
+    assert.equal(calls.clipboard.at(-1), 'unreachable (connect ECONNREFUSED 127.0.0.1:7003)');
+    state.entries.set('k', e);
+    const copies = calls.clipboard.length;
+    assert.equal(await p.handleMessage({ type: 'copyToken', key: 'k', node: 'n3' }), undefined);
+    assert.equal(calls.clipboard.length, copies);
     const uri = await p.handleMessage({ type: 'exportHistory', key: 'k' });
     assert.deepEqual(uri, { path: '/tmp/export.json' });
     assert.equal(JSON.parse(calls.written.at(-1)![1]).key, 'k');

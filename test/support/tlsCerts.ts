@@ -1,10 +1,12 @@
 // A private certificate authority made with openssl in a temp dir: a CA, a server
 // certificate for 127.0.0.1 and a client certificate (its key also in a
-// passphrase-protected copy), as a company's own PKI would issue them.
+// passphrase-protected copy), as a company's own PKI would issue them; and two TLS-only
+// redis-servers with its server certificate, for one describe block.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { RedisServer } from './redisServer';
 
 export interface TestPki {
   dir: string;
@@ -61,4 +63,30 @@ export function makeTestPki(): TestPki {
     otherCa: at('other.crt'),
     dispose: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+export interface TlsNodes {
+  pki: TestPki;
+  /** TLS-only, no client certificate asked. */
+  oneWay: RedisServer;
+  /** TLS-only, a client certificate from the PKI's CA required. */
+  mutual: RedisServer;
+}
+
+/** Registers the block's hooks; the fields are set once its `before` has run. */
+export function useTlsNodes(): TlsNodes {
+  const fx = {} as TlsNodes;
+  before(async () => {
+    fx.pki = makeTestPki();
+    const files = { cert: fx.pki.serverCert, key: fx.pki.serverKey, ca: fx.pki.ca };
+    [fx.oneWay, fx.mutual] = await Promise.all([
+      RedisServer.start({ tls: { ...files, authClients: false } }),
+      RedisServer.start({ tls: { ...files, authClients: true } }),
+    ]);
+  });
+  after(async () => {
+    await Promise.all([fx.oneWay, fx.mutual].filter(Boolean).map((s) => s.dispose()));
+    fx.pki?.dispose();
+  });
+  return fx;
 }

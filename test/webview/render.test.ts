@@ -166,8 +166,8 @@ describe('lock detail panel (webview in headless Chromium)', function () {
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
   });
 
-  async function open(initialState: unknown = null): Promise<Page> {
-    context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  async function open(initialState: unknown = null, width = 1100): Promise<Page> {
+    context = await browser.newContext({ viewport: { width, height: 900 } });
     page = await context.newPage();
     dialogs = [];
     pageErrors = [];
@@ -342,6 +342,101 @@ describe('lock detail panel (webview in headless Chromium)', function () {
     await p.locator('.node-row[data-node="node-b"] .copy').click();
     const r = await recorded(p);
     assert.deepEqual(r.posted.at(-1), { type: 'copyToken', key: HOSTILE_KEY, node: 'node-b' });
+  });
+
+  it('keeps five node ids on one host distinct in a narrow panel: clipped from the start, the port visible', async () => {
+    const p = await open(null, 480);
+    const nodes = [6379, 6380, 6381, 6382, 6383].map((port) => `127.0.0.1:${port}`);
+    const e = entry('orders:lock', 'held', nodes.map((n) => present(n, T1, 9000)), 8800);
+    await send(p, init('orders:lock', e));
+    await p.waitForFunction(() => document.querySelectorAll('vscode-table-row.node-row').length === 5);
+    const cells = await p.$$eval('vscode-table-row.node-row vscode-table-cell.node', (cs) => cs.map((c) => {
+      const id = c.querySelector('.node-id') as HTMLElement;
+      const cell = c.getBoundingClientRect();
+      const span = id.getBoundingClientRect();
+      return { text: id.textContent, title: c.getAttribute('title'), fits: c.scrollWidth <= c.clientWidth, endVisible: span.right <= cell.right + 0.5 && span.right > cell.left, rtl: getComputedStyle(c).direction };
+    }));
+    assert.deepEqual(cells.map((c) => c.text), nodes);
+    assert.deepEqual(cells.map((c) => c.title), nodes);
+    assert.equal(new Set(cells.map((c) => c.text)).size, 5);
+    // Either the whole id fits, or its end (the port) is what stays in view.
+    for (const c of cells) assert.ok(c.fits || c.endVisible, JSON.stringify(c));
+    for (const c of cells) assert.ok(c.endVisible, `the port is in view: ${JSON.stringify(c)}`);
+  });
+
+  it('keeps rows one line high with a 200-character token and a long error; whole text in the title, as text', async () => {
+    const p = await open(null, 700);
+    const long = `${'<b>x</b>'.repeat(24)}tail-${'f'.repeat(3)}`.slice(0, 200);
+    const error = 'connect ECONNREFUSED 127.0.0.1:7005 — the node refused the connection after 3 retries over 2000 ms; check that redis-server is running and listening on that port';
+    const nodes = [present('node-a', long, 9000), present('node-b', long, 9000), present('node-c', T1, 9000), { ...unreachable('node-d'), reason: error }, absent('node-e')];
+    await send(p, init('orders:lock', entry('orders:lock', 'held', nodes, 8000)));
+    await p.waitForFunction(() => document.querySelectorAll('vscode-table-row.node-row').length === 5);
+    const rows = await p.$$eval('vscode-table-row.node-row', (rs) => rs.map((r) => {
+      const t = r.querySelector('.token') as HTMLElement;
+      return { h: Math.round(r.getBoundingClientRect().height), title: t.getAttribute('title'), text: t.textContent, lines: Math.round(t.getBoundingClientRect().height / parseFloat(getComputedStyle(t).lineHeight || '16')), clipped: t.scrollWidth > t.clientWidth };
+    }));
+    assert.equal(new Set(rows.map((r) => r.h)).size, 1, `row heights: ${rows.map((r) => r.h).join(', ')}`);
+    assert.equal(rows[0].title, long);
+    assert.equal(rows[0].text, long);
+    assert.ok(rows[0].clipped, 'the long token is clipped with an ellipsis');
+    assert.equal(rows[3].title, `unreachable (${error})`);
+    assert.equal(rows[3].text, `unreachable (${error})`);
+    assert.equal(await p.$eval('.node-row[data-node="node-a"] .token', (t) => getComputedStyle(t).textOverflow), 'ellipsis');
+    // The markup in the token is text: no <b> element anywhere in the table.
+    assert.equal(await p.locator('#nodes b').count(), 0);
+    // The error is copyable through the protocol, like a token; an absent copy offers nothing.
+    assert.equal(await p.locator('.node-row[data-node="node-e"] .copy').isVisible(), false);
+    await p.locator('.node-row[data-node="node-d"] .copy').click();
+    assert.deepEqual((await recorded(p)).posted.at(-1), { type: 'copyToken', key: 'orders:lock', node: 'node-d' });
+  });
+
+  it('colours the verdict badge by severity with the theme colours', async () => {
+    const p = await open();
+    const colourOf = async (e: LockEntry): Promise<[string | null, string]> => {
+      await send(p, init(e.key, e));
+      await p.waitForFunction((v) => document.querySelector('#badge')?.getAttribute('data-verdict') === v, e.verdict);
+      return p.$eval('#badge', (b) => [b.getAttribute('data-severity'), getComputedStyle(b.shadowRoot!.querySelector('.root')!).backgroundColor]);
+    };
+    const held = await colourOf(entry('k', 'held', NODES5.map((n) => present(n, T1, 9000)), 8800));
+    const degraded = await colourOf(heldEntry('k'));
+    const partial = await colourOf(entry('k', 'partial', [present('node-a', T1, 9000), absent('node-b'), absent('node-c'), absent('node-d'), absent('node-e')], null));
+    const split = await colourOf(entry('k', 'split', [present('node-a', T1, 9000), present('node-b', T1, 9000), present('node-c', T2, 9000), present('node-d', T2, 9000), absent('node-e')], null));
+    assert.deepEqual([held[0], degraded[0], partial[0], split[0]], ['ok', 'caution', 'warning', 'error']);
+    assert.equal(new Set([held[1], degraded[1], partial[1], split[1]]).size, 4, JSON.stringify([held, degraded, partial, split]));
+    // The warning badge is the theme's warning colour (#cca700 in the test theme).
+    assert.equal(partial[1], 'rgb(204, 167, 0)');
+  });
+
+  it('updates rows in place: a hovered row and chart element survive updates with their titles', async () => {
+    const p = await open();
+    await send(p, init('orders:lock', heldEntry()));
+    await p.waitForFunction(() => document.querySelectorAll('#timeline g.lane rect.copy').length === 3);
+    const row = await p.$('.node-row[data-node="node-a"]');
+    const token = await p.$('.node-row[data-node="node-a"] .token');
+    const node = await p.$('.node-row[data-node="node-a"] vscode-table-cell.node');
+    assert.ok(row && token && node);
+    const rect = p.locator('#timeline g.lane[data-node="node-a"] rect.copy');
+    // The pointer moves onto the run as a user's would (the chart slides every second, so no actionability wait).
+    const box = await rect.evaluate((r) => { const b = r.getBoundingClientRect(); return { x: b.left + b.width / 2, y: b.top + b.height / 2 }; });
+    await p.mouse.move(box.x, box.y);
+    await p.waitForFunction(() => document.querySelector('.chart-wrap')?.matches(':hover'));
+    // A rebuild already queued when the pointer arrived is dropped: wait a frame, then take the element.
+    await p.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    const hovered = await rect.elementHandle();
+    assert.ok(hovered);
+    // Two updates through the protocol, each waited for by what it changes.
+    for (const ttl of [4000, 3000]) {
+      const e = entry('orders:lock', 'held', [present('node-a', T1, ttl), present('node-b', T1, ttl), present('node-c', T1, ttl), absent('node-d'), unreachable('node-e')], ttl - 200, ['degraded']);
+      await send(p, { type: 'snapshot', ...lockView('orders:lock', e) });
+      await p.waitForFunction((s) => parseFloat(document.querySelector('.node-row[data-node="node-a"] .ttl-text')?.textContent ?? '99') <= s, ttl / 1000);
+    }
+    assert.deepEqual(await row.evaluate((r) => r.isConnected), true);
+    assert.deepEqual(await token.evaluate((t) => [t.isConnected, t.getAttribute('title')]), [true, T1]);
+    assert.deepEqual(await node.evaluate((c) => [c.isConnected, c.getAttribute('title')]), [true, 'node-a']);
+    assert.deepEqual(await hovered.evaluate((r) => [r.isConnected, r.querySelector('title')?.textContent]), [true, `node-a: ${T1}`]);
+    // The pointer leaves: the chart catches up with the updates it held back.
+    await p.mouse.move(0, 0);
+    await p.waitForFunction(() => document.querySelector('#timeline')?.getAttribute('data-samples') === '3');
   });
 
   it('posts actions; Release only when mine; keyboard works', async () => {

@@ -6,7 +6,6 @@
 import { Command, Option } from 'commander';
 import type { NodeFacts } from '../../core/inspectTypes';
 import type { Redlock } from '../../core/redlock';
-import { isAuthFailure } from '../../core/present';
 import type { NodeStatus, Snapshot } from '../../core/types';
 import type { CliContext } from '../context';
 import { escapeText, safeJson } from '../escape';
@@ -43,7 +42,7 @@ export function statusExit(snap: NodeSide): ExitCode {
 /** One stderr line naming every node that did not answer. */
 export function noQuorumLine(snap: NodeSide): string {
   const down = snap.nodes.filter((n) => !n.reachable).map((n) => `${escapeText(n.node)}: ${escapeText(n.error ?? 'no answer')}`);
-  const auth = snap.nodes.some((n) => !n.reachable && isAuthFailure(n.error));
+  const auth = snap.nodes.some((n) => n.outcome === 'auth');
   const hint = auth ? ' (check the password in the node URL or REDLOCK_PASSWORD)' : '';
   return `redlock-inspector: only ${reachableCount(snap)} of ${snap.nodes.length} nodes answered (quorum ${snap.quorum}): ${down.join('; ')}${hint}`;
 }

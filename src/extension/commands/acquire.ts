@@ -61,9 +61,25 @@ export async function acquire(s: Services, arg?: unknown): Promise<LockResult | 
     const acquired = autoExtend ? vscode.l10n.t('Redlock: acquired {0} (auto-extending).', printable(resource)) : vscode.l10n.t('Redlock: acquired {0} for {1}.', printable(resource), formatSeconds(ttl));
     void vscode.window.showInformationMessage(`${acquired}${shown}`);
     await s.model.refresh();
+    if (!shown) void revealAcquired(s, resource);
     return result;
   } catch (e) {
     return { error: reportFailure(s.log, `acquire ${printable(resource)}`, e) };
+  }
+}
+
+/** How long the new row may take to appear (a watch read in flight may predate the lock). */
+const REVEAL_WITHIN_MS = 5000;
+
+/** Scrolls the Locks view to the row of a lock just acquired and selects it, once it is listed. */
+async function revealAcquired(s: Services, key: string): Promise<void> {
+  const el = await s.locks.whenListed(key, REVEAL_WITHIN_MS);
+  // Hidden by the key filter or the anomalies toggle: nothing to scroll to.
+  if (!el) return;
+  try {
+    await s.locksView.reveal(el, { select: true, focus: false, expand: false });
+  } catch (e) {
+    s.log.warn(`reveal ${printable(key)}: ${describeError(e)}`);
   }
 }
 

@@ -31,9 +31,31 @@ export async function filter(s: Services, arg?: unknown): Promise<string | undef
   });
   if (glob === undefined) return undefined;
   s.locks.setFilter(glob);
-  s.locksView.description = s.locks.filter ? vscode.l10n.t('filter: {0}', printable(s.locks.filter)) : undefined;
+  describeView(s);
   void vscode.commands.executeCommand('setContext', 'redlock.filtered', s.locks.filter !== '');
   return s.locks.filter;
+}
+
+/** Where the workspace remembers the view's "anomalies only" toggle. */
+export const ANOMALIES_ONLY_STATE = 'redlock.anomaliesOnly';
+
+/** The view title's toggle; remembered per workspace, its icon follows a context key. */
+export async function setAnomaliesOnly(s: Services, on: boolean): Promise<boolean> {
+  s.locks.setAnomaliesOnly(on);
+  describeView(s);
+  await Promise.all([
+    s.workspaceState.update(ANOMALIES_ONLY_STATE, on),
+    vscode.commands.executeCommand('setContext', 'redlock.anomaliesOnly', on),
+  ]);
+  return on;
+}
+
+/** The view's title says what hides rows: the key filter and the anomalies toggle. */
+export function describeView(s: Services): void {
+  const parts: string[] = [];
+  if (s.locks.anomaliesOnly) parts.push(vscode.l10n.t('anomalies only'));
+  if (s.locks.filter) parts.push(vscode.l10n.t('filter: {0}', printable(s.locks.filter)));
+  s.locksView.description = parts.length > 0 ? parts.join(' · ') : undefined;
 }
 
 export async function loadMore(s: Services): Promise<Snapshot | undefined> {

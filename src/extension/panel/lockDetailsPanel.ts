@@ -218,9 +218,11 @@ export class LockDetailsPanel implements vscode.Disposable {
         return this.exportHistory();
       case 'copyToken': {
         if (m.key !== this.key) return undefined;
-        const token = this.source.entry(this.key)?.nodes.find((o) => o.node === m.node)?.token;
-        if (typeof token === 'string') await vscode.env.clipboard.writeText(token);
-        return token;
+        // A held copy's token, or an unreachable / unreadable node's error as the panel shows it.
+        const o = this.source.entry(this.key)?.nodes.find((n) => n.node === m.node);
+        const text = o?.state === 'present' ? o.token : o && o.state !== 'absent' ? `${o.state}${o.reason ? ` (${o.reason})` : ''}` : null;
+        if (typeof text === 'string') await vscode.env.clipboard.writeText(text);
+        return text ?? undefined;
       }
     }
   }

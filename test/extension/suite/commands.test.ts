@@ -47,7 +47,7 @@ describe('lock commands', function () {
     assert.deepEqual(await onEvery(servers, (c) => c.get(key)), [got.token, got.token, got.token]);
 
     let row = await rowOf(api, key);
-    assert.match(row.description, /^held 3\/3 · 1\d\.\d s · vscode-redlock-inspector \(pid \d+\) for \d+ s$/);
+    assert.match(row.summary, /^held 3\/3 · 1\d\.\d s · vscode-redlock-inspector \(pid \d+\) for \d+ s$/);
     assert.match(String(row.item.contextValue), /;mine;/);
     assert.equal(row.item.contextValue, 'lock;held;token;extendable;mine;');
 
@@ -90,7 +90,7 @@ describe('lock commands', function () {
     assert.deepEqual(released.nodes.map((n) => n.outcome), ['released', 'released', 'released']);
     assert.deepEqual(await onEvery(servers, (c) => c.exists(key)), [0, 0, 0]);
     assert.ok(!api.mine.has(key));
-    assert.ok(!(await lockRows(api)).some((r) => r.label === key));
+    assert.ok(!(await lockRows(api)).some((r) => r.key === key));
   });
 
   it('takes hex: resources like the CLI, for keys that are not UTF-8', async () => {
@@ -155,7 +155,7 @@ describe('lock commands', function () {
     const key = 'lock:ext:stuck';
     await onEvery(servers.slice(0, 2), (c) => c.set(key, 'stuck-token'));
     await api.refresh();
-    assert.equal((await rowOf(api, key)).description, 'held 2/3 · no TTL');
+    assert.equal((await rowOf(api, key)).summary, 'held 2/3 · no TTL');
     // After the snapshot, node 0's copy changes hands: it must survive.
     const c0 = servers[0].client();
     await c0.set(key, 'new-owner', 'PX', 30_000);

@@ -4,6 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import * as vscode from 'vscode';
 import type { RedlockInspectorApi } from '../../../src/extension/extension';
 import type { LocksTreeElement } from '../../../src/extension/locksTree';
+import { HEAD_SEPARATOR } from '../../../src/shared/lockRow';
 
 export const EXTENSION_ID = 'redlock-inspector.redlock-inspector';
 
@@ -46,6 +47,12 @@ export interface Row {
   item: vscode.TreeItem;
   label: string;
   description: string;
+  /** A lock row's headline (verdict and action flags), before the key. */
+  verdict: string;
+  /** The key as the row shows it (a node id for a copy row). */
+  key: string;
+  /** Headline and description in one line, as the rows read before the headline led. */
+  summary: string;
 }
 
 export async function lockRows(api: RedlockInspectorApi, parent?: LocksTreeElement): Promise<Row[]> {
@@ -56,14 +63,18 @@ export async function lockRows(api: RedlockInspectorApi, parent?: LocksTreeEleme
       // What VS Code does when the pointer rests on the row: the tooltip is built then.
       await api.locksProvider.resolveTreeItem(item, el);
       const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
-      return { el, item, label, description: String(item.description ?? '') };
+      const description = String(item.description ?? '');
+      const cut = el.kind === 'lock' ? label.indexOf(HEAD_SEPARATOR) : -1;
+      const verdict = cut < 0 ? '' : label.slice(0, cut);
+      const key = cut < 0 ? label : label.slice(cut + HEAD_SEPARATOR.length);
+      return { el, item, label, description, verdict, key, summary: verdict && description ? `${verdict} · ${description}` : verdict || description };
     }),
   );
 }
 
 export async function rowOf(api: RedlockInspectorApi, key: string): Promise<Row> {
   const row = (await lockRows(api)).find((r) => 'key' in r.el && r.el.kind === 'lock' && r.el.key === key);
-  assert.ok(row, `no tree item for ${key}; have ${(await lockRows(api)).map((r) => r.label).join(', ')}`);
+  assert.ok(row, `no tree item for ${key}; have ${(await lockRows(api)).map((r) => r.key).join(', ')}`);
   return row;
 }
 

@@ -52,6 +52,7 @@ describe('nodes and passwords', function () {
     const status = api.snapshot()?.nodes[0];
     assert.equal(status?.reachable, false);
     assert.match(status?.error ?? '', /NOAUTH|WRONGPASS|auth/i);
+    assert.equal(status?.outcome, 'auth');
     await waitFor('a password prompt', () => api.notifier.sent.includes(`auth: ${id}`));
 
     await vscode.commands.executeCommand('redlock.setPassword', { id, password });

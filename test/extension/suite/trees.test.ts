@@ -34,11 +34,22 @@ describe('Locks and Nodes views', function () {
   it('shows one item per key with the core description, anomalies first', async () => {
     const rows = await lockRows(api);
     const byKey = new Map(rows.map((r) => [(r.el as LockElement).key, r]));
-    assert.equal(byKey.get(demo.keys.split)?.description, 'split 2+2/5');
-    assert.equal(byKey.get(demo.keys.partial)?.description, 'partial 2/5');
-    assert.equal(byKey.get(demo.keys.noTtl)?.description, 'held 3/5 · no TTL');
+    assert.equal(byKey.get(demo.keys.split)?.summary, 'split 2+2/5');
+    assert.equal(byKey.get(demo.keys.partial)?.summary, 'partial 2/5');
+    assert.equal(byKey.get(demo.keys.noTtl)?.summary, 'held 3/5 · no TTL');
+    // The verdict and the flags that change what to do lead the label; the key follows.
+    assert.equal(byKey.get(demo.keys.noTtl)?.label, `held 3/5 · no TTL — ${demo.keys.noTtl}`);
+    assert.equal(byKey.get(demo.keys.split)?.label, `split 2+2/5 — ${demo.keys.split}`);
+    assert.match(byKey.get(demo.keys.ttlSkew)?.verdict ?? '', /^held 5\/5 · ttl-skew/);
+    const highlighted = (r: { item: vscode.TreeItem }): string[] => {
+      const l = r.item.label as vscode.TreeItemLabel;
+      return (l.highlights ?? []).map(([a, b]) => l.label.slice(a, b));
+    };
+    assert.deepEqual(highlighted(byKey.get(demo.keys.noTtl)!), ['no TTL']);
+    assert.deepEqual(highlighted(byKey.get(demo.keys.split)!), ['split 2+2/5']);
     // The demo holds this one through our core: its holder follows (name, pid, age).
-    assert.match(byKey.get(demo.keys.healthy)?.description ?? '', /^held 5\/5 · \d+\.\d s · .+ \(pid \d+\) for \d+ (s|min)$/);
+    assert.match(byKey.get(demo.keys.healthy)?.summary ?? '', /^held 5\/5 · \d+\.\d s · .+ \(pid \d+\) for \d+ (s|min)$/);
+    assert.match(byKey.get(demo.keys.healthy)?.description ?? '', /^\d+\.\d s · /);
     assert.ok(!byKey.has(demo.keys.list), 'a list is skipped, not a lock');
     // split, partial, then no-TTL, then the rest.
     assert.deepEqual(rows.slice(0, 3).map((r) => (r.el as LockElement).key), [demo.keys.split, demo.keys.partial, demo.keys.noTtl]);
@@ -66,7 +77,14 @@ describe('Locks and Nodes views', function () {
   it('lists one child per configured node with token, TTL or absence', async () => {
     const split = await rowOf(api, demo.keys.split);
     const children = await lockRows(api, split.el);
-    assert.deepEqual(children.map((c) => c.label), ids());
+    // Two holders: the CLI's letters lead the node ids, coloured as the panel colours them.
+    assert.deepEqual(children.map((c) => c.label.replace(/^[AB] · /, '')), ids());
+    const letters = children.map((c) => /^([AB]) · /.exec(c.label)?.[1] ?? '-');
+    assert.deepEqual([...new Set(letters.filter((l) => l !== '-'))].sort(), ['A', 'B']);
+    for (const c of children.filter((x) => /^[AB] · /.test(x.label))) {
+      const icon = c.item.iconPath as vscode.ThemeIcon;
+      assert.equal(icon.color?.id, c.label.startsWith('A') ? 'charts.blue' : 'charts.orange');
+    }
     // The split's copies have ten minutes left: one duration format on every surface (src/core/present.ts).
     assert.match(children[0].description, /^[0-9a-f]{13}… · \d+ min \d+ s$/);
     assert.equal(children[4].description, 'absent');
@@ -82,9 +100,10 @@ describe('Locks and Nodes views', function () {
     await Promise.all(servers.slice(0, 3).map((s) => Promise.all([s.client().set(key, token, 'PX', 60_000), s.client().set(controlKey, token, 'PX', 60_000)])));
     await api.refresh();
     const controlRow = await rowOf(api, 'hex:' + Buffer.from(controlKey).toString('hex'));
-    assert.equal(controlRow.label, 'hex:' + Buffer.from(controlKey).toString('hex'));
+    assert.equal(controlRow.key, 'hex:' + Buffer.from(controlKey).toString('hex'));
     const row = await rowOf(api, key);
-    assert.equal(row.label, key, 'label is the key, one line');
+    assert.equal(row.key, key, 'the key, one line, after the verdict');
+    assert.ok(!row.label.includes('\n'));
     const md = row.item.tooltip as vscode.MarkdownString;
     assert.ok(md instanceof vscode.MarkdownString);
     assert.equal(md.isTrusted, false);
@@ -116,7 +135,7 @@ describe('Locks and Nodes views', function () {
     const after = await rowOf(api, key);
     assert.equal(api.snapshot(), snapshot, 'no read of the nodes in between');
     const secs = (d: string): number => Number(/· (\d+\.\d) s$/.exec(d)?.[1]);
-    assert.ok(secs(after.description) <= secs(before.description) - 1.5, `${before.description} -> ${after.description}`);
+    assert.ok(secs(after.summary) <= secs(before.summary) - 1.5, `${before.summary} -> ${after.summary}`);
     assert.ok(fired.length >= 2, 'ticked');
     for (const e of fired) {
       assert.ok(Array.isArray(e), 'a tick fires elements, not the root');
@@ -128,9 +147,9 @@ describe('Locks and Nodes views', function () {
 
   it('filters keys by glob', async () => {
     await vscode.commands.executeCommand('redlock.filter', { glob: 'lock:split:*' });
-    assert.deepEqual((await lockRows(api)).map((r) => r.label), [demo.keys.split]);
+    assert.deepEqual((await lockRows(api)).map((r) => r.key), [demo.keys.split]);
     await vscode.commands.executeCommand('redlock.filter', 'no-ttl');
-    assert.deepEqual((await lockRows(api)).map((r) => r.label), [demo.keys.noTtl]);
+    assert.deepEqual((await lockRows(api)).map((r) => r.key), [demo.keys.noTtl]);
     await vscode.commands.executeCommand('redlock.filter', '');
     assert.ok((await lockRows(api)).length > 5);
   });
@@ -184,5 +203,54 @@ describe('Locks and Nodes views', function () {
   it('notifies when a split or a lock without TTL appears (redlock.notifyOn)', () => {
     assert.ok(api.notifier.sent.includes(`split: ${demo.keys.split}`), api.notifier.sent.join(', '));
     assert.ok(api.notifier.sent.includes(`no-ttl: ${demo.keys.noTtl}`));
+  });
+
+  it('notifies each lock state once per workspace, and again when the state changes', async () => {
+    const key = 'lock:notify-once';
+    const count = (): number => api.notifier.sent.filter((x) => x === `split: ${key}`).length;
+    await Promise.all(servers.map((s, i) => s.client().set(key, i < 2 ? 'tok-a' : 'tok-b', 'PX', 60_000)));
+    await api.refresh();
+    await waitFor('a split notification', () => count() === 1);
+    // What the workspace remembers (api.notifier.memory is the extension's workspaceState).
+    assert.ok(api.notifier.memory.get<string[]>('redlock.notified', []).some((x) => x.includes(key)));
+    // A new window, or a changed node list, looks at every key afresh: nothing new to say.
+    api.notifier.review([key]);
+    await Promise.all(servers.map((s) => s.client().pexpire(key, 50_000)));
+    await api.refresh();
+    assert.equal(count(), 1, api.notifier.sent.join(', '));
+    // Another holder on one node: a different state, told again.
+    await servers[4].client().set(key, 'tok-c', 'PX', 60_000);
+    await api.refresh();
+    await waitFor('a second split notification', () => count() === 2);
+    await Promise.all(servers.map((s) => s.client().del(key)));
+    await api.refresh();
+  });
+
+  it('shows anomalies only from the view title, remembered per workspace', async () => {
+    try {
+      await vscode.commands.executeCommand('redlock.showAnomaliesOnly');
+      const keys = (await lockRows(api)).map((r) => r.key);
+      for (const k of [demo.keys.split, demo.keys.partial, demo.keys.noTtl, demo.keys.ttlSkew]) assert.ok(keys.includes(k), `${k} in ${keys.join(', ')}`);
+      assert.ok(!keys.includes(demo.keys.healthy), 'a healthy lock is hidden');
+      assert.equal(api.locksView.description, 'anomalies only');
+      assert.equal(api.notifier.memory.get('redlock.anomaliesOnly'), true);
+    } finally {
+      await vscode.commands.executeCommand('redlock.showAllLocks');
+    }
+    assert.ok((await lockRows(api)).some((r) => r.key === demo.keys.healthy));
+    assert.equal(api.locksView.description, undefined);
+    assert.equal(api.notifier.memory.get('redlock.anomaliesOnly'), false);
+  });
+
+  it('reveals and selects the row of a lock just acquired', async () => {
+    await vscode.commands.executeCommand('redlock.locks.focus');
+    // Sorted after every demo key: off-screen in a short view.
+    const key = 'lock:zz-reveal:payments-settlement-batch-eu-west';
+    await vscode.commands.executeCommand('redlock.acquire', { resource: key, ttlMs: 30_000 });
+    try {
+      await waitFor('the new row selected', () => api.locksView.selection.some((e) => e.kind === 'lock' && e.key === key));
+    } finally {
+      await vscode.commands.executeCommand('redlock.release', { key });
+    }
   });
 });

@@ -1,0 +1,45 @@
+// What a lock row says, split for a narrow sidebar: the headline (verdict and the flags
+// that change what to do) leads the label and is never clipped, the key follows and may be,
+// and the rest (time left, holder, waiters) is the description (docs/decisions.md, "What a
+// narrow Locks view still shows"). Words come from the presentation module.
+import type { Flag, LockEntry } from '../core/types';
+import { formatDuration, verdictHead } from '../core/present';
+import { whoSuffix } from './holderText';
+
+/** Flags that change what a user should do, most urgent first, as the headline words them. */
+export const ACTION_FLAGS: ReadonlyArray<readonly [Flag, string]> = [
+  ['deadlock', 'deadlock'],
+  ['no-ttl', 'no TTL'],
+  ['ttl-skew', 'ttl-skew'],
+  ['degraded', 'degraded'],
+  ['expiring', 'expiring'],
+];
+
+/** Between the headline and the key. */
+export const HEAD_SEPARATOR = ' — ';
+
+export interface RowHeadline {
+  text: string;
+  /** [start, end) of the words that call for action (an anomalous verdict, action flags). */
+  emphasis: Array<[number, number]>;
+}
+
+/** `split 2+2/5`, `held 3/5 · no TTL`, `held 5/5 · ttl-skew · expiring`. */
+export function rowHeadline(entry: Pick<LockEntry, 'verdict' | 'holders' | 'flags' | 'nodes'>): RowHeadline {
+  let text = verdictHead(entry, entry.nodes.length);
+  const emphasis: Array<[number, number]> = entry.verdict === 'held' ? [] : [[0, text.length]];
+  for (const [flag, word] of ACTION_FLAGS) {
+    if (!entry.flags.includes(flag)) continue;
+    text += ' · ';
+    emphasis.push([text.length, text.length + word.length]);
+    text += word;
+  }
+  return { text, emphasis };
+}
+
+/** The description after the key: `4.2 s · billing-worker (pid 4121) for 3 min · 2 waiting`. */
+export function rowDetail(entry: LockEntry, nowMs: number): string {
+  const left = entry.verdict === 'held' && entry.validityMs !== null ? formatDuration(entry.validityMs) : '';
+  const who = whoSuffix(entry, nowMs);
+  return left ? left + who : who.replace(/^ · /, '');
+}

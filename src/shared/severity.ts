@@ -1,0 +1,16 @@
+// How urgent a lock's state is, as one of four levels every surface colours the same way:
+// derived from the anomaly order (src/shared/lockOrder.ts), so the panel's badge and the
+// tree's icon never disagree about what is in trouble.
+import type { LockEntry } from '../core/types';
+import { anomalyRank } from './lockOrder';
+
+/** error: act now (split, deadlock); warning: look (partial, unknown, no TTL); caution: may turn bad; ok: held. */
+export type Severity = 'error' | 'warning' | 'caution' | 'ok';
+
+export function lockSeverity(e: Pick<LockEntry, 'verdict' | 'flags'>): Severity {
+  const rank = anomalyRank(e);
+  if (rank === 0) return 'error';
+  if (rank < 4) return 'warning';
+  if (e.flags.includes('expiring') || e.flags.includes('ttl-skew') || e.flags.includes('degraded')) return 'caution';
+  return 'ok';
+}
