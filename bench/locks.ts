@@ -8,6 +8,7 @@ import { cpus } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type Redis from 'ioredis';
 import { RedisServer, startNodes } from '../src/dev/redisServer';
 import { LibSettings, LockLib, openOurs, openPeer, PEERS, peerName } from './lockLibs';
 import { fmtInt, fmtMs, fmtRatio, round2, Samples, table } from './stats';
@@ -226,7 +227,7 @@ function fencingCost(r: ScenarioResult | undefined): FencingCost | undefined {
   const timeRatio = round2(plain.opsPerSec / fenced.opsPerSec);
   return { timeRatio, p50Ms: { plain: plain.p50Ms, fenced: fenced.p50Ms }, p99Ms: { plain: plain.p99Ms, fenced: fenced.p99Ms }, targetMet: timeRatio <= 1.5 };
 }
-const isOurs = (name: string): boolean => name === 'ours' || name.startsWith('ours:');
+const isOurs = (name: string): boolean => name === 'ours' || name.startsWith('ours:') || name.startsWith('ours+');
 
 function summarize(title: string, tallies: Map<string, Tally>, contended: boolean): ScenarioResult {
   const libs: Record<string, LibResult> = {};
@@ -275,6 +276,17 @@ function print(r: ScenarioResult, contended: boolean): void {
 function redisVersion(): string {
   const out = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).stdout ?? '';
   return /v=(\S+)/.exec(out)?.[1] ?? 'unknown';
+}
+
+async function scanAll(c: Redis, pattern: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, page] = await c.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    keys.push(...page);
+  } while (cursor !== '0');
+  return keys;
 }
 
 /** Opens into `libs` (so the caller closes whatever opened, even after a failure). */
@@ -332,6 +344,23 @@ export async function runLockBench(cfg: LockBenchConfig = lockBenchConfig()): Pr
       fencing[id] = c;
       console.log(`fencing cost, ${id}: a fenced acquire+release takes ${fmtRatio(c.timeRatio)} the time of a plain one (p50 ${fmtMs(c.p50Ms.fenced)} vs ${fmtMs(c.p50Ms.plain)} ms, p99 ${fmtMs(c.p99Ms.fenced)} vs ${fmtMs(c.p99Ms.plain)} ms; target <= 1.5x: ${c.targetMet ? 'MET' : 'MISSED'})`);
     }
+    // Leftovers: every library closed (ours: quit() awaits its in-flight releases), then
+    // the lock keys still on any node, per library (a key is bench:<library>:<what>).
+    await Promise.all(libs.splice(0).map((l) => l.close().catch(() => undefined)));
+    const leftovers: Record<string, number> = {};
+    for (const server of servers) {
+      const c = server.client();
+      try {
+        for (const key of await scanAll(c, 'bench:*')) {
+          const lib = key.slice('bench:'.length, key.lastIndexOf(':'));
+          leftovers[lib] = (leftovers[lib] ?? 0) + 1;
+        }
+      } finally {
+        c.disconnect();
+      }
+    }
+    const left = Object.values(leftovers).reduce((a, b) => a + b, 0);
+    console.log(`lock keys left on the nodes after the run: ${left}${left ? ` (${Object.entries(leftovers).map(([k, n]) => `${k}: ${n}`).join(', ')})` : ''}`);
     const violations = Object.values(results.contention?.libs ?? {}).reduce((n, x) => n + (x.violations ?? 0), 0);
     const targetsMet = results.sequential?.targetMet === true && results.concurrent?.targetMet === true;
     console.log(`\ntargets (a) and (b): ${targetsMet ? 'MET' : 'MISSED'}; mutual-exclusion violations: ${violations}`);
@@ -344,6 +373,7 @@ export async function runLockBench(cfg: LockBenchConfig = lockBenchConfig()): Pr
       fencing,
       targetsMet,
       violations,
+      leftovers: { total: left, byLibrary: leftovers },
     };
     mkdirSync(dirname(cfg.out), { recursive: true });
     writeFileSync(cfg.out, JSON.stringify(doc, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n');

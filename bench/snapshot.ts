@@ -1,6 +1,6 @@
 // Snapshot cost: 100,000 lock keys on one node. Our full snapshot (values, TTLs,
-// classification) against `redis-cli --scan` listing names only and the straightforward
-// ioredis script, each as a whole process, rounds interleaved.
+// classification) against `redis-cli --scan` listing names only and the plain ioredis
+// script (SCAN, then one pipelined GET + PTTL per key per page), each as a whole process, rounds interleaved.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +24,20 @@ function timed(cmd: string, args: string[]): { ms: number; out: string } {
   return { ms, out: r.stdout };
 }
 
+/**
+ * The node's busy time from INFO commandstats: EVAL/EVALSHA usec when scripts ran (the
+ * commands inside a script are counted again under their own names), else every command.
+ */
+function nodeUsec(info: string): number {
+  let all = 0;
+  let scripts = 0;
+  for (const m of info.matchAll(/cmdstat_(\w+):calls=\d+,usec=(\d+)/g)) {
+    all += Number(m[2]);
+    if (m[1] === 'eval' || m[1] === 'evalsha') scripts += Number(m[2]);
+  }
+  return scripts || all;
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
@@ -43,7 +57,7 @@ export async function runSnapshotBench(): Promise<boolean> {
     const contenders: Contender[] = [
       { name: 'ours: full snapshot (values, TTLs, verdicts)', argv: (port) => [process.execPath, [worker, 'ours', `redis://127.0.0.1:${port}`]], times: [] },
       { name: 'redis-cli --scan (names only)', argv: (port) => ['redis-cli', ['-p', String(port), '--scan', '--pattern', 'lock:*']], times: [] },
-      { name: 'straightforward ioredis (SCAN + GET + PTTL)', argv: (port) => [process.execPath, [worker, 'straightforward', `redis://127.0.0.1:${port}`]], times: [] },
+      { name: 'plain ioredis (SCAN, pipelined GET + PTTL per page)', argv: (port) => [process.execPath, [worker, 'plain', `redis://127.0.0.1:${port}`]], times: [] },
     ];
     // The node's own view of our snapshot: its slowest single command (SLOWLOG keeps those
     // over 1 ms; commands inside scripts are logged too, under another client).
@@ -51,14 +65,20 @@ export async function runSnapshotBench(): Promise<boolean> {
     await admin.config('SET', 'slowlog-log-slower-than', '1000');
     await admin.config('SET', 'slowlog-max-len', '10000');
     let slowest = { ms: 0, command: '(none over 1 ms)' };
+    const nodeMs: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < contenders.length; k++) {
         const ct = contenders[(round + k) % contenders.length];
         const [cmd, args] = ct.argv(server.port);
-        if (ct === contenders[0]) await admin.call('SLOWLOG', 'RESET');
+        if (ct === contenders[0]) {
+          await admin.call('SLOWLOG', 'RESET');
+          await admin.config('RESETSTAT');
+        }
         const { ms, out } = timed(cmd, args);
         if (ct === contenders[0]) {
           const log = (await admin.call('SLOWLOG', 'GET', '10000')) as Array<[number, number, number, string[]]>;
+          // The node's share of the wall time: commandstats' usec summed over every command.
+          nodeMs.push(nodeUsec(String(await admin.info('commandstats'))) / 1000);
           for (const e of log) {
             if (e[2] / 1000 > slowest.ms) slowest = { ms: e[2] / 1000, command: e[3].slice(0, 2).join(' ').slice(0, 60) };
           }
@@ -77,13 +97,14 @@ export async function runSnapshotBench(): Promise<boolean> {
     console.log(`\nsnapshot: ${KEYS.toLocaleString('en-US')} lock keys on one node, whole processes, median of ${ROUNDS} interleaved rounds`);
     console.log(table(['contender', 'time', 'keys/s', 'time / ours'], rows));
     const vsCli = median(contenders[1].times) / ours;
-    const vsStraight = median(contenders[2].times) / ours;
+    const vsPlain = median(contenders[2].times) / ours;
+    console.log(`ours: node time (INFO commandstats, median) ${fmtMs(median(nodeMs))} of ${fmtMs(ours)} wall; the rest is the client`);
     console.log(`ours: slowest single command on the node ${slowest.ms ? fmtMs(slowest.ms) : '< 1 ms'} (${slowest.command})`);
-    console.log(`targets: beat redis-cli --scan (${fmtRatio(vsCli)} ${vsCli > 1 ? 'met' : 'MISSED'}); >= 2.5x the straightforward script (${fmtRatio(vsStraight)} ${vsStraight >= 2.5 ? 'met' : 'MISSED'})`);
+    console.log(`targets: beat redis-cli --scan (${fmtRatio(vsCli)} ${vsCli > 1 ? 'met' : 'MISSED'}); under 0.5 s (${ours < 500 ? 'met' : 'MISSED'}); >= 2.5x the plain script (${fmtRatio(vsPlain)} ${vsPlain >= 2.5 ? 'met' : 'MISSED'})`);
     mkdirSync('bench/results', { recursive: true });
     writeFileSync(
       'bench/results/snapshot.json',
-      JSON.stringify({ date: new Date().toISOString(), keys: KEYS, rounds: ROUNDS, oursSlowestCommandMs: slowest.ms, oursSlowestCommand: slowest.command, contenders: contenders.map((ct) => ({ name: ct.name, medianMs: median(ct.times), timesMs: ct.times })) }, null, 2) + '\n',
+      JSON.stringify({ date: new Date().toISOString(), keys: KEYS, rounds: ROUNDS, oursSlowestCommandMs: slowest.ms, oursNodeMs: median(nodeMs), oursSlowestCommand: slowest.command, contenders: contenders.map((ct) => ({ name: ct.name, medianMs: median(ct.times), timesMs: ct.times })) }, null, 2) + '\n',
     );
     return true;
   } finally {

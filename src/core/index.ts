@@ -1,5 +1,5 @@
 export { Redlock, Lock, validateTtl } from './redlock';
-export type { RedlockOptions, AcquireOptions, Resource, ReleaseResult, ForceReleaseResult, ReleaseOutcome, ForceOutcome, ObservedCopy } from './redlock';
+export type { RedlockOptions, AcquireOptions, Resource, ReleaseResult, ReleaseNode, ForceReleaseResult, ReleaseOutcome, ForceOutcome, ObservedCopy } from './redlock';
 export { RedlockError, LockAbortedError } from './errors';
 export type { NodeAttempt, AttemptOutcome } from './errors';
 export { RedisNode, createNodes, describeFailure } from './nodes';

@@ -14,7 +14,7 @@ import type { InspectOptions, InspectPage, NodeFacts } from './inspectTypes';
 import type { Snapshot } from './types';
 import { displayKey, displayToken, parseTokenArg } from './tokens';
 import { encodeIdentity, IdentityOptions, tokenWithIdentity } from './holders';
-import { releaseWaitOn, waitAcquireOn, WaitState, waitState } from './waiters';
+import { entryDue, releaseWaitOn, waitAcquireOn, WaitState, waitState } from './waiters';
 import { EventOptions, EventRecorder } from './events';
 import { History, readHistory } from './history';
 import { FenceRound, withRaiseFailures } from './fencing';
@@ -50,10 +50,19 @@ export interface AcquireOptions {
 
 export type Resource = string | Buffer;
 export type ReleaseOutcome = 'released' | 'not-held' | 'refused' | 'unreachable';
+/** One node's answer to a release; `pending` only in the early result, never in `settled`. */
+export interface ReleaseNode {
+  node: string;
+  outcome: ReleaseOutcome | 'pending';
+  reason?: string;
+}
 export type ForceOutcome = 'deleted' | 'changed' | 'absent' | 'refused' | 'unreachable';
 
 export interface ReleaseResult {
-  nodes: Array<{ node: string; outcome: ReleaseOutcome; reason?: string }>;
+  /** Every node as known when the outcome became certain; unanswered nodes are `pending`. */
+  nodes: ReleaseNode[];
+  /** Every node's final outcome (never `pending`), once all answered or the deadline passed. */
+  settled: Promise<Array<{ node: string; outcome: ReleaseOutcome; reason?: string }>>;
 }
 
 export interface ForceReleaseResult {
@@ -87,6 +96,11 @@ function newToken(): string {
 const isGrant = (v: unknown): boolean => v === 'OK' || v === 0;
 /** The extend script's success: {1, expiry before, expiry after, ...}. */
 const extended = (v: unknown): boolean => Array.isArray(v) && v[0] === 1;
+
+/** SET NX's nil or the acquire scripts' {index, holder}: that node wrote nothing. */
+function refusedOutright(r: { ok: boolean; value?: unknown } | undefined): boolean {
+  return r !== undefined && r.ok && (r.value === null || Array.isArray(r.value));
+}
 
 function countGranted(rs: ReadonlyArray<{ ok: boolean; value?: unknown } | undefined>): number {
   let n = 0;
@@ -273,6 +287,8 @@ export class Redlock {
   /** The identity part of every token this instance writes (holders.ts). */
   private readonly identity: string;
   private readonly events: EventRecorder | undefined;
+  /** Releases resolved early whose stragglers are still answering. */
+  private readonly releasing = new Set<Promise<unknown>>();
 
   constructor(nodes: readonly NodeInput[], options: RedlockOptions = {}) {
     this.options = options;
@@ -408,7 +424,16 @@ export class Redlock {
     // release goes out after the SET on each connection, so it also undoes a late one.
     // A retrying call is listed as a waiter by this same release (and unlisted when it gives up).
     const wait = typeof waiting === 'function' ? waiting() : waiting;
-    const undo = wait && wait.keys.length > 0 && (!final || wait.listed) ? this.releaseAndWait(keys, token, ttlMs, wait, !final) : this.releaseKeys(keys, token, ttlMs);
+    const t = now();
+    let undo: Round<number>;
+    if (wait && wait.keys.length > 0 && (final ? wait.listed : entryDue(wait, t))) {
+      undo = this.releaseAndWait(keys, token, ttlMs, wait, !final);
+      if (!final) wait.writtenAt = t;
+    } else {
+      // A node that answered with the holder set nothing: only the others need undoing.
+      const undoOn = fence ? this.nodes : this.nodes.filter((_, i) => !refusedOutright(results[i]));
+      undo = round(undoOn, (node) => releaseKeysOn(node.client, keys, token), this.deadlineFor(ttlMs));
+    }
     const [all] = await Promise.all([r.settled, undo.settled]);
     if (wait) wait.listed = !final;
     // Unless a caller shows progress, nobody reads why a retried attempt failed: skip
@@ -451,10 +476,6 @@ export class Redlock {
     if (!(client instanceof Cluster) || keys.length === 0) return list;
     const owner = ownerOf(client, keys[0]);
     return owner === undefined ? list : list.map((e) => ({ ...e, node: owner }));
-  }
-
-  private releaseKeys(keys: Resource[], rawToken: Buffer | string, ttlMs: number): Round<number> {
-    return round(this.nodes, (node) => releaseKeysOn(node.client, keys, rawToken), this.deadlineFor(ttlMs));
   }
 
   private unlistWhereRefused(all: ReadonlyArray<Settled<unknown>>, wait: WaitState, everywhere: boolean): void {
@@ -529,16 +550,31 @@ export class Redlock {
   async release(lock: Lock): Promise<ReleaseResult> {
     if (this.connecting) await this.connecting;
     checkDistinct(this.nodes);
-    const results = await this.releaseKeys(lock.keys, lock.rawToken, lock.ttlMs).settled;
-    if (results.some((r) => r.ok && r.value > 0)) this.events?.record('released', lock.keys, lock.token);
-    return {
-      nodes: this.named(lock.keys, this.nodes.map((node, i): ReleaseResult['nodes'][number] => {
-        const r = results[i];
+    const q = this.quorum;
+    // Resolves once the outcome is certain (docs/decisions.md): a quorum released, or too
+    // few nodes left to reach one; the rest answer through `settled`.
+    const r = round(this.nodes, (node) => releaseKeysOn(node.client, lock.keys, lock.rawToken), this.deadlineFor(lock.ttlMs), (rs, pending) => {
+      let n = 0;
+      for (const x of rs) if (x?.ok && x.value > 0) n++;
+      return n >= q || n + pending < q;
+    });
+    const describe = (results: ReadonlyArray<Settled<number> | undefined>): ReleaseNode[] =>
+      this.named(lock.keys, this.nodes.map((node, i): ReleaseNode => {
+        const x = results[i];
+        if (!x) return { node: node.id, outcome: 'pending' };
         // A node that answered with a refusal (NOPERM, READONLY...) is not an outage.
-        if (!r.ok) return { node: node.id, outcome: r.answered ? 'refused' : 'unreachable', reason: r.reason };
-        return { node: node.id, outcome: r.value > 0 ? 'released' : 'not-held' };
-      })),
-    };
+        if (!x.ok) return { node: node.id, outcome: x.answered ? 'refused' : 'unreachable', reason: x.reason };
+        return { node: node.id, outcome: x.value > 0 ? 'released' : 'not-held' };
+      }));
+    const settled = r.settled.then((all) => {
+      if (all.some((x) => x.ok && x.value > 0)) this.events?.record('released', lock.keys, lock.token);
+      return describe(all) as Awaited<ReleaseResult['settled']>;
+    });
+    // quit() waits for these, so no compare-and-delete is cut off by a closing connection.
+    this.releasing.add(settled);
+    void settled.finally(() => this.releasing.delete(settled));
+    const decided = await r.decided;
+    return { nodes: describe([...decided]), settled };
   }
 
   /**
@@ -712,6 +748,8 @@ export class Redlock {
   }
 
   async quit(): Promise<void> {
+    // In-flight releases first: their `released` events go out before the flush below.
+    await Promise.all(this.releasing);
     await this.events?.flush();
     // A call's deadline does not cancel its commands: a SET that answers after the round
     // gave up, or a compare-and-delete still on its way, must land before the connection

@@ -146,6 +146,17 @@ export interface WaitState {
   keyTtlText: string;
   /** The entry was written by a failed attempt: the next attempt takes it off. */
   listed: boolean;
+  /** Monotonic ms of the last write of the entry, and how often it must be rewritten. */
+  writtenAt: number;
+  periodMs: number;
+}
+
+/**
+ * Whether a refused attempt must (re)write the entry: first refusal, or half its life gone.
+ * Rewriting it on every attempt cost a script per node per retry under contention.
+ */
+export function entryDue(w: WaitState, nowMs: number): boolean {
+  return !w.listed || nowMs - w.writtenAt >= w.periodMs;
 }
 
 /**
@@ -159,7 +170,7 @@ export function waitState(member: string, resources: Resource[], delayMs: number
     const k = internalKeyOf('waiters', r);
     if (k !== null) keys.push(k);
   }
-  return { member, keys, lifeText: String(Math.ceil(2 * period)), keyTtlText: String(Math.ceil(3 * period)), listed: false };
+  return { member, keys, lifeText: String(Math.ceil(2 * period)), keyTtlText: String(Math.ceil(3 * period)), listed: false, writtenAt: 0, periodMs: period };
 }
 
 export function waitAcquireOn(client: Redis | Cluster, locks: Resource[], token: string, px: string, w: WaitState): Promise<number | [number, Buffer]> {

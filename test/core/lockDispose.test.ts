@@ -56,15 +56,15 @@ describe('Lock: await using, remainingMs, release of a gone lock (3 real nodes)'
       assert.equal(held.remainingMs, 0);
     }
     const r = await fx.rl.release(lock);
-    assert.deepEqual(r.nodes.map((n) => n.outcome), ['not-held', 'not-held', 'not-held']);
+    assert.deepEqual((await r.settled).map((n) => n.outcome), ['not-held', 'not-held', 'not-held']);
   });
 
   it('releasing twice resolves not-held the second time and leaves a new holder alone', async () => {
     const lock = await fx.rl.acquire('lock:twice', 30_000);
-    assert.deepEqual((await fx.rl.release(lock)).nodes.map((n) => n.outcome), ['released', 'released', 'released']);
+    assert.deepEqual((await (await fx.rl.release(lock)).settled).map((n) => n.outcome), ['released', 'released', 'released']);
     const other = await fx.rl.acquire('lock:twice', 30_000);
     const again = await fx.rl.release(lock);
-    assert.deepEqual(again.nodes.map((n) => n.outcome), ['not-held', 'not-held', 'not-held']);
+    assert.deepEqual((await again.settled).map((n) => n.outcome), ['not-held', 'not-held', 'not-held']);
     assert.deepEqual(await valuesOf(fx.servers, 'lock:twice'), [other.token, other.token, other.token]);
     await fx.rl.release(other);
   });
@@ -74,7 +74,7 @@ describe('Lock: await using, remainingMs, release of a gone lock (3 real nodes)'
     await fx.rl.quit();
     await lock[Symbol.asyncDispose]();
     const r = await fx.rl.release(lock);
-    assert.deepEqual(r.nodes.map((n) => n.outcome), ['unreachable', 'unreachable', 'unreachable']);
+    assert.deepEqual((await r.settled).map((n) => n.outcome), ['unreachable', 'unreachable', 'unreachable']);
   });
 
   it('a lock built from a shown token (lockFor) disposes by compare-and-delete on that token', async () => {

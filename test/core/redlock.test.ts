@@ -61,7 +61,8 @@ describe('Redlock on 5 real nodes', function () {
     assert.ok(lock.validityMs > 9_000 && lock.validityMs <= 10_000);
     await waitFor(async () => (await keyOn(servers, 'lock:basic')).every((v) => v === lock.token), 2000, 'all copies');
     const r = await redlock.release(lock);
-    assert.deepEqual(r.nodes.map((n) => n.outcome), ['released', 'released', 'released', 'released', 'released']);
+    assert.ok(r.nodes.every((n) => n.outcome === 'released' || n.outcome === 'pending'));
+    assert.deepEqual((await r.settled).map((n) => n.outcome), ['released', 'released', 'released', 'released', 'released']);
     assert.deepEqual(await keyOn(servers, 'lock:basic'), [null, null, null, null, null]);
   });
 
@@ -80,7 +81,7 @@ describe('Redlock on 5 real nodes', function () {
     const nodes = await b.settled;
     assert.deepEqual(nodes.map((n) => n.outcome), ['refused', 'refused', 'granted', 'granted', 'granted']);
     const r = await redlock.release(b);
-    assert.deepEqual(r.nodes.map((n) => n.outcome), ['unreachable', 'unreachable', 'released', 'released', 'released']);
+    assert.deepEqual((await r.settled).map((n) => n.outcome), ['unreachable', 'unreachable', 'released', 'released', 'released']);
   });
 
   it('refuses with 3 of 5 stopped, explaining every node, and leaves no key behind', async () => {
@@ -118,8 +119,40 @@ describe('Redlock on 5 real nodes', function () {
     const releaseMs = elapsedSince(t1);
     assert.ok(acquireMs < deadline, `acquire took ${acquireMs} ms`);
     assert.ok(releaseMs < deadline * 2, `release took ${releaseMs} ms`);
-    assert.equal(r.nodes[4].outcome, 'unreachable');
-    assert.match(r.nodes[4].reason ?? '', /no answer within 300 ms/);
+    // Certain once a quorum released: the paused node is still pending, settled has it.
+    assert.equal(r.nodes[4].outcome, 'pending');
+    assert.ok(r.nodes.filter((n) => n.outcome === 'released').length >= rl.quorum);
+    const final = await r.settled;
+    assert.equal(final[4].outcome, 'unreachable');
+    assert.match(final[4].reason ?? '', /no answer within 300 ms/);
+    assert.deepEqual(final.slice(0, 4).map((n) => n.outcome), ['released', 'released', 'released', 'released']);
+  });
+
+  it('release resolves at a quorum; settled and quit() wait for the paused node to answer', async () => {
+    const rl = new Redlock(servers.map((s) => s.url), { commandTimeoutMs: 5000 });
+    await rl.acquire('lock:warm', 1000).then((l) => rl.release(l));
+    const lock = await rl.acquire('lock:pending', 10_000);
+    servers[4].pause();
+    try {
+      const r = await rl.release(lock);
+      assert.equal(r.nodes[4].outcome, 'pending');
+      assert.ok(r.nodes.filter((n) => n.outcome === 'released').length >= rl.quorum);
+      let quit = false;
+      const quitting = rl.quit().then(() => (quit = true));
+      let settled = false;
+      void r.settled.then(() => (settled = true));
+      // quit() must not close the paused node's connection under the release in flight.
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(settled, false);
+      assert.equal(quit, false);
+      servers[4].resume();
+      const final = await r.settled;
+      assert.deepEqual(final.map((n) => n.outcome), ['released', 'released', 'released', 'released', 'released']);
+      await quitting;
+    } finally {
+      servers[4].resume();
+    }
+    assert.deepEqual(await keyOn(servers, 'lock:pending'), [null, null, null, null, null]);
   });
 
   it('a timed-out SET on a paused node never comes back as a ghost lock', async () => {
@@ -161,7 +194,7 @@ describe('Redlock on 5 real nodes', function () {
     const t1 = process.hrtime.bigint();
     const r = await redlock.release(lock);
     assert.ok(elapsedSince(t1) < 200);
-    assert.deepEqual(r.nodes.map((n) => n.outcome), ['not-held', 'not-held', 'not-held', 'not-held', 'not-held']);
+    assert.deepEqual((await r.settled).map((n) => n.outcome), ['not-held', 'not-held', 'not-held', 'not-held', 'not-held']);
   });
 
   it('extend sets the new TTL and returns a new lock; a foreign holder refuses it', async () => {
@@ -284,7 +317,7 @@ describe('Redlock on 5 real nodes', function () {
         const lock = await rl.acquire('lock:n', 5000);
         assert.equal((await lock.settled).filter((a) => a.outcome === 'granted').length, set.length);
         const r = await rl.release(lock);
-        assert.ok(r.nodes.every((n) => n.outcome === 'released'));
+        assert.ok((await r.settled).every((n) => n.outcome === 'released'));
       }
     } finally {
       await Promise.all(extra.map((s) => s.dispose()));

@@ -68,7 +68,7 @@ describe('refusals are answers', function () {
     const rl = new Redlock(viewer, { commandTimeoutMs: 500 });
     try {
       const r = await rl.release(rl.lockFor('lock:acl', 'tok-1'));
-      assert.deepEqual(r.nodes.map((n) => n.outcome), ['refused', 'refused', 'refused']);
+      assert.deepEqual((await r.settled).map((n) => n.outcome), ['refused', 'refused', 'refused']);
       const fr = await rl.forceRelease('lock:acl', servers.map((s) => ({ node: `127.0.0.1:${s.port}`, token: 'tok-1' })));
       assert.deepEqual(fr.nodes.map((n) => n.outcome), ['refused', 'refused', 'refused']);
     } finally {
@@ -87,9 +87,10 @@ describe('refusals are answers', function () {
     try {
       await waitFor(() => probe.ping().then(() => false, (e: Error) => /BUSY/.test(e.message)), 10_000, 'BUSY');
       const r = await rl.release(rl.lockFor('lock:busy', 'tok-2'));
-      assert.equal(r.nodes[0].outcome, 'unreachable', JSON.stringify(r.nodes[0]));
-      assert.match(r.nodes[0].reason ?? '', /BUSY/);
-      assert.deepEqual(r.nodes.slice(1).map((n) => n.outcome), ['released', 'released']);
+      const final = await r.settled;
+      assert.equal(final[0].outcome, 'unreachable', JSON.stringify(final[0]));
+      assert.match(final[0].reason ?? '', /BUSY/);
+      assert.deepEqual(final.slice(1).map((n) => n.outcome), ['released', 'released']);
     } finally {
       await probe.call('SCRIPT', 'KILL').catch(() => undefined);
       await spinning;
@@ -107,7 +108,7 @@ describe('refusals are answers', function () {
       const longer = await rl.extend(lock, 20_000);
       await Promise.all(servers.map((s) => withClient(s, (c) => c.call('SCRIPT', 'FLUSH'))));
       const r = await rl.release(longer);
-      assert.deepEqual(r.nodes.map((n) => n.outcome), ['released', 'released', 'released']);
+      assert.deepEqual((await r.settled).map((n) => n.outcome), ['released', 'released', 'released']);
     } finally {
       await rl.quit();
     }

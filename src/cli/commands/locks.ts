@@ -115,7 +115,8 @@ export async function runExtend(redlock: Redlock, cmd: { resources: Buffer[]; to
  */
 export async function runRelease(redlock: Redlock, cmd: { resources: Buffer[]; token: Buffer; json: boolean }, io: Io): Promise<ExitCode> {
   const lock = redlock.lockFor(cmd.resources, displayToken(cmd.token));
-  const r = await redlock.release(lock);
+  // The CLI reports every node's final answer, not the early, quorum-certain one.
+  const r = { nodes: await (await redlock.release(lock)).settled };
   const doc: LockDoc = { resources: lock.resources, token: lock.token, validityMs: null, nodes: pick(r.nodes) };
   const released = r.nodes.filter((n) => n.outcome === 'released').length;
   const down = r.nodes.filter((n) => n.outcome === 'unreachable');

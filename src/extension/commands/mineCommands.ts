@@ -122,7 +122,11 @@ export async function release(s: Services, arg?: unknown): Promise<ReleaseResult
     const redlock = await s.model.redlock();
     if (!redlock) return noRedlock(s);
     const lock = mine.lock!;
-    const result = await withProgress(vscode.l10n.t('Releasing {0}…', printable(mine.key)), () => redlock.release(lock));
+    // The notification lists every node's final answer, so wait for the stragglers too.
+    const result: ReleaseResult = await withProgress(vscode.l10n.t('Releasing {0}…', printable(mine.key)), async () => {
+      const r = await redlock.release(lock);
+      return { ...r, nodes: await r.settled };
+    });
     s.mine.delete(mine.key);
     const summary = result.nodes.map((n) => `${n.node}: ${n.outcome}${n.reason ? ` (${n.reason})` : ''}`).join('; ');
     s.log.info(`released ${printable(mine.key)}: ${summary}`);
