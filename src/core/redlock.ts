@@ -566,14 +566,23 @@ export class Redlock {
         if (!x.ok) return { node: node.id, outcome: x.answered ? 'refused' : 'unreachable', reason: x.reason };
         return { node: node.id, outcome: x.value > 0 ? 'released' : 'not-held' };
       }));
+    // Stamped when the first node's delete is known, not when the slowest node answers:
+    // a history must not list this release after the next holder's acquisition.
+    let recorded = false;
+    const recordReleased = (results: ReadonlyArray<Settled<number> | undefined>): void => {
+      if (recorded || !results.some((x) => x?.ok && x.value > 0)) return;
+      recorded = true;
+      this.events?.record('released', lock.keys, lock.token);
+    };
     const settled = r.settled.then((all) => {
-      if (all.some((x) => x.ok && x.value > 0)) this.events?.record('released', lock.keys, lock.token);
+      recordReleased(all);
       return describe(all) as Awaited<ReleaseResult['settled']>;
     });
     // quit() waits for these, so no compare-and-delete is cut off by a closing connection.
     this.releasing.add(settled);
     void settled.finally(() => this.releasing.delete(settled));
     const decided = await r.decided;
+    recordReleased(decided);
     return { nodes: describe([...decided]), settled };
   }
 
