@@ -13,6 +13,7 @@ import '@vscode-elements/elements/dist/vscode-table-header-cell/index.js';
 import '@vscode-elements/elements/dist/vscode-table-row/index.js';
 import './panel.css';
 import { extendable, releasable } from '../src/core/actions';
+import { failedCopyText } from '../src/shared/failedCopyText';
 import type { LockEntry, Observation } from '../src/core/types';
 import {
   PROTOCOL_VERSION, isHistoryEvent, isHostMessage,
@@ -182,7 +183,7 @@ function observationText(o: Observation | undefined): string {
     case 'absent':
       return '— (absent)';
     default:
-      return `${o.state}${o.reason ? ` (${o.reason})` : ''}`;
+      return failedCopyText(o);
   }
 }
 

@@ -3,6 +3,7 @@
 // snapshots and history events over the typed protocol in src/shared/protocol.ts.
 // The webview only reads; its action buttons run the same commands as the tree, with the
 // same confirmations and the same read-only refusal.
+import { failedCopyText } from '../../shared/failedCopyText';
 import * as vscode from 'vscode';
 import type { LockEntry } from '../../core/types';
 import {
@@ -220,7 +221,7 @@ export class LockDetailsPanel implements vscode.Disposable {
         if (m.key !== this.key) return undefined;
         // A held copy's token, or an unreachable / unreadable node's error as the panel shows it.
         const o = this.source.entry(this.key)?.nodes.find((n) => n.node === m.node);
-        const text = o?.state === 'present' ? o.token : o && o.state !== 'absent' ? `${o.state}${o.reason ? ` (${o.reason})` : ''}` : null;
+        const text = o?.state === 'present' ? o.token : o && o.state !== 'absent' ? failedCopyText(o) : null;
         if (typeof text === 'string') await vscode.env.clipboard.writeText(text);
         return text ?? undefined;
       }
