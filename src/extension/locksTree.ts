@@ -3,10 +3,12 @@
 // an added or a removed key refreshes the root. Tooltips are built on hover
 // (resolveTreeItem), and the once-a-second countdown re-renders only the rows near the
 // top of the list, the expanded and the selected ones; the rest every COUNTDOWN_FAR_EVERY
-// ticks (docs/decisions.md: the cost of a countdown over 10,000 rows).
+// ticks (docs/decisions.md: the cost of a countdown over 10,000 rows). A row whose tooltip
+// was just resolved holds still while it is read: a re-render would close the tooltip
+// (docs/decisions.md, "Tooltips that stay").
 import * as vscode from 'vscode';
 import type { LockEntry, Observation } from '../core';
-import { agedEntry, agedPttl } from '../shared/countdown';
+import { agedEntry, agedEntryWithCopies, steppedEntry } from '../shared/countdown';
 import { keyMatcher } from './glob';
 import type { LockModel, ModelChange } from './lockModel';
 import { compareLocks, needsAttention } from '../shared/lockOrder';
@@ -20,6 +22,17 @@ import { elementId } from './treeIds';
 export const COUNTDOWN_NEAR_ROWS = 200;
 /** Rows further down (a long list scrolled) count down every this many seconds. */
 export const COUNTDOWN_FAR_EVERY = 10;
+/**
+ * A row whose tooltip was resolved (the pointer rests on it) skips countdown and renewal
+ * re-renders this long, unless what it says to do changes: long enough to read the
+ * tooltip, short enough that a row left behind is not stale for long.
+ */
+export const HOVER_HOLD_MS = 15_000;
+
+/** What a row says to do, without time: verdict, flags, holders per node. A change here is never held. */
+function rowGist(entry: LockEntry, mine: boolean): string {
+  return `${entry.verdict}|${entry.flags.join()}|${mine}|${entry.nodes.map((o) => `${o.state}:${o.token ?? ''}`).join('|')}`;
+}
 
 export class LockElement {
   readonly kind = 'lock';
@@ -27,6 +40,10 @@ export class LockElement {
   rendered = '';
   /** Expanded or selected: counts down every second wherever it is in the list. */
   watched = false;
+  /** When its tooltip was last resolved; the row holds still for HOVER_HOLD_MS after. */
+  hoveredAt = Number.NEGATIVE_INFINITY;
+  /** rowGist() of what the tree shows now. */
+  gist = '';
   readonly copies = new Map<string, CopyElement>();
   constructor(readonly key: string) {}
 }
@@ -135,6 +152,13 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     return agedEntry(entry, Date.now() - this.model.takenAtOf(key), this.model.settings.expiringThresholdMs);
   }
 
+  /** The entry as its row counts down: aged, then stepped (src/shared/countdown.ts). */
+  private rowEntry(key: string): LockEntry | undefined {
+    const entry = this.model.entry(key);
+    if (!entry) return undefined;
+    return steppedEntry(agedEntryWithCopies(entry, Date.now() - this.model.takenAtOf(key), this.model.settings.expiringThresholdMs));
+  }
+
   private resort(): boolean {
     const locks = (this.model.snapshot?.locks ?? []).filter((e) => this.matches(e.key) && (!this.anomalies || needsAttention(e)));
     const order = [...locks].sort(compareLocks).map((e) => e.key);
@@ -150,16 +174,24 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
       this.emitter.fire(undefined);
       return;
     }
-    const changed = c.changed.map((k) => this.elements.get(k)).filter((e): e is LockElement => e !== undefined);
+    // A renewal only moves the TTL: a row being read keeps its tooltip, and the first
+    // tick after the hold shows the new time.
+    const changed = c.changed.map((k) => this.elements.get(k)).filter((e): e is LockElement => e !== undefined && !this.holds(e));
     if (changed.length > 0) this.emitter.fire(changed);
+  }
+
+  /** Hovered a moment ago and saying the same thing: a re-render would only close the tooltip. */
+  private holds(el: LockElement, now = Date.now()): boolean {
+    if (now - el.hoveredAt >= HOVER_HOLD_MS) return false;
+    const entry = this.shownEntry(el.key);
+    return entry !== undefined && rowGist(entry, this.mine.has(el.key)) === el.gist;
   }
 
   /** What the row shows; the node rows below it only count when they are open to see. */
   private render(el: LockElement, entry: LockEntry): string {
     const head = `${lockDescription(entry)}|${entry.flags.join()}`;
     if (!el.watched) return head;
-    const elapsed = Date.now() - this.model.takenAtOf(el.key);
-    return `${head}|${entry.nodes.map((o) => copyDescription(o, agedPttl(o, elapsed))).join('|')}`;
+    return `${head}|${entry.nodes.map((o) => copyDescription(o, o.pttlMs)).join('|')}`;
   }
 
   /** Set by the view: a hidden tree needs no countdown (it re-renders when shown). */
@@ -178,11 +210,12 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     if (!this.isVisible()) return;
     const all = ++this.ticks % COUNTDOWN_FAR_EVERY === 0;
     const changed: LockElement[] = [];
+    const now = Date.now();
     for (let i = 0; i < this.order.length; i++) {
       const el = this.elements.get(this.order[i]);
       if (!el || (!all && i >= COUNTDOWN_NEAR_ROWS && !el.watched)) continue;
-      const entry = this.shownEntry(el.key);
-      if (!entry) continue;
+      const entry = this.rowEntry(el.key);
+      if (!entry || this.holds(el, now)) continue;
       if (this.render(el, entry) !== el.rendered) changed.push(el);
     }
     if (changed.length > 0) this.emitter.fire(changed);
@@ -231,13 +264,14 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
   private lockItem(el: LockElement): vscode.TreeItem {
     const item = new vscode.TreeItem(printable(el.key), vscode.TreeItemCollapsibleState.Collapsed);
     item.id = elementId('lock', el.key);
-    const entry = this.shownEntry(el.key);
+    const entry = this.rowEntry(el.key);
     if (!entry) {
       item.description = vscode.l10n.t('gone');
       return item;
     }
     const mine = this.mine.has(el.key);
     el.rendered = this.render(el, entry);
+    el.gist = rowGist(entry, mine);
     const row = lockRowText(entry);
     item.label = { label: row.label, highlights: row.highlights };
     item.description = row.description;
@@ -250,13 +284,13 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
   private copyItem(c: CopyElement): vscode.TreeItem {
     const item = new vscode.TreeItem(printable(c.node), vscode.TreeItemCollapsibleState.None);
     item.id = elementId('copy', c.key, c.node);
-    const entry = this.model.entry(c.key);
+    const entry = this.rowEntry(c.key);
     const o: Observation | undefined = entry?.nodes.find((n) => n.node === c.node);
     if (!entry || !o) return item;
     // Two holders or more: the CLI's letters and the panel's colours tell the copies apart.
     const mark = copyTokenMark(entry, o);
     if (mark) item.label = { label: `${mark.letter} · ${printable(c.node)}`, highlights: [[0, mark.letter.length]] };
-    item.description = copyDescription(o, agedPttl(o, Date.now() - this.model.takenAtOf(c.key)));
+    item.description = copyDescription(o, o.pttlMs);
     item.iconPath = themeIcon(copyIcon(o, mark));
     item.contextValue = copyContextValue(o);
     return item;
@@ -264,6 +298,9 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
 
   /** Tooltips on hover only: built and parsed for the row the pointer is on, as it reads now. */
   resolveTreeItem(item: vscode.TreeItem, element: LocksTreeElement): vscode.TreeItem {
+    // A node row is re-rendered with its lock, so hovering it holds the lock's row too.
+    const el = element instanceof CopyElement ? element.parent : element;
+    if (el instanceof LockElement) el.hoveredAt = Date.now();
     item.tooltip = this.tooltipOf(element);
     return item;
   }

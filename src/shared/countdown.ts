@@ -28,5 +28,23 @@ export function agedEntryWithCopies(entry: LockEntry, elapsedMs: number, expirin
   return { ...agedEntry(entry, elapsedMs, expiringThresholdMs), nodes };
 }
 
+/**
+ * The Locks tree counts down in steps that grow with the time left: every second under
+ * 10 s, then 5 s, 30 s and 1 min. A row then re-renders every few seconds at most instead
+ * of every second, and each re-render closes a tooltip being opened on it
+ * (docs/decisions.md, "Tooltips that stay"). Floored: a row never says more time than is left.
+ */
+export function steppedMs(ms: number): number {
+  const step = ms < 10_000 ? 0 : ms < 60_000 ? 5_000 : ms < 600_000 ? 30_000 : 60_000;
+  return step === 0 ? ms : ms - (ms % step);
+}
+
+/** An aged entry as a tree row counts it down: validity and PTTLs stepped, flags as aged. */
+export function steppedEntry(entry: LockEntry): LockEntry {
+  const validityMs = entry.validityMs === null ? null : steppedMs(entry.validityMs);
+  const nodes = entry.nodes.map((o) => (o.pttlMs === null || o.pttlMs < 0 ? o : { ...o, pttlMs: steppedMs(o.pttlMs) }));
+  return { ...entry, validityMs, nodes };
+}
+
 /** The countdown's durations read like every other surface's (src/core/present.ts). */
 export { formatDuration as formatSeconds } from '../core/present';

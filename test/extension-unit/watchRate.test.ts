@@ -50,8 +50,8 @@ describe('extension costs (stand-in vscode)', () => {
     const now = Date.now();
     for (let i = 0; i < 500; i++) {
       const key = `lock:${String(i).padStart(3, '0')}`;
-      // Longest TTL last, so the tree's order (soonest expiry first) is the key order.
-      entries.set(key, lockEntry(key, [present('a', 't', 10_000 + i * 1000), present('b', 't', 10_000 + i * 1000), present('c', 't', 10_000 + i * 1000)], {}, { nowMs: now }));
+      // Under 10 s left, where the tree counts every second (src/shared/countdown.ts).
+      entries.set(key, lockEntry(key, [present('a', 't', 9_000), present('b', 't', 9_000), present('c', 't', 9_000)], {}, { nowMs: now }));
     }
     const events = { on: () => ({ dispose() {} }) };
     const fakeModel = {
@@ -81,7 +81,8 @@ describe('extension costs (stand-in vscode)', () => {
         t.setWatched([rows[400]], true);
         t.onDidChangeTreeData((e) => fired.push(e as TreeModule.LockElement[]));
         for (let second = 1; second <= tree.COUNTDOWN_FAR_EVERY; second++) {
-          clock = now + second * 1000;
+          // Half a second a tick: ten ticks leave each lock a few seconds, still counting.
+          clock = now + second * 500;
           t.tick();
           for (const r of fired.at(-1) ?? []) t.getTreeItem(r);
         }
@@ -99,6 +100,78 @@ describe('extension costs (stand-in vscode)', () => {
       assert.equal(t.getTreeItem(rows[0]).tooltip, undefined);
       assert.match(String((t.resolveTreeItem(t.getTreeItem(rows[0]), rows[0]).tooltip as { value: string }).value), /held 3\\\/3 · /);
     } finally {
+      t.dispose();
+    }
+  });
+
+  it('holds a hovered row still through countdown ticks and renewals, not through a change of what it says', () => {
+    const now = Date.now();
+    // Under 10 s left, where the tree counts every second (src/shared/countdown.ts).
+    const entryOf = (key: string, at: number, tokenC = 't') => lockEntry(key, [present('a', 't', 9_000), present('b', 't', 9_000), present('c', tokenC, 9_000)], {}, { nowMs: at });
+    const entries = new Map<string, LockEntry>(['lock:hovered', 'lock:other'].map((k) => [k, entryOf(k, now)]));
+    let takenAt = now;
+    const listeners: Array<(c: unknown) => void> = [];
+    const fakeModel = {
+      onDidChange: (l: (c: unknown) => void) => (listeners.push(l), { dispose() {} }),
+      onDidChangeState: () => ({ dispose() {} }),
+      get snapshot() {
+        return { quorum: 2, nodes: [], locks: [...entries.values()], skipped: [], truncated: false };
+      },
+      settings: { expiringThresholdMs: 2000 },
+      truncated: false,
+      entry: (k: string) => entries.get(k),
+      takenAtOf: () => takenAt,
+    };
+    const t = new tree.LocksTreeProvider(fakeModel as never, { onDidChange: () => ({ dispose() {} }), has: () => false } as never);
+    const realNow = Date.now;
+    let clock = now;
+    Date.now = () => clock;
+    try {
+      t.setFilter('');
+      const rows = t.getChildren() as TreeModule.LockElement[];
+      const hovered = rows.find((r) => r.key === 'lock:hovered')!;
+      for (const r of rows) t.getTreeItem(r);
+      const fired: string[][] = [];
+      t.onDidChangeTreeData((e) => {
+        const els = (e ?? []) as TreeModule.LockElement[];
+        fired.push(els.map((r) => r.key));
+        for (const r of els) t.getTreeItem(r);
+      });
+      const second = (n: number): string[] => {
+        clock = now + n * 1000;
+        fired.length = 0;
+        t.tick();
+        return fired.flat().sort();
+      };
+      // The watch reads both locks again: renewed (same tokens, TTL back up) or not.
+      const read = (tokenC = 't'): string[] => {
+        takenAt = clock;
+        entries.set('lock:hovered', entryOf('lock:hovered', clock, tokenC));
+        entries.set('lock:other', entryOf('lock:other', clock));
+        fired.length = 0;
+        for (const l of listeners) l({ added: [], changed: ['lock:hovered', 'lock:other'], removed: [], before: new Map() });
+        return fired.flat().sort();
+      };
+      assert.deepEqual(second(1), ['lock:hovered', 'lock:other'], 'both rows count down');
+      // The pointer rests on the row: VS Code resolves its tooltip.
+      assert.ok(t.resolveTreeItem(t.getTreeItem(hovered), hovered).tooltip);
+      assert.deepEqual(second(2), ['lock:other'], 'the hovered row holds still');
+      assert.deepEqual(read(), ['lock:other'], 'a renewal does not re-render the hovered row');
+      assert.deepEqual(second(3), ['lock:other']);
+      assert.deepEqual(read(), ['lock:other']);
+      clock = now + 14_000;
+      assert.deepEqual(read(), ['lock:other'], 'still held 13 s after the hover');
+      // The hold ends: the row shows the time it has now.
+      assert.deepEqual(second(1 + tree.HOVER_HOLD_MS / 1000 + 0.5), ['lock:hovered', 'lock:other']);
+      // Hovered again, then one node answers with another token: what the row says changed
+      // (held 3/3 becomes held 2/3), so it re-renders at once.
+      const labelOf = (): string => (t.getTreeItem(hovered).label as { label: string }).label;
+      const before = labelOf();
+      t.resolveTreeItem(t.getTreeItem(hovered), hovered);
+      assert.deepEqual(read('v'), ['lock:hovered', 'lock:other'], 'a new holder is shown at once');
+      assert.notEqual(labelOf(), before);
+    } finally {
+      Date.now = realNow;
       t.dispose();
     }
   });

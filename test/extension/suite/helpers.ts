@@ -60,8 +60,6 @@ export async function lockRows(api: RedlockInspectorApi, parent?: LocksTreeEleme
   return Promise.all(
     children.map(async (el) => {
       const item = await api.locksProvider.getTreeItem(el);
-      // What VS Code does when the pointer rests on the row: the tooltip is built then.
-      await api.locksProvider.resolveTreeItem(item, el);
       const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
       const description = String(item.description ?? '');
       const cut = el.kind === 'lock' ? label.indexOf(HEAD_SEPARATOR) : -1;
@@ -70,6 +68,11 @@ export async function lockRows(api: RedlockInspectorApi, parent?: LocksTreeEleme
       return { el, item, label, description, verdict, key, summary: verdict && description ? `${verdict} · ${description}` : verdict || description };
     }),
   );
+}
+
+/** What VS Code does when the pointer rests on a row: its tooltip is built then (and the row holds still). */
+export async function hoverRow(api: RedlockInspectorApi, row: Row): Promise<vscode.MarkdownString | string | undefined> {
+  return (await api.locksProvider.resolveTreeItem(row.item, row.el)).tooltip;
 }
 
 export async function rowOf(api: RedlockInspectorApi, key: string): Promise<Row> {

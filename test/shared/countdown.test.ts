@@ -1,0 +1,27 @@
+// The tree's countdown steps (src/shared/countdown.ts): every second near the end, coarser
+// further away, never more time than is left.
+import assert from 'node:assert/strict';
+import { steppedEntry, steppedMs } from '../../src/shared/countdown';
+import { lockEntry, present } from '../support/entries';
+
+describe('countdown steps', () => {
+  it('keeps the time under 10 s, then floors it to 5 s, 30 s and 1 min steps', () => {
+    assert.equal(steppedMs(9_999), 9_999);
+    assert.equal(steppedMs(29_700), 25_000);
+    assert.equal(steppedMs(59_999), 55_000);
+    assert.equal(steppedMs(4 * 60_000 + 29_000), 4 * 60_000);
+    assert.equal(steppedMs(4 * 60_000 + 31_000), 4 * 60_000 + 30_000);
+    assert.equal(steppedMs(3_725_000), 3_720_000);
+    for (let ms = 0; ms < 4_000_000; ms += 997) assert.ok(steppedMs(ms) <= ms, `${ms}`);
+  });
+
+  it('a row with 30 s left reads the same for 5 s; a no-TTL copy and its flags stay', () => {
+    const now = Date.now();
+    const entry = lockEntry('k', [present('a', 't', 29_900), present('b', 't', 29_900), present('c', 't', -1)], {}, { nowMs: now });
+    const shown = steppedEntry(entry);
+    assert.equal(shown.nodes[2].pttlMs, -1);
+    assert.deepEqual(shown.flags, entry.flags);
+    assert.equal(shown.nodes[0].pttlMs, 25_000);
+    assert.ok(shown.validityMs !== null && shown.validityMs % 5_000 === 0 && shown.validityMs <= entry.validityMs!);
+  });
+});
