@@ -127,6 +127,13 @@ function trackedClient(client: Redis | Cluster): Redis | Cluster {
   return client;
 }
 
+/**
+ * Lock rounds (one command per node, see redlock.ts) started and not yet decided, in the
+ * whole process: while one is open, other callers may write in the same tick, so a new
+ * round's writes are worth corking.
+ */
+export const lockRounds = { undecided: 0 };
+
 export class RedisNode {
   lastError: string | null = null;
   latencyMs: number | null = null;
@@ -259,9 +266,12 @@ export class RedisNode {
    * ioredis auto-pipelining without a Pipeline object per batch, without holding a lone
    * command back to the next event-loop turn, and without auto-pipelining's uncaught
    * TypeError when the connection is down. A Cluster routes per key: left alone.
+   * Only while another lock round is undecided (lockRounds): a lone caller has nothing to
+   * batch with, and corking its single write cost a fifth of a sequential acquire+release
+   * (docs/decisions.md, "Lock round costs").
    */
   cork(): void {
-    if (this.corked || this.client instanceof Cluster) return;
+    if (lockRounds.undecided === 0 || this.corked || this.client instanceof Cluster) return;
     const stream = this.client.stream;
     if (!stream) return;
     this.corked = true;

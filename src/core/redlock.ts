@@ -3,7 +3,7 @@ import './disposable';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { LockAbortedError, NodeAttempt, RedlockError } from './errors';
-import { checkDistinct, createNodes, DeadlineError, describeFailure, FailureOutcome, NodeInput, NodeSetOptions, RedisNode, waitForQuorum } from './nodes';
+import { checkDistinct, createNodes, DeadlineError, describeFailure, FailureOutcome, lockRounds, NodeInput, NodeSetOptions, RedisNode, waitForQuorum } from './nodes';
 import { lockCommands, releaseKeysOn } from './scripts';
 import { DEFAULT_PATTERNS, InspectContext, inspectNodes } from './inspect';
 import { Watcher, WatchListener, WatchOptions } from './watch';
@@ -20,6 +20,7 @@ import { History, readHistory } from './history';
 import { FenceRound, withRaiseFailures } from './fencing';
 import { Cluster } from 'ioredis';
 import { clusterMembers } from './clusterMembers';
+import { LocalHandoff } from './localHandoff';
 import { ownerOf, unreadMasters } from './clusterTopology';
 
 export interface RedlockOptions extends NodeSetOptions, IdentityOptions {
@@ -195,10 +196,18 @@ function round<T>(
     settled: new Promise((r) => (resolveSettled = r)),
   };
   let open = true;
+  let undecided = true;
+  const decide = (): void => {
+    if (undecided) {
+      undecided = false;
+      lockRounds.undecided--;
+    }
+    resolveDecided(results);
+  };
   const finish = (): void => {
     open = false;
     clearTimeout(timer);
-    resolveDecided(results);
+    decide();
     resolveSettled(results as Array<Settled<T>>);
   };
   const timer = setTimeout(() => {
@@ -212,7 +221,7 @@ function round<T>(
     results[i] = r;
     pending--;
     if (pending === 0) finish();
-    else if (decided?.(results, pending)) resolveDecided(results);
+    else if (undecided && decided?.(results, pending)) decide();
   };
   nodes.forEach((node, i) => {
     let p: Promise<T>;
@@ -237,23 +246,10 @@ function round<T>(
       },
     );
   });
+  // Counted after this round's own writes: cork() batches with other rounds only.
+  lockRounds.undecided++;
   if (nodes.length === 0) finish();
   return out;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new LockAbortedError('acquire aborted'));
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(t);
-      reject(new LockAbortedError('acquire aborted'));
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 function splitBytes(buf: Buffer, sep: number): Buffer[] {
@@ -287,6 +283,8 @@ export class Redlock {
   /** The identity part of every token this instance writes (holders.ts). */
   private readonly identity: string;
   private readonly events: EventRecorder | undefined;
+  /** Locks this instance holds and retries sleeping out their delay (localHandoff.ts). */
+  private readonly local = new LocalHandoff();
   /** Releases resolved early whose stragglers are still answering. */
   private readonly releasing = new Set<Promise<unknown>>();
 
@@ -347,16 +345,28 @@ export class Redlock {
     // (made then, so an uncontended acquire builds nothing).
     let wait: WaitState | undefined;
     const waiting = retries > 0 ? (): WaitState => (wait ??= waitState(tokenWithIdentity(newToken(), Date.now(), this.identity), keys, delay, jitterMax, this.deadlineFor(ttlMs))) : undefined;
+    // Queued from the first attempt, so a release during it is not missed.
+    const sleeper = retries > 0 ? this.local.waiter(keys) : undefined;
     try {
       for (let attempt = 0; attempt <= retries; attempt++) {
         if (signal?.aborted) throw new LockAbortedError('acquire aborted');
         if (attempt > 0) {
           const jitter = Math.random() * jitterMax;
-          await sleep(delay + jitter, signal);
+          await sleeper!.sleep(delay + jitter, signal);
+          // Held by a lock of this instance within its validity: a quorum would refuse this
+          // attempt, so it is counted refused without a round; only the waiter entry is
+          // kept fresh. Never the last attempt (its error names every node's answer), nor
+          // when the caller watches each node's answer.
+          const w = wait as WaitState | undefined;
+          if (attempt < retries && w?.listed && !options.onAttempt && this.local.holds(keys)) {
+            await this.refreshWaiter(w, ttlMs);
+            continue;
+          }
         }
         const onRefused = options.onAttempt && ((nodes: NodeAttempt[]): void => options.onAttempt!({ attempt: attempt + 1, attempts: retries + 1, nodes }));
         const result = await this.attemptAcquire(keys, ttlMs, attempt + 1, attempt === retries, wait ?? (attempt < retries ? waiting : undefined), onRefused, options.fencing === true);
         if (result instanceof Lock) {
+          this.local.hold(keys, result.rawToken, result.deadline);
           this.events?.record('acquired', keys, result.token);
           return result;
         }
@@ -367,6 +377,8 @@ export class Redlock {
       const w = wait as WaitState | undefined;
       if (w?.listed) void round(this.nodes, (node) => releaseWaitOn(node.client, [], '', w, false), this.deadlineFor(ttlMs)).settled;
       throw e;
+    } finally {
+      sleeper?.done();
     }
     throw last!;
   }
@@ -478,6 +490,14 @@ export class Redlock {
     return owner === undefined ? list : list.map((e) => ({ ...e, node: owner }));
   }
 
+  /** Rewrites the waiter entry on every node when half its life is gone (waiters.ts). */
+  private async refreshWaiter(wait: WaitState, ttlMs: number): Promise<void> {
+    const t = now();
+    if (wait.keys.length === 0 || !entryDue(wait, t)) return;
+    wait.writtenAt = t;
+    await round(this.nodes, (node) => releaseWaitOn(node.client, [], '', wait, true), this.deadlineFor(ttlMs)).settled;
+  }
+
   private unlistWhereRefused(all: ReadonlyArray<Settled<unknown>>, wait: WaitState, everywhere: boolean): void {
     this.nodes.forEach((node, i) => {
       const x = all[i];
@@ -520,6 +540,7 @@ export class Redlock {
       }));
     const granted = describe(decided).filter((a) => a.outcome === 'granted').length;
     if (granted >= q && validity > 0) {
+      this.local.hold(lock.keys, lock.rawToken, start + ttlMs - drift);
       this.events?.record('extended', lock.keys, lock.token);
       return this.own(new Lock(lock.token, lock.resources, Math.floor(validity), ttlMs, () => r.settled.then(describe), start + ttlMs - drift, lock.keys, lock.rawToken, lock.fences));
     }
@@ -558,6 +579,9 @@ export class Redlock {
       for (const x of rs) if (x?.ok && x.value > 0) n++;
       return n >= q || n + pending < q;
     });
+    // A retry of ours woken now writes its SET behind this compare-and-delete on each
+    // connection already identified, so those nodes free the key before they see it.
+    this.local.released(lock.keys, lock.rawToken);
     const describe = (results: ReadonlyArray<Settled<number> | undefined>): ReleaseNode[] =>
       this.named(lock.keys, this.nodes.map((node, i): ReleaseNode => {
         const x = results[i];
