@@ -36,11 +36,14 @@ export function classify(input: ClassifyInput): Classification | null {
     const token = o.token ?? '';
     if (holders === undefined) {
       holders = dataRecord<number>();
+      holders[token] = 1;
       firstToken = token;
+      distinct = 1;
+    } else {
+      const seen = holders[token];
+      if (seen === undefined) distinct++;
+      holders[token] = (seen ?? 0) + 1;
     }
-    const seen = holders[token];
-    if (seen === undefined) distinct++;
-    holders[token] = (seen ?? 0) + 1;
     if (pttlOf(o) === -1) noTtl = true;
     if (o.holdCount !== null && o.holdCount > 1) reentrant = true;
   }

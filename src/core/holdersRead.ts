@@ -15,10 +15,10 @@ const WAIT_BATCH = 1000;
 /** Process ids behind an entry's holder and waiters: matched, never shown. */
 const processIds = new WeakMap<LockEntry, { holder: string | null; waiters: Array<string | null> }>();
 
-/** Sets each copy's holder and the entry's (the quorum token's). */
-export function attachHolders(entry: LockEntry): void {
-  let quorumToken: string | null = null;
-  for (const t in entry.holders) if (entry.holders[t] >= entry.quorum) quorumToken = t;
+/** Sets each copy's holder and the entry's (the quorum token's, when known: classify's). */
+export function attachHolders(entry: LockEntry, knownQuorumToken?: string | null): void {
+  let quorumToken: string | null = knownQuorumToken ?? null;
+  if (knownQuorumToken === undefined) for (const t in entry.holders) if (entry.holders[t] >= entry.quorum) quorumToken = t;
   let holder: LockEntry['holder'] = null;
   let format: string | null = null;
   for (const o of entry.nodes) {
@@ -36,7 +36,9 @@ export function attachHolders(entry: LockEntry): void {
   entry.holder = holder;
   if (entry.waiters === undefined) entry.waiters = [];
   const prev = processIds.get(entry);
-  processIds.set(entry, { holder: processIdOf(quorumToken, format), waiters: prev?.waiters ?? [] });
+  const id = processIdOf(quorumToken, format);
+  // No entry reads as no holder and no waiter: 100k plain-token locks add none.
+  if (id !== null || prev !== undefined) processIds.set(entry, { holder: id, waiters: prev?.waiters ?? [] });
 }
 
 const ASCII = /^[\x00-\x7f]*$/;
@@ -53,7 +55,8 @@ function waiterKeyOf(id: string): string | null {
  */
 export async function attachWaiters(ctx: InspectContext, scans: NodeScan[], entries: LockEntry[], ids: string[]): Promise<void> {
   if (entries.length === 0) return;
-  const keys = ids.map(waiterKeyOf);
+  // Named only for the keys some node is asked about.
+  const keys: Array<string | null | undefined> = new Array(entries.length);
   const perNode: Array<Array<WaitingRead | undefined>> = ctx.nodes.map(() => new Array(entries.length));
   await Promise.all(
     ctx.nodes.map(async (node, n) => {
@@ -61,8 +64,17 @@ export async function attachWaiters(ctx: InspectContext, scans: NodeScan[], entr
       if (!scan?.status.reachable) return;
       const wanted: number[] = [];
       for (let i = 0; i < entries.length; i++) {
+        const slot = scan.reads.get(ids[i]);
         // On a cluster each key (and its waiter set, same slot) lives on one master only.
-        if (keys[i] !== null && (!ctx.ownerOnly || scan.reads.has(ids[i]))) wanted.push(i);
+        if (ctx.ownerOnly && !slot) continue;
+        // The key's SCAN page already found no waiter set beside it (taken once: a later
+        // read, a watch tick, asks the node again).
+        if (slot?.noWaiters) {
+          slot.noWaiters = false;
+          continue;
+        }
+        if (keys[i] === undefined) keys[i] = waiterKeyOf(ids[i]);
+        if (keys[i] !== null) wanted.push(i);
       }
       try {
         await readInto(ctx, node, wanted, keys, perNode[n]);
@@ -71,15 +83,22 @@ export async function attachWaiters(ctx: InspectContext, scans: NodeScan[], entr
       }
     }),
   );
-  entries.forEach((e, i) => {
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    const p = processIds.get(e);
+    if (perNode.every((r) => r[i] === undefined)) {
+      // No node lists a waiter (the common case): nothing to merge or match.
+      if (e.waiters === undefined || e.waiters.length > 0) e.waiters = [];
+      if (p !== undefined && p.waiters.length > 0) processIds.set(e, { holder: p.holder, waiters: [] });
+      continue;
+    }
     const merged = mergeWaiters(perNode.map((r) => r[i]));
     e.waiters = merged.map((m) => m.waiter);
-    const p = processIds.get(e);
     processIds.set(e, { holder: p?.holder ?? null, waiters: merged.map((m) => m.processId) });
-  });
+  }
 }
 
-async function readInto(ctx: InspectContext, node: RedisNode, wanted: number[], keys: Array<string | null>, out: Array<WaitingRead | undefined>): Promise<void> {
+async function readInto(ctx: InspectContext, node: RedisNode, wanted: number[], keys: ReadonlyArray<string | null | undefined>, out: Array<WaitingRead | undefined>): Promise<void> {
   const batches: Array<Promise<void>> = [];
   // Every batch goes out at once (pipelined): the node works while replies are decoded.
   for (let b = 0; b < wanted.length; b += WAIT_BATCH) {

@@ -4,7 +4,7 @@
 // `no-writes` script.
 import { isInternalKey } from './internalKeys';
 import { attachHolders, attachWaiters, flagDeadlocks } from './holdersRead';
-import { attachFences, prefetchCounters } from './fenceRead';
+import { attachFences, pageCounter } from './fenceRead';
 import { performance } from 'node:perf_hooks';
 import { classify, quorumOf, skipReason } from './classify';
 import type { InspectOptions, InspectPage, ScanCursor } from './inspectTypes';
@@ -53,6 +53,8 @@ export interface Slot {
   at: number;
   /** The resource's fence counter, read with the SCAN page; taken (cleared) by classifyKeys. */
   fence?: number | null;
+  /** The SCAN page found no waiter set beside this key; taken (cleared) by attachWaiters. */
+  noWaiters?: boolean;
 }
 
 export interface NodeScan {
@@ -151,14 +153,10 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         }
         const page = decodeScanPage(flat, node.id, scan.absent);
         const at = page.nodeTimeMs - scan.offsetMs;
-        const ids: string[] = new Array(page.keys.length);
-        const slots: Slot[] = new Array(page.keys.length);
+        const { fences, noWaiters } = page;
         for (let i = 0; i < page.keys.length; i++) {
-          ids[i] = page.keys[i].toString('latin1');
-          slots[i] = { obs: page.observations[i], at, fence: undefined };
-          scan.reads.set(ids[i], slots[i]);
+          scan.reads.set(page.keys[i].toString('latin1'), { obs: page.observations[i], at, fence: fences ? pageCounter(fences[i]) : null, noWaiters });
         }
-        if (ids.length) pendingReads.push(prefetchCounters(node, ids, slots, ctx.commandTimeoutMs));
         // The call's budget ran out on a page of fat keys: the rest in calls of their own.
         if (page.unread.length) pendingReads.push(readBatch(ctx, node, page.unread, scan));
       }
@@ -259,8 +257,9 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
       fencesToRead.push(locks.length);
       fence = null;
     }
-    const entry: LockEntry = { key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, fence, fenceRisk: fence !== null && holding < c.quorum, nodes: observations };
-    attachHolders(entry);
+    // holder and waiters in the literal: one object shape, no property added later.
+    const entry: LockEntry = { key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, fence, fenceRisk: fence !== null && holding < c.quorum, nodes: observations, holder: null, waiters: [] };
+    attachHolders(entry, c.quorumToken);
     locks.push(entry);
     lockIds.push(id);
   }
@@ -286,7 +285,8 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
   // Key identity is the latin1 form of its bytes: lossless, and cheap to compare.
   const union = new Set<string>();
   for (const s of scans) for (const id of s.reads.keys()) union.add(id);
-  if (!ctx.ownerOnly) await fillGaps(ctx, scans, union);
+  // A single node read every key of the union itself.
+  if (!ctx.ownerOnly && scans.length > 1) await fillGaps(ctx, scans, union);
 
   const nowMs = clockNow();
   const { locks, lockIds, skipped, fencesToRead } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);

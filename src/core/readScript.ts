@@ -4,6 +4,7 @@ import type Redis from 'ioredis';
 import type { Cluster } from 'ioredis';
 import { MAX_TOKEN_BYTES, recognise, RawValue } from './formats';
 import { displayToken } from './tokens';
+import { INTERNAL_PREFIX } from './internalKeys';
 import type { Observation } from './types';
 
 /** Largest string value read; longer ones are reported by size only. */
@@ -19,6 +20,8 @@ export const MAX_SHAPE_BYTES = 64 * 1024;
  */
 export const CALL_ITEMS = 1024;
 export const CALL_BYTES = 128 * 1024;
+/** A fence counter is at most 15 digits: its first 16 bytes tell whether a value is one. */
+export const FENCE_BYTES = 16;
 
 // Reads one key: type, pttl, payload, cost. A payload that is an integer means "not read":
 // >= 0 is the size of a value over its bound (bytes, or items), -1 a type we do not read,
@@ -96,17 +99,46 @@ end
 out[3] = n
 return out`;
 
+// The internal key of `kind` beside key `k`, byte for byte as internalKey() names it
+// (src/core/internalKeys.ts): `=k` when k has a hash tag of its own, else `{k}`.
+const INTERNAL_KEY = `
+local function internalKey(kind, k)
+  local open = string.find(k, '{', 1, true)
+  if open then
+    local close = string.find(k, '}', open + 1, true)
+    if close and close > open + 1 then return '${INTERNAL_PREFIX}' .. kind .. ':=' .. k end
+  end
+  return '${INTERNAL_PREFIX}' .. kind .. ':{' .. k .. '}'
+end
+-- How many of the internal keys of kind beside keys[1..n] exist (EXISTS, 500 per call).
+local function existing(kind, keys, n)
+  local found, names = 0, {}
+  for i = 1, n do
+    names[#names + 1] = internalKey(kind, keys[i])
+    if #names == 500 or i == n then
+      found = found + redis.call('EXISTS', unpack(names))
+      names = {}
+    end
+  end
+  return found
+end
+`;
+
 /**
  * One SCAN page run on the server, then each key read there: [sec, usec, cursor, number
- * read, then key, type (1 for string), pttl, payload per key read, then the keys left
- * unread when the budget ran out]. Saves sending every key name back. Standalone nodes
- * only: a cluster refuses scripts touching undeclared keys.
+ * read, fences, waiters, then key, type (1 for string), pttl, payload per key read, then
+ * the keys left unread when the budget ran out]. Saves sending every key name back.
+ * `fences`: 0 when no key read has a fence counter, else one entry per key read: its
+ * counter's first 16 bytes (longer is not a counter: FENCE_BYTES), false where none.
+ * `waiters`: 1 when no key read has a waiter set, 0 when some may (read them apart).
+ * Standalone nodes only: a cluster refuses scripts touching undeclared keys.
  */
 const SCAN_PAGE = `#!lua flags=no-writes
 ${READ_KEY}
+${INTERNAL_KEY}
 local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
 local now = redis.call('TIME')
-local out = { now[1], now[2], page[1], 0 }
+local out = { now[1], now[2], page[1], 0, 0, 0 }
 local keys = page[2]
 local maxBytes, maxItems, maxShape = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local budgetItems, budgetBytes = tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -115,12 +147,21 @@ for i = 1, #keys do
   if n > 0 and (items >= budgetItems or bytes >= budgetBytes) then break end
   local t, p, v, ci, cb = readKey(keys[i], maxBytes, maxItems, maxShape)
   items, bytes, n = items + ci, bytes + cb, n + 1
-  out[4 * i + 1] = keys[i]
-  out[4 * i + 2] = t == 'string' and 1 or t
-  out[4 * i + 3] = p
-  out[4 * i + 4] = v
+  out[4 * i + 3] = keys[i]
+  out[4 * i + 4] = t == 'string' and 1 or t
+  out[4 * i + 5] = p
+  out[4 * i + 6] = v
 end
 out[4] = n
+if existing('fence', keys, n) > 0 then
+  local fences = {}
+  for i = 1, n do
+    local f = redis.pcall('GETRANGE', internalKey('fence', keys[i]), 0, ${FENCE_BYTES - 1})
+    fences[i] = type(f) == 'string' and #f > 0 and f or false
+  end
+  out[5] = fences
+end
+if existing('waiters', keys, n) == 0 then out[6] = 1 end
 for i = n + 1, #keys do out[#out + 1] = keys[i] end
 return out`;
 
@@ -227,7 +268,8 @@ function toObservation(node: string, type: string, pttl: number, payload: unknow
   // The common case, a string token, skips the intermediate objects (a snapshot reads
   // 100k+ of them); formats.recognise still decides everything else.
   if (type === 'string' && Buffer.isBuffer(payload) && payload.length > 0 && payload.length <= MAX_TOKEN_BYTES) {
-    return { node, state: 'present', token: displayToken(payload), pttlMs: pttl < 0 ? -1 : pttl, type, format: 'string', holdCount: null, reason: null };
+    // `holder` is set by attachHolders; present from the start, every copy has one shape.
+    return { node, state: 'present', token: displayToken(payload), pttlMs: pttl < 0 ? -1 : pttl, type, format: 'string', holdCount: null, reason: null, holder: null };
   }
   const r = recognise(decodeRaw(type, payload));
   const present = r.state === 'present';
@@ -240,6 +282,7 @@ function toObservation(node: string, type: string, pttl: number, payload: unknow
     format: r.format,
     holdCount: r.holdCount,
     reason: r.reason,
+    holder: null,
   };
 }
 
@@ -284,6 +327,10 @@ export interface ScannedPage extends ReadBatch {
   observations: Observation[];
   /** Keys of the page the call's budget left unread: read them with readObservations. */
   unread: Buffer[];
+  /** Per key read: its fence counter's raw first bytes (null: none); null when the page has none at all. */
+  fences: Array<Buffer | null> | null;
+  /** True when no key read has a waiter set (else the waiters are read apart). */
+  noWaiters: boolean;
 }
 
 /** Sends one server-side SCAN page; keys are read in the same script call, within its budget. */
@@ -295,22 +342,26 @@ export function pageCursor(flat: unknown[]): string {
   return String(flat[2]);
 }
 
+/** Where the page's per-key reads start (see SCAN_PAGE). */
+const PAGE_HEAD = 6;
+
 /** Keys the page listed, read or not. */
 export function pageKeyCount(flat: unknown[]): number {
   const n = Number(flat[3]);
-  return n + (flat.length - 4 - 4 * n);
+  return n + (flat.length - PAGE_HEAD - 4 * n);
 }
 
 export function decodeScanPage(flat: unknown[], node: string, absent: Observation): ScannedPage {
   const n = Number(flat[3]);
   const keys: Buffer[] = new Array(n);
   const observations: Observation[] = new Array(n);
-  let j = 4;
+  let j = PAGE_HEAD;
   for (let i = 0; i < n; i++, j += 4) {
     keys[i] = flat[j] as Buffer;
     observations[i] = toObservation(node, typeName(flat[j + 1]), Number(flat[j + 2]), flat[j + 3], absent);
   }
-  return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: pageCursor(flat), keys, observations, unread: flat.slice(j) as Buffer[] };
+  const fences = Array.isArray(flat[4]) ? (flat[4] as Array<Buffer | null>) : null;
+  return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: pageCursor(flat), keys, observations, unread: flat.slice(j) as Buffer[], fences, noWaiters: Number(flat[5]) === 1 };
 }
 
 export interface TtlPage {
