@@ -6,11 +6,14 @@ import { holderOf, processIdOf } from './holderToken';
 import type { InspectContext, NodeScan } from './inspect';
 import { withDeadline } from './inspect';
 import type { RedisNode } from './nodes';
-import type { LockEntry } from './types';
+import type { LockEntry, Waiter } from './types';
 import { internalKeyOf, mergeWaiters, readWaiting, WaitingRead } from './waiters';
 import { internalKey } from './internalKeys';
 
 const WAIT_BATCH = 1000;
+
+/** The waiters of a lock without any: one frozen array shared by every such entry; waiters are replaced, never changed in place. */
+export const NO_WAITERS = Object.freeze([]) as unknown as Waiter[];
 
 /** Process ids behind an entry's holder and waiters: matched, never shown. */
 const processIds = new WeakMap<LockEntry, { holder: string | null; waiters: Array<string | null> }>();
@@ -34,7 +37,7 @@ export function attachHolders(entry: LockEntry, knownQuorumToken?: string | null
     }
   }
   entry.holder = holder;
-  if (entry.waiters === undefined) entry.waiters = [];
+  if (entry.waiters === undefined) entry.waiters = NO_WAITERS;
   const prev = processIds.get(entry);
   const id = processIdOf(quorumToken, format);
   // No entry reads as no holder and no waiter: 100k plain-token locks add none.
@@ -86,9 +89,11 @@ export async function attachWaiters(ctx: InspectContext, scans: NodeScan[], entr
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i];
     const p = processIds.get(e);
-    if (perNode.every((r) => r[i] === undefined)) {
+    let read = false;
+    for (let n = 0; n < perNode.length && !read; n++) read = perNode[n][i] !== undefined;
+    if (!read) {
       // No node lists a waiter (the common case): nothing to merge or match.
-      if (e.waiters === undefined || e.waiters.length > 0) e.waiters = [];
+      if (e.waiters === undefined || e.waiters.length > 0) e.waiters = NO_WAITERS;
       if (p !== undefined && p.waiters.length > 0) processIds.set(e, { holder: p.holder, waiters: [] });
       continue;
     }
@@ -119,13 +124,15 @@ export function flagDeadlocks(entries: Iterable<LockEntry>): LockEntry[] {
   const all = [...entries];
   const nodes: WaitNode[] = [];
   for (const e of all) {
+    // An entry's waiters and their process ids are set together: no waiter, no wait edge.
+    if (e.waiters === undefined || e.waiters.length === 0) continue;
     const p = processIds.get(e);
     if (p && p.holder !== null && p.waiters.length > 0) nodes.push({ key: e.key, holder: p.holder, waiters: p.waiters });
   }
   const cycles = nodes.length > 1 ? findCycles(nodes) : new Map<string, string[]>();
   const touched: LockEntry[] = [];
   for (const e of all) {
-    const cycle = cycles.get(e.key);
+    const cycle = cycles.size === 0 ? undefined : cycles.get(e.key);
     const had = e.flags.includes('deadlock');
     if (cycle) {
       const same = had && e.cycle !== undefined && e.cycle.join('\n') === cycle.join('\n');

@@ -28,7 +28,7 @@ export const FENCE_BYTES = 16;
 // -2 a hash or zset whose size the user may not ask (MEMORY denied). The cost (values
 // created, bytes copied) feeds the call's budget.
 const READ_KEY = `
-local function readKey(k, maxBytes, maxItems, maxShape)
+local function readKey(k, maxBytes, maxItems, maxShape, maxBytesArg)
   local p = redis.call('PTTL', k)
   local t = 'none'
   local v = -1
@@ -36,7 +36,9 @@ local function readKey(k, maxBytes, maxItems, maxShape)
   if p ~= -2 then
     -- Most keys under a lock pattern are strings: one bounded GETRANGE answers the type and
     -- the value, and never copies more than maxBytes + 1 bytes of a huge one.
-    local s = redis.pcall('GETRANGE', k, 0, maxBytes)
+    -- maxBytesArg is maxBytes as the caller's ARGV string: a Lua number argument is
+    -- formatted anew on every call (a tenth of a page's time on the node).
+    local s = redis.pcall('GETRANGE', k, '0', maxBytesArg)
     if type(s) == 'string' then
       t = 'string'
       bytes = #s
@@ -90,7 +92,7 @@ local budgetItems, budgetBytes = tonumber(ARGV[4]), tonumber(ARGV[5])
 local items, bytes, n = 0, 0, 0
 for i = 1, #KEYS do
   if n > 0 and (items >= budgetItems or bytes >= budgetBytes) then break end
-  local t, p, v, ci, cb = readKey(KEYS[i], maxBytes, maxItems, maxShape)
+  local t, p, v, ci, cb = readKey(KEYS[i], maxBytes, maxItems, maxShape, ARGV[1])
   items, bytes, n = items + ci, bytes + cb, n + 1
   out[3 * i + 1] = t == 'string' and 1 or t
   out[3 * i + 2] = p
@@ -110,14 +112,51 @@ local function internalKey(kind, k)
   end
   return '${INTERNAL_PREFIX}' .. kind .. ':{' .. k .. '}'
 end
--- How many of the internal keys of kind beside keys[1..n] exist (EXISTS, 500 per call).
+-- EXISTS over names[1..m]; nil when refused (an ACL may deny the internal keys: the
+-- page's own reads still count, as they did when these were separate calls).
+local function countOf(names, m)
+  local r = redis.pcall('EXISTS', unpack(names, 1, m))
+  if type(r) ~= 'number' then return nil end
+  return r
+end
+-- How many of the internal keys of kind beside keys[1..n] exist (500 names per call); nil: refused.
 local function existing(kind, keys, n)
-  local found, names = 0, {}
+  local found, names, m = 0, {}, 0
   for i = 1, n do
-    names[#names + 1] = internalKey(kind, keys[i])
-    if #names == 500 or i == n then
-      found = found + redis.call('EXISTS', unpack(names))
-      names = {}
+    m = m + 1
+    names[m] = internalKey(kind, keys[i])
+    if m == 500 or i == n then
+      local c = countOf(names, m)
+      if c == nil then return nil end
+      found, m = found + c, 0
+    end
+  end
+  return found
+end
+-- Whether keys[1..n] have any fence counter or waiter set: one EXISTS over both names of
+-- 250 keys at a time (the common answer, none, costs no per-kind pass); nil: refused.
+local function anyInternal(keys, n)
+  local found, names, m = 0, {}, 0
+  for i = 1, n do
+    local k = keys[i]
+    local tagged = false
+    local open = string.find(k, '{', 1, true)
+    if open then
+      local close = string.find(k, '}', open + 1, true)
+      tagged = close ~= nil and close > open + 1
+    end
+    if tagged then
+      names[m + 1] = '${INTERNAL_PREFIX}fence:=' .. k
+      names[m + 2] = '${INTERNAL_PREFIX}waiters:=' .. k
+    else
+      names[m + 1] = '${INTERNAL_PREFIX}fence:{' .. k .. '}'
+      names[m + 2] = '${INTERNAL_PREFIX}waiters:{' .. k .. '}'
+    end
+    m = m + 2
+    if m == 500 or i == n then
+      local c = countOf(names, m)
+      if c == nil then return nil end
+      found, m = found + c, 0
     end
   end
   return found
@@ -128,9 +167,10 @@ end
  * One SCAN page run on the server, then each key read there: [sec, usec, cursor, number
  * read, fences, waiters, then key, type (1 for string), pttl, payload per key read, then
  * the keys left unread when the budget ran out]. Saves sending every key name back.
- * `fences`: 0 when no key read has a fence counter, else one entry per key read: its
- * counter's first 16 bytes (longer is not a counter: FENCE_BYTES), false where none.
- * `waiters`: 1 when no key read has a waiter set, 0 when some may (read them apart).
+ * `fences`: 0 when no key read has a fence counter, -1 when the node refused to say (read
+ * them apart), else one entry per key read: its counter's first 16 bytes (longer is not
+ * a counter: FENCE_BYTES), false where none. `waiters`: 1 when no key read has a waiter
+ * set, 0 when some may (read them apart).
  * Standalone nodes only: a cluster refuses scripts touching undeclared keys.
  */
 const SCAN_PAGE = `#!lua flags=no-writes
@@ -145,7 +185,7 @@ local budgetItems, budgetBytes = tonumber(ARGV[7]), tonumber(ARGV[8])
 local items, bytes, n = 0, 0, 0
 for i = 1, #keys do
   if n > 0 and (items >= budgetItems or bytes >= budgetBytes) then break end
-  local t, p, v, ci, cb = readKey(keys[i], maxBytes, maxItems, maxShape)
+  local t, p, v, ci, cb = readKey(keys[i], maxBytes, maxItems, maxShape, ARGV[4])
   items, bytes, n = items + ci, bytes + cb, n + 1
   out[4 * i + 3] = keys[i]
   out[4 * i + 4] = t == 'string' and 1 or t
@@ -153,15 +193,26 @@ for i = 1, #keys do
   out[4 * i + 6] = v
 end
 out[4] = n
-if existing('fence', keys, n) > 0 then
-  local fences = {}
-  for i = 1, n do
-    local f = redis.pcall('GETRANGE', internalKey('fence', keys[i]), 0, ${FENCE_BYTES - 1})
-    fences[i] = type(f) == 'string' and #f > 0 and f or false
+local any = 0
+if n > 0 then any = anyInternal(keys, n) end
+if any == nil then
+  out[5] = -1
+elseif any == 0 then
+  out[6] = 1
+else
+  local f = existing('fence', keys, n)
+  if f == nil then
+    out[5] = -1
+  elseif f > 0 then
+    local fences = {}
+    for i = 1, n do
+      local v = redis.pcall('GETRANGE', internalKey('fence', keys[i]), '0', '${FENCE_BYTES - 1}')
+      fences[i] = type(v) == 'string' and #v > 0 and v or false
+    end
+    out[5] = fences
   end
-  out[5] = fences
+  if existing('waiters', keys, n) == 0 then out[6] = 1 end
 end
-if existing('waiters', keys, n) == 0 then out[6] = 1 end
 for i = n + 1, #keys do out[#out + 1] = keys[i] end
 return out`;
 
@@ -202,7 +253,7 @@ for i = 1, #keys do
   local e = redis.call('PEXPIRETIME', k)
   if e == -1 then
     if items >= budgetItems or bytes >= budgetBytes then return { page[1], '${UNDIGESTED}' } end
-    local t, _, v, ci, cb = readKey(k, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]))
+    local t, _, v, ci, cb = readKey(k, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[4])
     items, bytes = items + ci, bytes + cb
     if type(v) == 'table' then
       local parts = {}
@@ -327,8 +378,11 @@ export interface ScannedPage extends ReadBatch {
   observations: Observation[];
   /** Keys of the page the call's budget left unread: read them with readObservations. */
   unread: Buffer[];
-  /** Per key read: its fence counter's raw first bytes (null: none); null when the page has none at all. */
-  fences: Array<Buffer | null> | null;
+  /**
+   * Per key read: its fence counter's raw first bytes (null: none); null when the page has
+   * none at all, undefined when the node would not say (read them apart).
+   */
+  fences: Array<Buffer | null> | null | undefined;
   /** True when no key read has a waiter set (else the waiters are read apart). */
   noWaiters: boolean;
 }
@@ -360,7 +414,7 @@ export function decodeScanPage(flat: unknown[], node: string, absent: Observatio
     keys[i] = flat[j] as Buffer;
     observations[i] = toObservation(node, typeName(flat[j + 1]), Number(flat[j + 2]), flat[j + 3], absent);
   }
-  const fences = Array.isArray(flat[4]) ? (flat[4] as Array<Buffer | null>) : null;
+  const fences = Array.isArray(flat[4]) ? (flat[4] as Array<Buffer | null>) : flat[4] === -1 ? undefined : null;
   return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: pageCursor(flat), keys, observations, unread: flat.slice(j) as Buffer[], fences, noWaiters: Number(flat[5]) === 1 };
 }
 
