@@ -304,18 +304,24 @@ function atInstant(result: KeyResult, slot: Slot, nowMs: number, driftFactor: nu
  * Classifies every key of `ids` from what each node holds; keys in byte order.
  * `lockIds[i]` is the latin1 identity of `locks[i]`, `skippedIds[i]` that of `skipped[i]`.
  */
-export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number): { locks: LockEntry[]; lockIds: string[]; skipped: SkippedKey[]; skippedIds: string[]; fencesToRead: number[] } {
+export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number): { locks: LockEntry[]; lockIds: string[]; skipped: SkippedKey[]; skippedIds: string[]; fencesToRead: number[]; waitersToRead: number[] } {
   const locks: LockEntry[] = [];
   const lockIds: string[] = [];
   const skippedIds: string[] = [];
   const skipped: SkippedKey[] = [];
   /** Indexes into `locks` whose fence counters were not all read with their scan page. */
   const fencesToRead: number[] = [];
+  /**
+   * Indexes into `locks` whose waiters attachWaiters must still look for: all but the
+   * locks classified with their page when that page had no waiter set at all.
+   */
+  const waitersToRead: number[] = [];
   const scratch = scratchOf(scans);
   const single = scans.length === 1 && !ctx.ownerOnly && scratch.unreachable[0] === null;
   // latin1 strings compare code unit by code unit: the same order as the bytes.
   for (const id of [...ids].sort()) {
     let result: KeyResult | undefined;
+    let waitersKnown = false;
     const slot = single ? scans[0].reads.get(id) : undefined;
     const pre = slot?.pre;
     if (pre !== undefined) {
@@ -325,6 +331,7 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
       result = atInstant(pre, slot!, nowMs, ctx.driftFactor, expiringThresholdMs);
       // Only pages that carried their counters (null: none) are classified ahead.
       scratch.fencesKnown = true;
+      waitersKnown = slot!.noWaiters === true;
     } else {
       // Fence counters, waiter sets and event logs are the core's own bookkeeping, never locks.
       if (isInternalKey(id)) continue;
@@ -336,10 +343,11 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
       continue;
     }
     if (!scratch.fencesKnown) fencesToRead.push(locks.length);
+    if (!waitersKnown) waitersToRead.push(locks.length);
     locks.push(result);
     lockIds.push(id);
   }
-  return { locks, lockIds, skipped, skippedIds, fencesToRead };
+  return { locks, lockIds, skipped, skippedIds, fencesToRead, waitersToRead };
 }
 
 /** Printable ASCII names are their own display form; only other bytes need decoding. */
@@ -369,9 +377,11 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
   }
 
   const nowMs = clockNow();
-  const { locks, lockIds, skipped, fencesToRead } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);
+  const { locks, lockIds, skipped, fencesToRead, waitersToRead } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);
   await attachFences(ctx, scans, locks, lockIds, fencesToRead);
-  await attachWaiters(ctx, scans, locks, lockIds);
+  // A fresh entry without waiters already says so (no waiters, no process ids to match).
+  if (waitersToRead.length === locks.length) await attachWaiters(ctx, scans, locks, lockIds);
+  else if (waitersToRead.length > 0) await attachWaiters(ctx, scans, waitersToRead.map((i) => locks[i]), waitersToRead.map((i) => lockIds[i]));
   flagDeadlocks(locks);
   const unread = unreadPart(ctx, scans, patterns, skipped);
   const truncated = scans.some((s) => s.truncated);
