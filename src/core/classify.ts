@@ -12,6 +12,12 @@ export interface ClassifyInput {
   expiringThresholdMs: number;
 }
 
+/**
+ * The flags of a lock without any: one frozen array shared by every such entry (a snapshot
+ * holds 100k+ of them). Flags are replaced, never changed in place.
+ */
+export const NO_FLAGS = Object.freeze([]) as unknown as Flag[];
+
 export function quorumOf(n: number): number {
   return Math.floor(n / 2) + 1;
 }
@@ -36,11 +42,14 @@ export function classify(input: ClassifyInput): Classification | null {
     const token = o.token ?? '';
     if (holders === undefined) {
       holders = dataRecord<number>();
+      holders[token] = 1;
       firstToken = token;
+      distinct = 1;
+    } else {
+      const seen = holders[token];
+      if (seen === undefined) distinct++;
+      holders[token] = (seen ?? 0) + 1;
     }
-    const seen = holders[token];
-    if (seen === undefined) distinct++;
-    holders[token] = (seen ?? 0) + 1;
     if (pttlOf(o) === -1) noTtl = true;
     if (o.holdCount !== null && o.holdCount > 1) reentrant = true;
   }
@@ -76,12 +85,16 @@ export function classify(input: ClassifyInput): Classification | null {
     skew = hasTtlSkew(expiries, longestPttl, driftFactor);
   }
 
-  const flags: Flag[] = [];
-  if (noTtl) flags.push('no-ttl');
-  if (skew) flags.push('ttl-skew');
-  if (validityMs !== null && validityMs < input.expiringThresholdMs) flags.push('expiring');
-  if (unreachable > 0) flags.push('degraded');
-  if (reentrant) flags.push('reentrant');
+  const expiring = validityMs !== null && validityMs < input.expiringThresholdMs;
+  let flags = NO_FLAGS;
+  if (noTtl || skew || expiring || unreachable > 0 || reentrant) {
+    flags = [];
+    if (noTtl) flags.push('no-ttl');
+    if (skew) flags.push('ttl-skew');
+    if (expiring) flags.push('expiring');
+    if (unreachable > 0) flags.push('degraded');
+    if (reentrant) flags.push('reentrant');
+  }
 
   return { verdict, flags, validityMs, quorum: q, holders, quorumToken: quorumToken ?? null };
 }
@@ -114,9 +127,24 @@ function hasTtlSkew(expiries: number[], longestFinitePttl: number, driftFactor: 
 function validityOf(expiries: number[], q: number, nowMs: number, driftFactor: number): number | null {
   const sorted = expiries.length === 1 ? expiries : expiries.slice().sort((a, b) => b - a);
   const e = sorted[q - 1];
-  if (e === undefined || e === Infinity) return null;
+  return e === undefined ? null : validityAt(e, nowMs, driftFactor);
+}
+
+/** What a quorum whose Q-th largest expiry is `e` (Infinity: none) still guarantees at `nowMs`. */
+export function validityAt(e: number, nowMs: number, driftFactor: number): number | null {
+  if (e === Infinity) return null;
   const r = e - nowMs;
   return Math.floor(Math.max(0, r - (driftFactor * r + 2)));
+}
+
+/** `flags` with `expiring` on or off, in classify's order (after no-ttl and ttl-skew). */
+export function withExpiring(flags: Flag[], on: boolean): Flag[] {
+  const rest: Flag[] = flags.filter((f) => f !== 'expiring');
+  if (!on) return rest;
+  let at = 0;
+  while (at < rest.length && (rest[at] === 'no-ttl' || rest[at] === 'ttl-skew')) at++;
+  rest.splice(at, 0, 'expiring');
+  return rest;
 }
 
 /** Why a key with no present copy was skipped: the unreadable reasons, else 'unreachable' or 'absent'. */

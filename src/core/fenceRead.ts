@@ -3,11 +3,11 @@
 // the next fenced acquisition may be granted by nodes that never saw it, and its fence
 // can repeat an old one: docs/fencing.md). Reads only (MGET, or GET per key on a
 // cluster), one call per thousand keys per node; a node that refuses or misses the
-// deadline contributes nothing. A snapshot asks for each SCAN page's counters as the page
-// arrives, while the node works on the next page, and classifyKeys takes them from the
-// page's slots; keys read otherwise (gaps, a cluster, a watch tick) are asked for after
-// classification, for the locks only.
-import type { InspectContext, NodeScan, Slot } from './inspect';
+// deadline contributes nothing. On a standalone node the SCAN page script reads the
+// counters of its keys itself (src/core/readScript.ts) and classifyKeys takes them from
+// the page's slots; keys read otherwise (gaps, a cluster, a watch tick) are asked for
+// after classification, for the locks only.
+import type { InspectContext, NodeScan } from './inspect';
 import { withDeadline } from './inspect';
 import { internalKey } from './internalKeys';
 import type { RedisNode } from './nodes';
@@ -50,11 +50,9 @@ async function readCounters(node: RedisNode, ids: readonly string[], ms: number)
   return out;
 }
 
-/** Reads the counters of one SCAN page's keys into their slots (never rejects). */
-export function prefetchCounters(node: RedisNode, ids: readonly string[], slots: readonly Slot[], ms: number): Promise<void> {
-  return readCounters(node, ids, ms).then((values) => {
-    for (let j = 0; j < slots.length; j++) slots[j].fence = values[j];
-  });
+/** A counter as the SCAN page script read it (its first bytes, or null: none). */
+export function pageCounter(raw: Buffer | null | undefined): number | null {
+  return raw ? counterValue(raw.toString('latin1')) : null;
 }
 
 /**

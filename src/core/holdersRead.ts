@@ -6,19 +6,22 @@ import { holderOf, processIdOf } from './holderToken';
 import type { InspectContext, NodeScan } from './inspect';
 import { withDeadline } from './inspect';
 import type { RedisNode } from './nodes';
-import type { LockEntry } from './types';
+import type { LockEntry, Waiter } from './types';
 import { internalKeyOf, mergeWaiters, readWaiting, WaitingRead } from './waiters';
 import { internalKey } from './internalKeys';
 
 const WAIT_BATCH = 1000;
 
+/** The waiters of a lock without any: one frozen array shared by every such entry; waiters are replaced, never changed in place. */
+export const NO_WAITERS = Object.freeze([]) as unknown as Waiter[];
+
 /** Process ids behind an entry's holder and waiters: matched, never shown. */
 const processIds = new WeakMap<LockEntry, { holder: string | null; waiters: Array<string | null> }>();
 
-/** Sets each copy's holder and the entry's (the quorum token's). */
-export function attachHolders(entry: LockEntry): void {
-  let quorumToken: string | null = null;
-  for (const t in entry.holders) if (entry.holders[t] >= entry.quorum) quorumToken = t;
+/** Sets each copy's holder and the entry's (the quorum token's, when known: classify's). */
+export function attachHolders(entry: LockEntry, knownQuorumToken?: string | null): void {
+  let quorumToken: string | null = knownQuorumToken ?? null;
+  if (knownQuorumToken === undefined) for (const t in entry.holders) if (entry.holders[t] >= entry.quorum) quorumToken = t;
   let holder: LockEntry['holder'] = null;
   let format: string | null = null;
   for (const o of entry.nodes) {
@@ -34,9 +37,11 @@ export function attachHolders(entry: LockEntry): void {
     }
   }
   entry.holder = holder;
-  if (entry.waiters === undefined) entry.waiters = [];
+  if (entry.waiters === undefined) entry.waiters = NO_WAITERS;
   const prev = processIds.get(entry);
-  processIds.set(entry, { holder: processIdOf(quorumToken, format), waiters: prev?.waiters ?? [] });
+  const id = processIdOf(quorumToken, format);
+  // No entry reads as no holder and no waiter: 100k plain-token locks add none.
+  if (id !== null || prev !== undefined) processIds.set(entry, { holder: id, waiters: prev?.waiters ?? [] });
 }
 
 const ASCII = /^[\x00-\x7f]*$/;
@@ -53,7 +58,8 @@ function waiterKeyOf(id: string): string | null {
  */
 export async function attachWaiters(ctx: InspectContext, scans: NodeScan[], entries: LockEntry[], ids: string[]): Promise<void> {
   if (entries.length === 0) return;
-  const keys = ids.map(waiterKeyOf);
+  // Named only for the keys some node is asked about.
+  const keys: Array<string | null | undefined> = new Array(entries.length);
   const perNode: Array<Array<WaitingRead | undefined>> = ctx.nodes.map(() => new Array(entries.length));
   await Promise.all(
     ctx.nodes.map(async (node, n) => {
@@ -61,8 +67,17 @@ export async function attachWaiters(ctx: InspectContext, scans: NodeScan[], entr
       if (!scan?.status.reachable) return;
       const wanted: number[] = [];
       for (let i = 0; i < entries.length; i++) {
+        const slot = scan.reads.get(ids[i]);
         // On a cluster each key (and its waiter set, same slot) lives on one master only.
-        if (keys[i] !== null && (!ctx.ownerOnly || scan.reads.has(ids[i]))) wanted.push(i);
+        if (ctx.ownerOnly && !slot) continue;
+        // The key's SCAN page already found no waiter set beside it (taken once: a later
+        // read, a watch tick, asks the node again).
+        if (slot?.noWaiters) {
+          slot.noWaiters = false;
+          continue;
+        }
+        if (keys[i] === undefined) keys[i] = waiterKeyOf(ids[i]);
+        if (keys[i] !== null) wanted.push(i);
       }
       try {
         await readInto(ctx, node, wanted, keys, perNode[n]);
@@ -71,15 +86,24 @@ export async function attachWaiters(ctx: InspectContext, scans: NodeScan[], entr
       }
     }),
   );
-  entries.forEach((e, i) => {
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    const p = processIds.get(e);
+    let read = false;
+    for (let n = 0; n < perNode.length && !read; n++) read = perNode[n][i] !== undefined;
+    if (!read) {
+      // No node lists a waiter (the common case): nothing to merge or match.
+      if (e.waiters === undefined || e.waiters.length > 0) e.waiters = NO_WAITERS;
+      if (p !== undefined && p.waiters.length > 0) processIds.set(e, { holder: p.holder, waiters: [] });
+      continue;
+    }
     const merged = mergeWaiters(perNode.map((r) => r[i]));
     e.waiters = merged.map((m) => m.waiter);
-    const p = processIds.get(e);
     processIds.set(e, { holder: p?.holder ?? null, waiters: merged.map((m) => m.processId) });
-  });
+  }
 }
 
-async function readInto(ctx: InspectContext, node: RedisNode, wanted: number[], keys: Array<string | null>, out: Array<WaitingRead | undefined>): Promise<void> {
+async function readInto(ctx: InspectContext, node: RedisNode, wanted: number[], keys: ReadonlyArray<string | null | undefined>, out: Array<WaitingRead | undefined>): Promise<void> {
   const batches: Array<Promise<void>> = [];
   // Every batch goes out at once (pipelined): the node works while replies are decoded.
   for (let b = 0; b < wanted.length; b += WAIT_BATCH) {
@@ -100,13 +124,15 @@ export function flagDeadlocks(entries: Iterable<LockEntry>): LockEntry[] {
   const all = [...entries];
   const nodes: WaitNode[] = [];
   for (const e of all) {
+    // An entry's waiters and their process ids are set together: no waiter, no wait edge.
+    if (e.waiters === undefined || e.waiters.length === 0) continue;
     const p = processIds.get(e);
     if (p && p.holder !== null && p.waiters.length > 0) nodes.push({ key: e.key, holder: p.holder, waiters: p.waiters });
   }
   const cycles = nodes.length > 1 ? findCycles(nodes) : new Map<string, string[]>();
   const touched: LockEntry[] = [];
   for (const e of all) {
-    const cycle = cycles.get(e.key);
+    const cycle = cycles.size === 0 ? undefined : cycles.get(e.key);
     const had = e.flags.includes('deadlock');
     if (cycle) {
       const same = had && e.cycle !== undefined && e.cycle.join('\n') === cycle.join('\n');

@@ -3,10 +3,10 @@
 // write: only TYPE/PTTL/STRLEN/GET/HLEN/HKEYS/HSTRLEN/HGET/ZCARD/ZRANGE run, in a
 // `no-writes` script.
 import { isInternalKey } from './internalKeys';
-import { attachHolders, attachWaiters, flagDeadlocks } from './holdersRead';
-import { attachFences, prefetchCounters } from './fenceRead';
+import { attachHolders, attachWaiters, flagDeadlocks, NO_WAITERS } from './holdersRead';
+import { attachFences, pageCounter } from './fenceRead';
 import { performance } from 'node:perf_hooks';
-import { classify, quorumOf, skipReason } from './classify';
+import { classify, quorumOf, skipReason, validityAt, withExpiring } from './classify';
 import type { InspectOptions, InspectPage, ScanCursor } from './inspectTypes';
 import { DeadlineError, downStatus, RedisNode } from './nodes';
 import type Redis from 'ioredis';
@@ -53,6 +53,10 @@ export interface Slot {
   at: number;
   /** The resource's fence counter, read with the SCAN page; taken (cleared) by classifyKeys. */
   fence?: number | null;
+  /** The SCAN page found no waiter set beside this key; taken (cleared) by attachWaiters. */
+  noWaiters?: boolean;
+  /** The key classified as its page arrived (null: an internal key); taken by classifyKeys. */
+  pre?: KeyResult | null;
 }
 
 export interface NodeScan {
@@ -89,7 +93,11 @@ function readEachKey(node: RedisNode, keys: Buffer[], absent: Observation): Prom
   return Promise.all(keys.map((k) => readObservations(node.client, [k], node.id, absent)));
 }
 
-export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number): Promise<NodeScan> {
+/**
+ * SCANs one node. `onPage`, when given, is called with the ids of each page read by the
+ * page script (standalone nodes), once their slots are set.
+ */
+export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number, onPage?: (scan: NodeScan, ids: string[]) => void): Promise<NodeScan> {
   const scan: NodeScan = {
     status: { node: node.id, reachable: false, latencyMs: null, error: null, outcome: 'unreachable' },
     reads: new Map(),
@@ -151,14 +159,14 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         }
         const page = decodeScanPage(flat, node.id, scan.absent);
         const at = page.nodeTimeMs - scan.offsetMs;
+        const { fences, noWaiters } = page;
         const ids: string[] = new Array(page.keys.length);
-        const slots: Slot[] = new Array(page.keys.length);
         for (let i = 0; i < page.keys.length; i++) {
           ids[i] = page.keys[i].toString('latin1');
-          slots[i] = { obs: page.observations[i], at, fence: undefined };
-          scan.reads.set(ids[i], slots[i]);
+          scan.reads.set(ids[i], { obs: page.observations[i], at, fence: fences === undefined ? undefined : fences ? pageCounter(fences[i]) : null, noWaiters, pre: undefined });
         }
-        if (ids.length) pendingReads.push(prefetchCounters(node, ids, slots, ctx.commandTimeoutMs));
+        // Keys whose counters are still to read are classified with the rest.
+        if (fences !== undefined) onPage?.(scan, ids);
         // The call's budget ran out on a page of fat keys: the rest in calls of their own.
         if (page.unread.length) pendingReads.push(readBatch(ctx, node, page.unread, scan));
       }
@@ -192,79 +200,154 @@ function unreachableOn(scan: NodeScan): Observation {
   return Object.freeze({ node: scan.status.node, state: 'unreachable', token: null, pttlMs: null, type: null, format: null, holdCount: null, reason: scan.status.error ?? 'unreachable', holder: null });
 }
 
+/** What classifying one key gives: a lock or a skipped key (a lock has a verdict). */
+type KeyResult = LockEntry | SkippedKey;
+
+const isLock = (r: KeyResult): r is LockEntry => (r as LockEntry).verdict !== undefined;
+
+/** Per-call state of classifyKey: shared by every key of one classification. */
+interface ClassifyScratch {
+  unreachable: Array<Observation | null>;
+  /** classify() only reads this during the call: one scratch array serves every key. */
+  readAtMs: number[];
+  /** Set by classifyKey: whether every fence counter of its lock was read with its page. */
+  fencesKnown: boolean;
+}
+
+function scratchOf(scans: NodeScan[]): ClassifyScratch {
+  return { unreachable: scans.map((scan) => (scan.status.reachable ? null : unreachableOn(scan))), readAtMs: new Array(scans.length), fencesKnown: false };
+}
+
+/** Classifies one key (not an internal one) from what each node holds. */
+function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: number, expiringThresholdMs: number, scratch: ClassifyScratch): KeyResult {
+  const { unreachable, readAtMs } = scratch;
+  const key = keyOf(id);
+  let observations: Observation[];
+  let fence: number | null = null;
+  let holding = 0;
+  let fencesKnown = !ctx.ownerOnly;
+  if (ctx.ownerOnly) {
+    const owner = scans.findIndex((s) => s.reads.has(id));
+    const slot = scans[owner].reads.get(id)!;
+    observations = [slot.obs];
+    readAtMs[0] = slot.at;
+  } else {
+    const n = scans.length;
+    observations = new Array(n);
+    let token: string | null = null;
+    for (let i = 0; i < n; i++) {
+      const slot = unreachable[i] ? undefined : scans[i].reads.get(id);
+      const o = unreachable[i] ?? slot?.obs ?? scans[i].absent;
+      // Copies of one token share one string: a watch holds 100k keys x N nodes.
+      if (o.token !== null) {
+        if (token === o.token) o.token = token;
+        else token = o.token;
+      }
+      observations[i] = o;
+      readAtMs[i] = slot?.at ?? nowMs;
+      if (unreachable[i]) continue;
+      const f = slot?.fence;
+      if (f === undefined) {
+        fencesKnown = false;
+        continue;
+      }
+      // Taken once: a later classification (a watch tick) reads the counter afresh.
+      slot!.fence = undefined;
+      if (f === null) continue;
+      if (fence === null || f > fence) {
+        fence = f;
+        holding = 1;
+      } else if (f === fence) holding++;
+    }
+  }
+  const c = classify({ observations, readAtMs, nowMs, driftFactor: ctx.driftFactor, expiringThresholdMs });
+  scratch.fencesKnown = fencesKnown;
+  if (!c) return { key, reason: skipReason(observations) };
+  if (!fencesKnown) fence = null;
+  // holder and waiters in the literal: one object shape, no property added later.
+  const entry: LockEntry = { key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, fence, fenceRisk: fence !== null && holding < c.quorum, nodes: observations, holder: null, waiters: NO_WAITERS };
+  attachHolders(entry, c.quorumToken);
+  return entry;
+}
+
+/**
+ * A single node's snapshot classifies each SCAN page's keys as the page arrives, while the
+ * node works on the next one; classifyKeys then only brings their validity to its own
+ * instant. Internal keys get null.
+ */
+export function preclassifyPage(ctx: InspectContext, scan: NodeScan, ids: readonly string[], expiringThresholdMs: number): void {
+  const scans = [scan];
+  const scratch = scratchOf(scans);
+  const nowMs = clockNow();
+  const reads = scan.reads;
+  for (const id of ids) {
+    const slot = reads.get(id)!;
+    slot.pre = isInternalKey(id) ? null : classifyKey(ctx, scans, id, nowMs, expiringThresholdMs, scratch);
+  }
+}
+
+/**
+ * A key classified ahead (preclassifyPage), as classify() would have it at `nowMs`: on one
+ * node only the validity and the `expiring` flag depend on the instant.
+ */
+function atInstant(result: KeyResult, slot: Slot, nowMs: number, driftFactor: number, expiringThresholdMs: number): KeyResult {
+  if (!isLock(result) || result.validityMs === null) return result;
+  const e = result;
+  // A finite validity means a present copy with a TTL: it expires at its read instant + PTTL.
+  e.validityMs = validityAt(slot.at + e.nodes[0].pttlMs!, nowMs, driftFactor);
+  const expiring = e.validityMs !== null && e.validityMs < expiringThresholdMs;
+  if (expiring !== e.flags.includes('expiring')) e.flags = withExpiring(e.flags, expiring);
+  return result;
+}
+
 /**
  * Classifies every key of `ids` from what each node holds; keys in byte order.
  * `lockIds[i]` is the latin1 identity of `locks[i]`, `skippedIds[i]` that of `skipped[i]`.
  */
-export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number): { locks: LockEntry[]; lockIds: string[]; skipped: SkippedKey[]; skippedIds: string[]; fencesToRead: number[] } {
+export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number): { locks: LockEntry[]; lockIds: string[]; skipped: SkippedKey[]; skippedIds: string[]; fencesToRead: number[]; waitersToRead: number[] } {
   const locks: LockEntry[] = [];
   const lockIds: string[] = [];
   const skippedIds: string[] = [];
   const skipped: SkippedKey[] = [];
   /** Indexes into `locks` whose fence counters were not all read with their scan page. */
   const fencesToRead: number[] = [];
-  const unreachable = scans.map((scan) => (scan.status.reachable ? null : unreachableOn(scan)));
-  const n = ctx.nodes.length;
-  // classify() only reads this during the call: one scratch array serves every key.
-  const readAtMs: number[] = new Array(n);
+  /**
+   * Indexes into `locks` whose waiters attachWaiters must still look for: all but the
+   * locks classified with their page when that page had no waiter set at all.
+   */
+  const waitersToRead: number[] = [];
+  const scratch = scratchOf(scans);
+  const single = scans.length === 1 && !ctx.ownerOnly && scratch.unreachable[0] === null;
   // latin1 strings compare code unit by code unit: the same order as the bytes.
   for (const id of [...ids].sort()) {
-    // Fence counters, waiter sets and event logs are the core's own bookkeeping, never locks.
-    if (isInternalKey(id)) continue;
-    const key = keyOf(id);
-    let observations: Observation[];
-    let fence: number | null = null;
-    let holding = 0;
-    let fencesKnown = !ctx.ownerOnly;
-    if (ctx.ownerOnly) {
-      const owner = scans.findIndex((s) => s.reads.has(id));
-      const slot = scans[owner].reads.get(id)!;
-      observations = [slot.obs];
-      readAtMs[0] = slot.at;
+    let result: KeyResult | undefined;
+    let waitersKnown = false;
+    const slot = single ? scans[0].reads.get(id) : undefined;
+    const pre = slot?.pre;
+    if (pre !== undefined) {
+      // Taken once, as the slot's fence counter was.
+      slot!.pre = undefined;
+      if (pre === null) continue;
+      result = atInstant(pre, slot!, nowMs, ctx.driftFactor, expiringThresholdMs);
+      // Only pages that carried their counters (null: none) are classified ahead.
+      scratch.fencesKnown = true;
+      waitersKnown = slot!.noWaiters === true;
     } else {
-      observations = new Array(n);
-      let token: string | null = null;
-      for (let i = 0; i < n; i++) {
-        const slot = unreachable[i] ? undefined : scans[i].reads.get(id);
-        const o = unreachable[i] ?? slot?.obs ?? scans[i].absent;
-        // Copies of one token share one string: a watch holds 100k keys x N nodes.
-        if (o.token !== null) {
-          if (token === o.token) o.token = token;
-          else token = o.token;
-        }
-        observations[i] = o;
-        readAtMs[i] = slot?.at ?? nowMs;
-        if (unreachable[i]) continue;
-        const f = slot?.fence;
-        if (f === undefined) {
-          fencesKnown = false;
-          continue;
-        }
-        // Taken once: a later classification (a watch tick) reads the counter afresh.
-        slot!.fence = undefined;
-        if (f === null) continue;
-        if (fence === null || f > fence) {
-          fence = f;
-          holding = 1;
-        } else if (f === fence) holding++;
-      }
+      // Fence counters, waiter sets and event logs are the core's own bookkeeping, never locks.
+      if (isInternalKey(id)) continue;
+      result = classifyKey(ctx, scans, id, nowMs, expiringThresholdMs, scratch);
     }
-    const c = classify({ observations, readAtMs, nowMs, driftFactor: ctx.driftFactor, expiringThresholdMs });
-    if (!c) {
-      skipped.push({ key, reason: skipReason(observations) });
+    if (!isLock(result)) {
+      skipped.push(result);
       skippedIds.push(id);
       continue;
     }
-    if (!fencesKnown) {
-      fencesToRead.push(locks.length);
-      fence = null;
-    }
-    const entry: LockEntry = { key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, fence, fenceRisk: fence !== null && holding < c.quorum, nodes: observations };
-    attachHolders(entry);
-    locks.push(entry);
+    if (!scratch.fencesKnown) fencesToRead.push(locks.length);
+    if (!waitersKnown) waitersToRead.push(locks.length);
+    locks.push(result);
     lockIds.push(id);
   }
-  return { locks, lockIds, skipped, skippedIds, fencesToRead };
+  return { locks, lockIds, skipped, skippedIds, fencesToRead, waitersToRead };
 }
 
 /** Printable ASCII names are their own display form; only other bytes need decoding. */
@@ -280,18 +363,25 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
   const deadline = performance.now() + (options.timeBudgetMs ?? 3_000);
   const expiringThresholdMs = options.expiringThresholdMs ?? 2_000;
 
-  const scans = await Promise.all(
-    ctx.nodes.map((node) => scanNode(ctx, node, patterns, cont?.cursors[node.id] ?? patterns.map(() => '0'), maxKeys, deadline)),
-  );
-  // Key identity is the latin1 form of its bytes: lossless, and cheap to compare.
-  const union = new Set<string>();
-  for (const s of scans) for (const id of s.reads.keys()) union.add(id);
-  if (!ctx.ownerOnly) await fillGaps(ctx, scans, union);
+  // One node: each page is classified while the node reads the next (see preclassifyPage).
+  const onPage = ctx.nodes.length === 1 && !ctx.ownerOnly ? (scan: NodeScan, ids: string[]): void => preclassifyPage(ctx, scan, ids, expiringThresholdMs) : undefined;
+  const scans = await Promise.all(ctx.nodes.map((node) => scanNode(ctx, node, patterns, cont?.cursors[node.id] ?? patterns.map(() => '0'), maxKeys, deadline, onPage)));
+  // Key identity is the latin1 form of its bytes: lossless, and cheap to compare. A single
+  // node's keys are the union already, and it has no gaps to fill.
+  let union: Iterable<string> = scans[0].reads.keys();
+  if (scans.length > 1) {
+    const all = new Set<string>();
+    for (const s of scans) for (const id of s.reads.keys()) all.add(id);
+    if (!ctx.ownerOnly) await fillGaps(ctx, scans, all);
+    union = all;
+  }
 
   const nowMs = clockNow();
-  const { locks, lockIds, skipped, fencesToRead } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);
+  const { locks, lockIds, skipped, fencesToRead, waitersToRead } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);
   await attachFences(ctx, scans, locks, lockIds, fencesToRead);
-  await attachWaiters(ctx, scans, locks, lockIds);
+  // A fresh entry without waiters already says so (no waiters, no process ids to match).
+  if (waitersToRead.length === locks.length) await attachWaiters(ctx, scans, locks, lockIds);
+  else if (waitersToRead.length > 0) await attachWaiters(ctx, scans, waitersToRead.map((i) => locks[i]), waitersToRead.map((i) => lockIds[i]));
   flagDeadlocks(locks);
   const unread = unreadPart(ctx, scans, patterns, skipped);
   const truncated = scans.some((s) => s.truncated);

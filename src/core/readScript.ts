@@ -4,6 +4,7 @@ import type Redis from 'ioredis';
 import type { Cluster } from 'ioredis';
 import { MAX_TOKEN_BYTES, recognise, RawValue } from './formats';
 import { displayToken } from './tokens';
+import { INTERNAL_PREFIX } from './internalKeys';
 import type { Observation } from './types';
 
 /** Largest string value read; longer ones are reported by size only. */
@@ -19,13 +20,15 @@ export const MAX_SHAPE_BYTES = 64 * 1024;
  */
 export const CALL_ITEMS = 1024;
 export const CALL_BYTES = 128 * 1024;
+/** A fence counter is at most 15 digits: its first 16 bytes tell whether a value is one. */
+export const FENCE_BYTES = 16;
 
 // Reads one key: type, pttl, payload, cost. A payload that is an integer means "not read":
 // >= 0 is the size of a value over its bound (bytes, or items), -1 a type we do not read,
 // -2 a hash or zset whose size the user may not ask (MEMORY denied). The cost (values
 // created, bytes copied) feeds the call's budget.
 const READ_KEY = `
-local function readKey(k, maxBytes, maxItems, maxShape)
+local function readKey(k, maxBytes, maxItems, maxShape, maxBytesArg)
   local p = redis.call('PTTL', k)
   local t = 'none'
   local v = -1
@@ -33,7 +36,9 @@ local function readKey(k, maxBytes, maxItems, maxShape)
   if p ~= -2 then
     -- Most keys under a lock pattern are strings: one bounded GETRANGE answers the type and
     -- the value, and never copies more than maxBytes + 1 bytes of a huge one.
-    local s = redis.pcall('GETRANGE', k, 0, maxBytes)
+    -- maxBytesArg is maxBytes as the caller's ARGV string: a Lua number argument is
+    -- formatted anew on every call (a tenth of a page's time on the node).
+    local s = redis.pcall('GETRANGE', k, '0', maxBytesArg)
     if type(s) == 'string' then
       t = 'string'
       bytes = #s
@@ -87,7 +92,7 @@ local budgetItems, budgetBytes = tonumber(ARGV[4]), tonumber(ARGV[5])
 local items, bytes, n = 0, 0, 0
 for i = 1, #KEYS do
   if n > 0 and (items >= budgetItems or bytes >= budgetBytes) then break end
-  local t, p, v, ci, cb = readKey(KEYS[i], maxBytes, maxItems, maxShape)
+  local t, p, v, ci, cb = readKey(KEYS[i], maxBytes, maxItems, maxShape, ARGV[1])
   items, bytes, n = items + ci, bytes + cb, n + 1
   out[3 * i + 1] = t == 'string' and 1 or t
   out[3 * i + 2] = p
@@ -96,31 +101,118 @@ end
 out[3] = n
 return out`;
 
+// The internal key of `kind` beside key `k`, byte for byte as internalKey() names it
+// (src/core/internalKeys.ts): `=k` when k has a hash tag of its own, else `{k}`.
+const INTERNAL_KEY = `
+local function internalKey(kind, k)
+  local open = string.find(k, '{', 1, true)
+  if open then
+    local close = string.find(k, '}', open + 1, true)
+    if close and close > open + 1 then return '${INTERNAL_PREFIX}' .. kind .. ':=' .. k end
+  end
+  return '${INTERNAL_PREFIX}' .. kind .. ':{' .. k .. '}'
+end
+-- EXISTS over names[1..m]; nil when refused (an ACL may deny the internal keys: the
+-- page's own reads still count, as they did when these were separate calls).
+local function countOf(names, m)
+  local r = redis.pcall('EXISTS', unpack(names, 1, m))
+  if type(r) ~= 'number' then return nil end
+  return r
+end
+-- How many of the internal keys of kind beside keys[1..n] exist (500 names per call); nil: refused.
+local function existing(kind, keys, n)
+  local found, names, m = 0, {}, 0
+  for i = 1, n do
+    m = m + 1
+    names[m] = internalKey(kind, keys[i])
+    if m == 500 or i == n then
+      local c = countOf(names, m)
+      if c == nil then return nil end
+      found, m = found + c, 0
+    end
+  end
+  return found
+end
+-- Whether keys[1..n] have any fence counter or waiter set: one EXISTS over both names of
+-- 250 keys at a time (the common answer, none, costs no per-kind pass); nil: refused.
+local function anyInternal(keys, n)
+  local found, names, m = 0, {}, 0
+  for i = 1, n do
+    local k = keys[i]
+    local tagged = false
+    local open = string.find(k, '{', 1, true)
+    if open then
+      local close = string.find(k, '}', open + 1, true)
+      tagged = close ~= nil and close > open + 1
+    end
+    if tagged then
+      names[m + 1] = '${INTERNAL_PREFIX}fence:=' .. k
+      names[m + 2] = '${INTERNAL_PREFIX}waiters:=' .. k
+    else
+      names[m + 1] = '${INTERNAL_PREFIX}fence:{' .. k .. '}'
+      names[m + 2] = '${INTERNAL_PREFIX}waiters:{' .. k .. '}'
+    end
+    m = m + 2
+    if m == 500 or i == n then
+      local c = countOf(names, m)
+      if c == nil then return nil end
+      found, m = found + c, 0
+    end
+  end
+  return found
+end
+`;
+
 /**
  * One SCAN page run on the server, then each key read there: [sec, usec, cursor, number
- * read, then key, type (1 for string), pttl, payload per key read, then the keys left
- * unread when the budget ran out]. Saves sending every key name back. Standalone nodes
- * only: a cluster refuses scripts touching undeclared keys.
+ * read, fences, waiters, then key, type (1 for string), pttl, payload per key read, then
+ * the keys left unread when the budget ran out]. Saves sending every key name back.
+ * `fences`: 0 when no key read has a fence counter, -1 when the node refused to say (read
+ * them apart), else one entry per key read: its counter's first 16 bytes (longer is not
+ * a counter: FENCE_BYTES), false where none. `waiters`: 1 when no key read has a waiter
+ * set, 0 when some may (read them apart).
+ * Standalone nodes only: a cluster refuses scripts touching undeclared keys.
  */
 const SCAN_PAGE = `#!lua flags=no-writes
 ${READ_KEY}
+${INTERNAL_KEY}
 local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
 local now = redis.call('TIME')
-local out = { now[1], now[2], page[1], 0 }
+local out = { now[1], now[2], page[1], 0, 0, 0 }
 local keys = page[2]
 local maxBytes, maxItems, maxShape = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local budgetItems, budgetBytes = tonumber(ARGV[7]), tonumber(ARGV[8])
 local items, bytes, n = 0, 0, 0
 for i = 1, #keys do
   if n > 0 and (items >= budgetItems or bytes >= budgetBytes) then break end
-  local t, p, v, ci, cb = readKey(keys[i], maxBytes, maxItems, maxShape)
+  local t, p, v, ci, cb = readKey(keys[i], maxBytes, maxItems, maxShape, ARGV[4])
   items, bytes, n = items + ci, bytes + cb, n + 1
-  out[4 * i + 1] = keys[i]
-  out[4 * i + 2] = t == 'string' and 1 or t
-  out[4 * i + 3] = p
-  out[4 * i + 4] = v
+  out[4 * i + 3] = keys[i]
+  out[4 * i + 4] = t == 'string' and 1 or t
+  out[4 * i + 5] = p
+  out[4 * i + 6] = v
 end
 out[4] = n
+local any = 0
+if n > 0 then any = anyInternal(keys, n) end
+if any == nil then
+  out[5] = -1
+elseif any == 0 then
+  out[6] = 1
+else
+  local f = existing('fence', keys, n)
+  if f == nil then
+    out[5] = -1
+  elseif f > 0 then
+    local fences = {}
+    for i = 1, n do
+      local v = redis.pcall('GETRANGE', internalKey('fence', keys[i]), '0', '${FENCE_BYTES - 1}')
+      fences[i] = type(v) == 'string' and #v > 0 and v or false
+    end
+    out[5] = fences
+  end
+  if existing('waiters', keys, n) == 0 then out[6] = 1 end
+end
 for i = n + 1, #keys do out[#out + 1] = keys[i] end
 return out`;
 
@@ -161,7 +253,7 @@ for i = 1, #keys do
   local e = redis.call('PEXPIRETIME', k)
   if e == -1 then
     if items >= budgetItems or bytes >= budgetBytes then return { page[1], '${UNDIGESTED}' } end
-    local t, _, v, ci, cb = readKey(k, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]))
+    local t, _, v, ci, cb = readKey(k, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[4])
     items, bytes = items + ci, bytes + cb
     if type(v) == 'table' then
       local parts = {}
@@ -227,7 +319,8 @@ function toObservation(node: string, type: string, pttl: number, payload: unknow
   // The common case, a string token, skips the intermediate objects (a snapshot reads
   // 100k+ of them); formats.recognise still decides everything else.
   if (type === 'string' && Buffer.isBuffer(payload) && payload.length > 0 && payload.length <= MAX_TOKEN_BYTES) {
-    return { node, state: 'present', token: displayToken(payload), pttlMs: pttl < 0 ? -1 : pttl, type, format: 'string', holdCount: null, reason: null };
+    // `holder` is set by attachHolders; present from the start, every copy has one shape.
+    return { node, state: 'present', token: displayToken(payload), pttlMs: pttl < 0 ? -1 : pttl, type, format: 'string', holdCount: null, reason: null, holder: null };
   }
   const r = recognise(decodeRaw(type, payload));
   const present = r.state === 'present';
@@ -240,6 +333,7 @@ function toObservation(node: string, type: string, pttl: number, payload: unknow
     format: r.format,
     holdCount: r.holdCount,
     reason: r.reason,
+    holder: null,
   };
 }
 
@@ -284,6 +378,13 @@ export interface ScannedPage extends ReadBatch {
   observations: Observation[];
   /** Keys of the page the call's budget left unread: read them with readObservations. */
   unread: Buffer[];
+  /**
+   * Per key read: its fence counter's raw first bytes (null: none); null when the page has
+   * none at all, undefined when the node would not say (read them apart).
+   */
+  fences: Array<Buffer | null> | null | undefined;
+  /** True when no key read has a waiter set (else the waiters are read apart). */
+  noWaiters: boolean;
 }
 
 /** Sends one server-side SCAN page; keys are read in the same script call, within its budget. */
@@ -295,22 +396,26 @@ export function pageCursor(flat: unknown[]): string {
   return String(flat[2]);
 }
 
+/** Where the page's per-key reads start (see SCAN_PAGE). */
+const PAGE_HEAD = 6;
+
 /** Keys the page listed, read or not. */
 export function pageKeyCount(flat: unknown[]): number {
   const n = Number(flat[3]);
-  return n + (flat.length - 4 - 4 * n);
+  return n + (flat.length - PAGE_HEAD - 4 * n);
 }
 
 export function decodeScanPage(flat: unknown[], node: string, absent: Observation): ScannedPage {
   const n = Number(flat[3]);
   const keys: Buffer[] = new Array(n);
   const observations: Observation[] = new Array(n);
-  let j = 4;
+  let j = PAGE_HEAD;
   for (let i = 0; i < n; i++, j += 4) {
     keys[i] = flat[j] as Buffer;
     observations[i] = toObservation(node, typeName(flat[j + 1]), Number(flat[j + 2]), flat[j + 3], absent);
   }
-  return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: pageCursor(flat), keys, observations, unread: flat.slice(j) as Buffer[] };
+  const fences = Array.isArray(flat[4]) ? (flat[4] as Array<Buffer | null>) : flat[4] === -1 ? undefined : null;
+  return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: pageCursor(flat), keys, observations, unread: flat.slice(j) as Buffer[], fences, noWaiters: Number(flat[5]) === 1 };
 }
 
 export interface TtlPage {

@@ -175,6 +175,10 @@ describe('fencing tokens on real nodes', function () {
     }
     for (const s of three) assert.equal(await withClient(s, (c) => c.exists('lock:acl')), 0);
     const plain = await rl.acquire('lock:acl', 5000);
+    // A snapshot still reads the locks; the counters it may not read are simply none.
+    const snap = await rl.inspect({ patterns: ['lock:*'] });
+    assert.deepEqual(snap.nodes.map((n) => n.outcome), ['ok', 'ok', 'ok']);
+    assert.deepEqual(snap.locks.map((l) => [l.key, l.verdict, l.fence]), [['lock:acl', 'held', null]]);
     await rl.release(plain);
     await Promise.all(three.map((s) => withClient(s, (c) => c.call('ACL', 'DELUSER', 'locksonly'))));
   });
@@ -230,6 +234,33 @@ describe('fencing tokens on real nodes', function () {
     const risky = snap.locks.find((l) => l.key === 'lock:st')!;
     assert.equal(risky.fence, lock.fence);
     assert.equal(risky.fenceRisk, true);
+  });
+
+  it('a one-node snapshot reads the counter beside any key name (own hash tag, stray braces, non-UTF-8 bytes); 16 digits or a wrong type is no counter', async () => {
+    const rl = make([servers[0]]);
+    const named: Array<[string | Buffer, string]> = [
+      ['lock:plain', 'lock:plain'],
+      ['orders:{42}', 'orders:{42}'],
+      ['lock:{}{x}', 'lock:{}{x}'],
+      ['lock:}{', 'lock:}{'],
+      [Buffer.from([0x6c, 0xff, 0x7b, 0x01, 0x7d]), 'hex:6cff7b017d'],
+    ];
+    await withClient(servers[0], async (c) => {
+      for (const [i, [k]] of named.entries()) {
+        await c.set(k, `token-${i}`, 'PX', 60_000);
+        await c.set(fenceKeyOf(k), String(100 + i));
+      }
+      await c.set('lock:long', 'token-long', 'PX', 60_000);
+      await c.set(fenceKeyOf('lock:long'), '1234567890123456');
+      await c.set('lock:wrong', 'token-wrong', 'PX', 60_000);
+      await c.hset(fenceKeyOf('lock:wrong'), 'f', '1');
+    });
+    const snap = await rl.inspect({ patterns: ['*'] });
+    const fences = Object.fromEntries(snap.locks.map((l) => [l.key, l.fence]));
+    const want: Record<string, number | null> = { 'lock:long': null, 'lock:wrong': null };
+    named.forEach(([, shown], i) => (want[shown] = 100 + i));
+    assert.deepEqual(fences, want);
+    assert.deepEqual(snap.skipped, []);
   });
 
   it('watch carries the fence: in the first snapshot, and as a change when a new holder gets a higher one', async () => {
