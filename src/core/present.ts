@@ -81,14 +81,9 @@ export function stateText(o: Pick<Observation, 'state' | 'reason'>): string {
 }
 
 /**
- * Whether a node's failure text says it wants (another) password. A node status carries
- * its `outcome` (`auth`); only a release result's per-node reason is still text.
+ * The words a server or ioredis uses when a password is missing or wrong: replies.ts
+ * reads them once into a failure's `auth` outcome, which every surface branches on.
  */
-export function isAuthFailure(reason: string | null | undefined): boolean {
-  return !!reason && AUTH_FAILURE.test(reason);
-}
-
-/** The words a server or ioredis uses when a password is missing or wrong. */
 export const AUTH_FAILURE = /NOAUTH|WRONGPASS|invalid username-password|\bAUTH\b|invalid password/i;
 
 /** What one node said to a write, as a failure line names it. */

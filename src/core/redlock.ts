@@ -56,6 +56,8 @@ export interface ReleaseNode {
   node: string;
   outcome: ReleaseOutcome | 'pending';
   reason?: string;
+  /** Why a refused or unreachable node failed (`auth`: it wants a password), decided in replies.ts. */
+  failure?: FailureOutcome;
 }
 export type ForceOutcome = 'deleted' | 'changed' | 'absent' | 'refused' | 'unreachable';
 
@@ -63,7 +65,7 @@ export interface ReleaseResult {
   /** Every node as known when the outcome became certain; unanswered nodes are `pending`. */
   nodes: ReleaseNode[];
   /** Every node's final outcome (never `pending`), once all answered or the deadline passed. */
-  settled: Promise<Array<{ node: string; outcome: ReleaseOutcome; reason?: string }>>;
+  settled: Promise<Array<{ node: string; outcome: ReleaseOutcome; reason?: string; failure?: FailureOutcome }>>;
 }
 
 export interface ForceReleaseResult {
@@ -587,7 +589,7 @@ export class Redlock {
         const x = results[i];
         if (!x) return { node: node.id, outcome: 'pending' };
         // A node that answered with a refusal (NOPERM, READONLY...) is not an outage.
-        if (!x.ok) return { node: node.id, outcome: x.answered ? 'refused' : 'unreachable', reason: x.reason };
+        if (!x.ok) return { node: node.id, outcome: x.answered ? 'refused' : 'unreachable', reason: x.reason, failure: x.outcome };
         return { node: node.id, outcome: x.value > 0 ? 'released' : 'not-held' };
       }));
     // Stamped when the first node's delete is known, not when the slowest node answers:

@@ -226,6 +226,8 @@ describe('cli end to end on 5 real nodes', function () {
       const missing = await runCli(['release', 'lock:pw', '--token', 't', '--node', secure.url]);
       assert.equal(missing.code, 3);
       assert.match(oneLine(missing), /NOAUTH|auth/i);
+      // The release's per-node failure says `auth`: the hint follows it, not the reply's words.
+      assert.match(missing.stderr, /check the password in the node URL or REDLOCK_PASSWORD/);
 
       const ok = await runCli(['acquire', 'lock:pw', '--ttl', '5000', '--json', '--node', secure.url], { REDLOCK_PASSWORD: 'sesame-pw' });
       assert.equal(ok.code, 0, ok.stderr);

@@ -1,6 +1,6 @@
 // The presentation vocabulary every surface shares (src/core/present.ts).
 import assert from 'node:assert/strict';
-import { answeredCount, isAuthFailure, describeAnswer, formatDuration, noQuorumLine, shortToken, stateText, TOKEN_IN_ERROR, TOKEN_IN_ROW, TOKEN_IN_SENTENCE, ttlText } from '../../src/core/present';
+import { answeredCount, AUTH_FAILURE, describeAnswer, formatDuration, noQuorumLine, shortToken, stateText, TOKEN_IN_ERROR, TOKEN_IN_ROW, TOKEN_IN_SENTENCE, ttlText } from '../../src/core/present';
 
 describe('presentation vocabulary', () => {
   it('prints durations one way, rounding down', () => {
@@ -33,7 +33,7 @@ describe('presentation vocabulary', () => {
     assert.match(line, /^cannot acquire lock:x after 2 attempts: only 2 of 4 nodes answered, 3 needed: b refused \(NOPERM/);
     assert.equal(describeAnswer({ node: 'n', outcome: 'held-by-other', heldBy: '7f3a9b0c1d2e3f4a5b6c7d8e' }), 'n held by 7f3a9b0c1d2e…');
     assert.equal(stateText({ state: 'unreachable', reason: 'timeout' }), 'unreachable: timeout');
-    assert.ok(isAuthFailure('WRONGPASS invalid username-password pair') && isAuthFailure('NOAUTH Authentication required.'));
-    assert.ok(!isAuthFailure('ECONNREFUSED 127.0.0.1:6379') && !isAuthFailure(null));
+    assert.ok(AUTH_FAILURE.test('WRONGPASS invalid username-password pair') && AUTH_FAILURE.test('NOAUTH Authentication required.'));
+    assert.ok(!AUTH_FAILURE.test('ECONNREFUSED 127.0.0.1:6379'));
   });
 });

@@ -4,7 +4,7 @@
 // given token, and validityMs is null whenever nothing is held afterwards (release included).
 import { Command, Option } from 'commander';
 import { NodeAttempt, RedlockError } from '../../core/errors';
-import { isAuthFailure, noQuorumLine, shortToken, TOKEN_IN_SENTENCE } from '../../core/present';
+import { noQuorumLine, shortToken, TOKEN_IN_SENTENCE } from '../../core/present';
 import { AcquireOptions, Lock, Redlock } from '../../core/redlock';
 import { displayKey, displayToken } from '../../core/tokens';
 import { holderLabel } from '../../core/holderToken';
@@ -130,7 +130,7 @@ export async function runRelease(redlock: Redlock, cmd: { resources: Buffer[]; t
     io.out([`${styleFor(io.colour).green('released')} ${keyList(lock.resources)} on ${released} of ${r.nodes.length} nodes`, ...renderNodeList(r.nodes, styleFor(io.colour))].join('\n'));
   }
   if (answered < redlock.quorum) {
-    const auth = down.some((n) => isAuthFailure(n.reason)) ? ' (check the password in the node URL or REDLOCK_PASSWORD)' : '';
+    const auth = down.some((n) => n.failure === 'auth') ? ' (check the password in the node URL or REDLOCK_PASSWORD)' : '';
     const also = refused.length ? `; ${list(refused, ' refused')}` : '';
     io.err(`redlock-inspector: cannot release ${what}: fewer than ${redlock.quorum} of ${r.nodes.length} nodes answered: ${downList}${also}${auth}`);
     return EXIT.noQuorum;
