@@ -101,16 +101,20 @@ end
 out[3] = n
 return out`;
 
-// The internal key of `kind` beside key `k`, byte for byte as internalKey() names it
-// (src/core/internalKeys.ts): `=k` when k has a hash tag of its own, else `{k}`.
+// The internal keys beside key `k`, byte for byte as internalKey() names them
+// (src/core/internalKeys.ts): `<prefix><kind>:` then `=k` when k has a hash tag of its
+// own, else `{k}`.
 const INTERNAL_KEY = `
-local function internalKey(kind, k)
+local function besideOf(k)
   local open = string.find(k, '{', 1, true)
   if open then
     local close = string.find(k, '}', open + 1, true)
-    if close and close > open + 1 then return '${INTERNAL_PREFIX}' .. kind .. ':=' .. k end
+    if close and close > open + 1 then return '=' .. k end
   end
-  return '${INTERNAL_PREFIX}' .. kind .. ':{' .. k .. '}'
+  return '{' .. k .. '}'
+end
+local function internalKey(kind, k)
+  return '${INTERNAL_PREFIX}' .. kind .. ':' .. besideOf(k)
 end
 -- EXISTS over names[1..m]; nil when refused (an ACL may deny the internal keys: the
 -- page's own reads still count, as they did when these were separate calls).
@@ -119,41 +123,17 @@ local function countOf(names, m)
   if type(r) ~= 'number' then return nil end
   return r
 end
--- How many of the internal keys of kind beside keys[1..n] exist (500 names per call); nil: refused.
-local function existing(kind, keys, n)
+-- How many internal keys of the given kinds beside keys[1..n] exist, in EXISTS calls of
+-- 500 names at most (each key's tag looked up once for all kinds); nil: refused.
+local function existing(kinds, keys, n)
   local found, names, m = 0, {}, 0
   for i = 1, n do
-    m = m + 1
-    names[m] = internalKey(kind, keys[i])
-    if m == 500 or i == n then
-      local c = countOf(names, m)
-      if c == nil then return nil end
-      found, m = found + c, 0
+    local beside = besideOf(keys[i])
+    for j = 1, #kinds do
+      names[m + j] = '${INTERNAL_PREFIX}' .. kinds[j] .. ':' .. beside
     end
-  end
-  return found
-end
--- Whether keys[1..n] have any fence counter or waiter set: one EXISTS over both names of
--- 250 keys at a time (the common answer, none, costs no per-kind pass); nil: refused.
-local function anyInternal(keys, n)
-  local found, names, m = 0, {}, 0
-  for i = 1, n do
-    local k = keys[i]
-    local tagged = false
-    local open = string.find(k, '{', 1, true)
-    if open then
-      local close = string.find(k, '}', open + 1, true)
-      tagged = close ~= nil and close > open + 1
-    end
-    if tagged then
-      names[m + 1] = '${INTERNAL_PREFIX}fence:=' .. k
-      names[m + 2] = '${INTERNAL_PREFIX}waiters:=' .. k
-    else
-      names[m + 1] = '${INTERNAL_PREFIX}fence:{' .. k .. '}'
-      names[m + 2] = '${INTERNAL_PREFIX}waiters:{' .. k .. '}'
-    end
-    m = m + 2
-    if m == 500 or i == n then
+    m = m + #kinds
+    if m + #kinds > 500 or i == n then
       local c = countOf(names, m)
       if c == nil then return nil end
       found, m = found + c, 0
@@ -194,13 +174,13 @@ for i = 1, #keys do
 end
 out[4] = n
 local any = 0
-if n > 0 then any = anyInternal(keys, n) end
+if n > 0 then any = existing({ 'fence', 'waiters' }, keys, n) end
 if any == nil then
   out[5] = -1
 elseif any == 0 then
   out[6] = 1
 else
-  local f = existing('fence', keys, n)
+  local f = existing({ 'fence' }, keys, n)
   if f == nil then
     out[5] = -1
   elseif f > 0 then
@@ -211,7 +191,7 @@ else
     end
     out[5] = fences
   end
-  if existing('waiters', keys, n) == 0 then out[6] = 1 end
+  if existing({ 'waiters' }, keys, n) == 0 then out[6] = 1 end
 end
 for i = n + 1, #keys do out[#out + 1] = keys[i] end
 return out`;
