@@ -10,13 +10,21 @@ import { classify, quorumOf, skipReason, validityAt, withExpiring } from './clas
 import type { InspectOptions, InspectPage, ScanCursor } from './inspectTypes';
 import { DeadlineError, downStatus, RedisNode } from './nodes';
 import type Redis from 'ioredis';
-import { absentOn, decodeScanPage, pageCursor, pageKeyCount, ReadBatch, readObservations, requestScanPage } from './readScript';
+import { absentOn, decodeScanPage, pageCursor, pageKeyCount, ReadBatch, readInternalOf, readObservations, requestScanPage } from './readScript';
+import { InternalWalk } from './internalWalk';
 import { displayKey } from './tokens';
 import { exactKeysOn, unreadMasters } from './clusterTopology';
 import type { LockEntry, NodeStatus, Observation, SkippedKey, Snapshot } from './types';
 
 export const DEFAULT_PATTERNS = ['*lock*'];
 const SCAN_COUNT = 1000;
+/**
+ * SCAN COUNT of the walk over internal keys: ahead of the pattern's walk, so most pages
+ * are classified as they arrive, and still a millisecond or two of the node per call.
+ */
+const INTERNAL_COUNT = 2 * SCAN_COUNT;
+/** Pages that waited for the internal walk, classified per page arriving once it is complete. */
+const CATCH_UP_PAGES = 2;
 const READ_BATCH = 1000;
 /** Cursor of a pattern whose scan finished ('0' is a scan not yet started). */
 const DONE = 'done';
@@ -94,8 +102,8 @@ function readEachKey(node: RedisNode, keys: Buffer[], absent: Observation): Prom
 }
 
 /**
- * SCANs one node. `onPage`, when given, is called with the ids of each page read by the
- * page script (standalone nodes), once their slots are set.
+ * SCANs one node. `onPage`, when given, is called with the ids of the keys read by the
+ * page script (standalone nodes) once their slots are set, fence counters included.
  */
 export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number, onPage?: (scan: NodeScan, ids: string[]) => void): Promise<NodeScan> {
   const scan: NodeScan = {
@@ -122,6 +130,15 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     const pendingReads: Promise<void>[] = [];
     let scanned = 0;
     const outOfBudget = (): boolean => scanned >= maxKeys || performance.now() > deadline;
+    // Standalone pages: the internal keys are walked beside the patterns; a page read
+    // before that walk is complete waits for it (its keys' counters are not known yet).
+    const walk = new InternalWalk();
+    const waiting: string[][] = [];
+    const settle = (ids: string[]): void => {
+      const known = ids.filter((id) => walk.fill(id, scan.reads.get(id)!));
+      // Keys whose counters are still to read are classified with the rest.
+      if (known.length) onPage?.(scan, known);
+    };
     for (let p = 0; p < patterns.length && !scan.truncated; p++) {
       let cursor = scan.cursors[p];
       if (cursor === DONE) continue;
@@ -144,39 +161,66 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         continue;
       }
       const client = node.client as Redis;
-      let inFlight: Promise<unknown[]> | undefined = requestScanPage(client, cursor, patterns[p], SCAN_COUNT);
+      let inFlight: Promise<unknown[]> | undefined = requestScanPage(client, cursor, patterns[p], SCAN_COUNT, walk.cursor, INTERNAL_COUNT);
       while (inFlight) {
         const flat = await withDeadline(inFlight, ctx.commandTimeoutMs);
         const next = pageCursor(flat);
         cursor = next === '0' ? DONE : next;
         scan.cursors[p] = cursor;
         scanned += pageKeyCount(flat);
+        const page = decodeScanPage(flat, node.id, scan.absent);
+        if (page.internalCursor !== null) walk.add(page.internalCursor, page.internals);
         inFlight = undefined;
         if (cursor !== DONE) {
           if (outOfBudget()) scan.truncated = true;
-          // The node works on the next page while this one is decoded here.
-          else inFlight = requestScanPage(client, cursor, patterns[p], SCAN_COUNT);
+          // The node works on the next page while this one is taken in here.
+          else inFlight = requestScanPage(client, cursor, patterns[p], SCAN_COUNT, walk.cursor, INTERNAL_COUNT);
         }
-        const page = decodeScanPage(flat, node.id, scan.absent);
         const at = page.nodeTimeMs - scan.offsetMs;
-        const { fences, noWaiters } = page;
         const ids: string[] = new Array(page.keys.length);
         for (let i = 0; i < page.keys.length; i++) {
           ids[i] = page.keys[i].toString('latin1');
-          scan.reads.set(ids[i], { obs: page.observations[i], at, fence: fences === undefined ? undefined : fences ? pageCounter(fences[i]) : null, noWaiters, pre: undefined });
+          scan.reads.set(ids[i], { obs: page.observations[i], at, fence: undefined, noWaiters: false, pre: undefined });
         }
-        // Keys whose counters are still to read are classified with the rest.
-        if (fences !== undefined) onPage?.(scan, ids);
+        if (!walk.complete) waiting.push(ids);
+        else {
+          settle(ids);
+          // Pages that waited, a few per page arriving: the node keeps working meanwhile.
+          for (let w = 0; w < CATCH_UP_PAGES && waiting.length; w++) settle(waiting.shift()!);
+        }
         // The call's budget ran out on a page of fat keys: the rest in calls of their own.
         if (page.unread.length) pendingReads.push(readBatch(ctx, node, page.unread, scan));
       }
     }
+    if (walk.complete) for (const ids of waiting.splice(0)) settle(ids);
+    // The walk did not finish (a cut scan, a short pattern walk): those pages' keys are
+    // looked up by name, one call per page, as each page did before the walk existed.
+    for (const ids of waiting) pendingReads.push(lookUpInternal(ctx, node.client as Redis, scan, ids, onPage));
     await Promise.all(pendingReads);
   } catch (e) {
     Object.assign(scan.status, downStatus(e, node));
     scan.reads.clear();
   }
   return scan;
+}
+
+/** Sets the fence counters and waiter-set presence of a page's keys read by name (see readInternalOf). */
+async function lookUpInternal(ctx: InspectContext, client: Redis, scan: NodeScan, ids: string[], onPage?: (scan: NodeScan, ids: string[]) => void): Promise<void> {
+  const { fences, noWaiters } = await withDeadline(
+    readInternalOf(
+      client,
+      ids.map((id) => Buffer.from(id, 'latin1')),
+    ),
+    ctx.commandTimeoutMs,
+  );
+  // The node would not say: counters and waiters are read apart after classification.
+  if (fences === undefined) return;
+  for (let i = 0; i < ids.length; i++) {
+    const slot = scan.reads.get(ids[i])!;
+    slot.fence = fences ? pageCounter(fences[i]) : null;
+    slot.noWaiters = noWaiters;
+  }
+  onPage?.(scan, ids);
 }
 
 /** Nodes that did not come across a key read it directly, so "absent" means absent. */

@@ -144,21 +144,56 @@ end
 `;
 
 /**
+ * The internal keys beside the given keys (ARGV), looked up by name: [fences, waiters].
+ * `fences`: 0 when no key has a fence counter, -1 when the node refused to say (read them
+ * apart), else one entry per key: its counter's first 16 bytes (longer is not a counter:
+ * FENCE_BYTES), false where none. `waiters`: 1 when no key has a waiter set, 0 when some
+ * may (read them apart). What a page's keys need when the walk of the internal keys did
+ * not finish (see SCAN_PAGE).
+ */
+const INTERNAL_OF = `#!lua flags=no-writes
+${INTERNAL_KEY}
+local keys, n = ARGV, #ARGV
+local out = { 0, 0 }
+local any = existing({ 'fence', 'waiters' }, keys, n)
+if any == nil then
+  out[1] = -1
+elseif any == 0 then
+  out[2] = 1
+else
+  local f = existing({ 'fence' }, keys, n)
+  if f == nil then
+    out[1] = -1
+  elseif f > 0 then
+    local fences = {}
+    for i = 1, n do
+      local v = redis.pcall('GETRANGE', internalKey('fence', keys[i]), '0', '${FENCE_BYTES - 1}')
+      fences[i] = type(v) == 'string' and #v > 0 and v or false
+    end
+    out[1] = fences
+  end
+  if existing({ 'waiters' }, keys, n) == 0 then out[2] = 1 end
+end
+return out`;
+
+/**
  * One SCAN page run on the server, then each key read there: [sec, usec, cursor, number
- * read, fences, waiters, then key, type (1 for string), pttl, payload per key read, then
- * the keys left unread when the budget ran out]. Saves sending every key name back.
- * `fences`: 0 when no key read has a fence counter, -1 when the node refused to say (read
- * them apart), else one entry per key read: its counter's first 16 bytes (longer is not
- * a counter: FENCE_BYTES), false where none. `waiters`: 1 when no key read has a waiter
- * set, 0 when some may (read them apart).
+ * read, internal cursor, internal keys, then key, type (1 for string), pttl, payload per
+ * key read, then the keys left unread when the budget ran out]. Saves sending every key
+ * name back.
+ * Beside it, when ARGV[9] is a cursor (not ''), one page of a second walk over the
+ * internal keys of the whole keyspace (COUNT ARGV[10]): its next cursor, and a flat list
+ * of name, value: a fence counter's first 16 bytes (FENCE_BYTES), 1 for a waiter set, 0
+ * for a counter the node would not read (read it apart). Once that walk is complete,
+ * every internal key present throughout it has been listed, so the page's keys need no
+ * lookup by name (docs/decisions.md "One call per SCAN page").
  * Standalone nodes only: a cluster refuses scripts touching undeclared keys.
  */
 const SCAN_PAGE = `#!lua flags=no-writes
 ${READ_KEY}
-${INTERNAL_KEY}
 local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
 local now = redis.call('TIME')
-local out = { now[1], now[2], page[1], 0, 0, 0 }
+local out = { now[1], now[2], page[1], 0, '', 0 }
 local keys = page[2]
 local maxBytes, maxItems, maxShape = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local budgetItems, budgetBytes = tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -173,25 +208,24 @@ for i = 1, #keys do
   out[4 * i + 6] = v
 end
 out[4] = n
-local any = 0
-if n > 0 then any = existing({ 'fence', 'waiters' }, keys, n) end
-if any == nil then
-  out[5] = -1
-elseif any == 0 then
-  out[6] = 1
-else
-  local f = existing({ 'fence' }, keys, n)
-  if f == nil then
-    out[5] = -1
-  elseif f > 0 then
-    local fences = {}
-    for i = 1, n do
-      local v = redis.pcall('GETRANGE', internalKey('fence', keys[i]), '0', '${FENCE_BYTES - 1}')
-      fences[i] = type(v) == 'string' and #v > 0 and v or false
+if ARGV[9] ~= '' then
+  local walk = redis.call('SCAN', ARGV[9], 'MATCH', '${INTERNAL_PREFIX}*', 'COUNT', ARGV[10])
+  local found, m = {}, 0
+  local from = ${INTERNAL_PREFIX.length + 1}
+  for _, k in ipairs(walk[2]) do
+    local kind = string.sub(k, from, from + 7)
+    if string.sub(kind, 1, 6) == 'fence:' then
+      -- A counter is at most 15 digits: 16 bytes tell whether a value is one.
+      local v = redis.pcall('GETRANGE', k, '0', '${FENCE_BYTES - 1}')
+      if type(v) ~= 'string' then v = 0 end
+      if v ~= '' then
+        found[m + 1], found[m + 2], m = k, v, m + 2
+      end
+    elseif kind == 'waiters:' then
+      found[m + 1], found[m + 2], m = k, 1, m + 2
     end
-    out[5] = fences
   end
-  if existing({ 'waiters' }, keys, n) == 0 then out[6] = 1 end
+  out[5], out[6] = walk[1], found
 end
 for i = n + 1, #keys do out[#out + 1] = keys[i] end
 return out`;
@@ -256,6 +290,7 @@ const BOUNDS = [String(MAX_VALUE_BYTES), String(MAX_ITEMS), String(MAX_SHAPE_BYT
 interface InspectCommand {
   rliInspectBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
   rliScanPageBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
+  rliInternalOfBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
   rliScanTtlPageBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
   rliDigestPage(numKeys: number, ...args: string[]): Promise<[string, string]>;
 }
@@ -266,6 +301,7 @@ function inspectCommand(client: Redis | Cluster): InspectCommand {
   if (!defined.has(client)) {
     client.defineCommand('rliInspect', { lua: INSPECT, readOnly: true });
     client.defineCommand('rliScanPage', { lua: SCAN_PAGE, readOnly: true });
+    client.defineCommand('rliInternalOf', { lua: INTERNAL_OF, readOnly: true });
     client.defineCommand('rliScanTtlPage', { lua: SCAN_TTL_PAGE, readOnly: true });
     client.defineCommand('rliDigestPage', { lua: DIGEST_PAGE, readOnly: true });
     defined.add(client);
@@ -358,18 +394,19 @@ export interface ScannedPage extends ReadBatch {
   observations: Observation[];
   /** Keys of the page the call's budget left unread: read them with readObservations. */
   unread: Buffer[];
-  /**
-   * Per key read: its fence counter's raw first bytes (null: none); null when the page has
-   * none at all, undefined when the node would not say (read them apart).
-   */
-  fences: Array<Buffer | null> | null | undefined;
-  /** True when no key read has a waiter set (else the waiters are read apart). */
-  noWaiters: boolean;
+  /** The walk of the internal keys: its next cursor ('0': complete), null when the call did not walk it. */
+  internalCursor: string | null;
+  /** That walk's finds: name, then a counter's first bytes, 1 (a waiter set) or 0 (a counter not read). */
+  internals: unknown[];
 }
 
-/** Sends one server-side SCAN page; keys are read in the same script call, within its budget. */
-export function requestScanPage(client: Redis, cursor: string, pattern: string, count: number): Promise<unknown[]> {
-  return inspectCommand(client).rliScanPageBuffer(0, cursor, pattern, String(count), ...BOUNDS);
+/**
+ * Sends one server-side SCAN page; keys are read in the same script call, within its
+ * budget. With `internalCursor`, the call also walks one page of internal keys (COUNT
+ * `internalCount`).
+ */
+export function requestScanPage(client: Redis, cursor: string, pattern: string, count: number, internalCursor: string | null, internalCount: number): Promise<unknown[]> {
+  return inspectCommand(client).rliScanPageBuffer(0, cursor, pattern, String(count), ...BOUNDS, internalCursor ?? '', String(internalCount));
 }
 
 export function pageCursor(flat: unknown[]): string {
@@ -394,8 +431,29 @@ export function decodeScanPage(flat: unknown[], node: string, absent: Observatio
     keys[i] = flat[j] as Buffer;
     observations[i] = toObservation(node, typeName(flat[j + 1]), Number(flat[j + 2]), flat[j + 3], absent);
   }
-  const fences = Array.isArray(flat[4]) ? (flat[4] as Array<Buffer | null>) : flat[4] === -1 ? undefined : null;
-  return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: pageCursor(flat), keys, observations, unread: flat.slice(j) as Buffer[], fences, noWaiters: Number(flat[5]) === 1 };
+  const walked = String(flat[4]);
+  return {
+    nodeTimeMs: timeOf(flat[0], flat[1]),
+    cursor: pageCursor(flat),
+    keys,
+    observations,
+    unread: flat.slice(j) as Buffer[],
+    internalCursor: walked === '' ? null : walked,
+    internals: Array.isArray(flat[5]) ? flat[5] : [],
+  };
+}
+
+export interface InternalOf {
+  /** Per key: its fence counter's raw first bytes (null: none); null when none has one, undefined when the node would not say. */
+  fences: Array<Buffer | null> | null | undefined;
+  /** True when no key has a waiter set (else the waiters are read apart). */
+  noWaiters: boolean;
+}
+
+/** The internal keys beside `keys`, looked up by name (see INTERNAL_OF). */
+export async function readInternalOf(client: Redis, keys: Buffer[]): Promise<InternalOf> {
+  const [fences, waiters] = await inspectCommand(client).rliInternalOfBuffer(0, ...keys);
+  return { fences: Array.isArray(fences) ? (fences as Array<Buffer | null>) : fences === -1 ? undefined : null, noWaiters: Number(waiters) === 1 };
 }
 
 export interface TtlPage {
