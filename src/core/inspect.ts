@@ -22,9 +22,9 @@ const SCAN_COUNT = 1000;
  * SCAN COUNT of the walk over internal keys: ahead of the pattern's walk, so most pages
  * are classified as they arrive, and still a millisecond or two of the node per call.
  */
-const INTERNAL_COUNT = 2 * SCAN_COUNT;
+const INTERNAL_COUNT = 4 * SCAN_COUNT;
 /** Pages that waited for the internal walk, classified per page arriving once it is complete. */
-const CATCH_UP_PAGES = 2;
+const CATCH_UP_PAGES = 1;
 const READ_BATCH = 1000;
 /** Cursor of a pattern whose scan finished ('0' is a scan not yet started). */
 const DONE = 'done';
