@@ -18,11 +18,6 @@ import type { LockEntry, NodeStatus, Observation, SkippedKey, Snapshot } from '.
 
 export const DEFAULT_PATTERNS = ['*lock*'];
 const SCAN_COUNT = 1000;
-/**
- * SCAN COUNT of the walk over internal keys: ahead of the pattern's walk, so most pages
- * are classified as they arrive, and still a millisecond or two of the node per call.
- */
-const INTERNAL_COUNT = 4 * SCAN_COUNT;
 /** Pages that waited for the internal walk, classified per page arriving once it is complete. */
 const CATCH_UP_PAGES = 1;
 const READ_BATCH = 1000;
@@ -59,9 +54,9 @@ export function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
 export interface Slot {
   obs: Observation;
   at: number;
-  /** The resource's fence counter, read with the SCAN page; taken (cleared) by classifyKeys. */
+  /** The resource's fence counter as the scan found it (undefined: read apart); taken (cleared) by classifyKeys. */
   fence?: number | null;
-  /** The SCAN page found no waiter set beside this key; taken (cleared) by attachWaiters. */
+  /** The scan found no waiter set beside this key; taken (cleared) by attachWaiters. */
   noWaiters?: boolean;
   /** The key classified as its page arrived (null: an internal key); taken by classifyKeys. */
   pre?: KeyResult | null;
@@ -161,7 +156,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         continue;
       }
       const client = node.client as Redis;
-      let inFlight: Promise<unknown[]> | undefined = requestScanPage(client, cursor, patterns[p], SCAN_COUNT, walk.cursor, INTERNAL_COUNT);
+      let inFlight: Promise<unknown[]> | undefined = requestScanPage(client, cursor, patterns[p], SCAN_COUNT, walk.cursor, walk.count);
       while (inFlight) {
         const flat = await withDeadline(inFlight, ctx.commandTimeoutMs);
         const next = pageCursor(flat);
@@ -174,7 +169,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         if (cursor !== DONE) {
           if (outOfBudget()) scan.truncated = true;
           // The node works on the next page while this one is taken in here.
-          else inFlight = requestScanPage(client, cursor, patterns[p], SCAN_COUNT, walk.cursor, INTERNAL_COUNT);
+          else inFlight = requestScanPage(client, cursor, patterns[p], SCAN_COUNT, walk.cursor, walk.count);
         }
         const at = page.nodeTimeMs - scan.offsetMs;
         const ids: string[] = new Array(page.keys.length);

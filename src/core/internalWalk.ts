@@ -6,11 +6,22 @@
 import { pageCounter } from './fenceRead';
 import type { Slot } from './inspect';
 import { internalKey, parseInternalKey } from './internalKeys';
+import { CALL_ITEMS } from './readScript';
+
+/**
+ * SCAN COUNT of the walk: four pattern pages' worth, so it finishes a quarter into the
+ * pattern's walk and most pages are classified as they arrive.
+ */
+const WALK_COUNT = 4000;
+/** Where internal keys are dense, a page's worth: its counters stay within a call's budget. */
+const DENSE_COUNT = 1000;
 
 export class InternalWalk {
   /** The cursor to send, null once the walk is complete (or not walked). */
   cursor: string | null = '0';
   complete = false;
+  /** The SCAN COUNT of the next page. */
+  count = WALK_COUNT;
   /** Resource id (latin1) -> its counter; undefined: a counter the node would not read. */
   private readonly fences = new Map<string, number | null | undefined>();
   private readonly waiters = new Set<string>();
@@ -26,6 +37,7 @@ export class InternalWalk {
       if (parsed.kind === 'waiters') this.waiters.add(parsed.resource);
       else if (parsed.kind === 'fence') this.fences.set(parsed.resource, Buffer.isBuffer(value) ? pageCounter(value) : undefined);
     }
+    this.count = internals.length / 2 > CALL_ITEMS / 2 ? DENSE_COUNT : WALK_COUNT;
     if (next === null || next === '0') this.cursor = null;
     else this.cursor = next;
     if (next === '0') this.complete = true;

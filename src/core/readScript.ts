@@ -185,7 +185,7 @@ return out`;
  * Beside it, when ARGV[9] is a cursor (not ''), one page of a second walk over the
  * internal keys of the whole keyspace (COUNT ARGV[10]): its next cursor, and a flat list
  * of name, value: a fence counter's first 16 bytes (FENCE_BYTES), 1 for a waiter set, 0
- * for a counter the node would not read (read it apart). Once that walk is complete,
+ * for a counter the node would not read or the budget left unread (read it apart). Once that walk is complete,
  * every internal key present throughout it has been listed, so the page's keys need no
  * lookup by name (docs/decisions.md "One call per SCAN page").
  * Standalone nodes only: a cluster refuses scripts touching undeclared keys.
@@ -224,14 +224,19 @@ end
 out[4] = n
 if ARGV[9] ~= '' then
   local walk = redis.call('SCAN', ARGV[9], 'MATCH', '${INTERNAL_PREFIX}*', 'COUNT', ARGV[10])
-  local found, m = {}, 0
+  -- Counters read, at most the call's item budget: the rest are read apart.
+  local found, m, reads = {}, 0, 0
   local from = ${INTERNAL_PREFIX.length + 1}
   for _, k in ipairs(walk[2]) do
     local kind = string.sub(k, from, from + 7)
     if string.sub(kind, 1, 6) == 'fence:' then
       -- A counter is at most 15 digits: 16 bytes tell whether a value is one.
-      local v = redis.pcall('GETRANGE', k, '0', '${FENCE_BYTES - 1}')
-      if type(v) ~= 'string' then v = 0 end
+      local v = 0
+      if reads < budgetItems then
+        v = redis.pcall('GETRANGE', k, '0', '${FENCE_BYTES - 1}')
+        reads = reads + 1
+        if type(v) ~= 'string' then v = 0 end
+      end
       if v ~= '' then
         found[m + 1], found[m + 2], m = k, v, m + 2
       end
