@@ -115,7 +115,10 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     // TIME doubles as the health probe: its round trip is the latency, its answer the offset.
     const t0 = performance.now();
     const sent = clockNow();
-    const [sec, usec] = await withDeadline(node.client.time(), ctx.commandTimeoutMs);
+    const time = node.client.time();
+    // The node's key count paces the walk of internal keys (InternalWalk.pace); O(1).
+    const size = node.clusterMember ? Promise.resolve(null) : node.client.dbsize().catch(() => null);
+    const [sec, usec] = await withDeadline(time, ctx.commandTimeoutMs);
     const rtt = performance.now() - t0;
     scan.offsetMs = Number(sec) * 1000 + Number(usec) / 1000 - (sent + rtt / 2);
     scan.status.latencyMs = Math.round(rtt * 100) / 100;
@@ -128,6 +131,8 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     // Standalone pages: the internal keys are walked beside the patterns; a page read
     // before that walk is complete waits for it (its keys' counters are not known yet).
     const walk = new InternalWalk();
+    const keysOnNode = await withDeadline(size, ctx.commandTimeoutMs);
+    let pages = 0;
     const waiting: string[][] = [];
     const settle = (ids: string[]): void => {
       const known = ids.filter((id) => walk.fill(id, scan.reads.get(id)!));
@@ -165,6 +170,9 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         scanned += pageKeyCount(flat);
         const page = decodeScanPage(flat, node.id, scan.absent);
         if (page.internalCursor !== null) walk.add(page.internalCursor, page.internals);
+        pages++;
+        // The pages left before the key cap cuts the scan, at this rate of keys per page.
+        if (keysOnNode !== null && !walk.complete) walk.pace(keysOnNode, (maxKeys - scanned) / (scanned / pages));
         inFlight = undefined;
         if (cursor !== DONE) {
           if (outOfBudget()) scan.truncated = true;
@@ -177,8 +185,11 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
           ids[i] = page.keys[i].toString('latin1');
           scan.reads.set(ids[i], { obs: page.observations[i], at, fence: undefined, noWaiters: false, pre: undefined });
         }
-        if (!walk.complete) waiting.push(ids);
-        else {
+        if (walk.cursor !== null) waiting.push(ids);
+        else if (!walk.complete) {
+          // Given up: each page is looked up by name as it arrives.
+          for (const w of [...waiting.splice(0), ids]) if (w.length) pendingReads.push(lookUpInternal(ctx, client, scan, w, onPage));
+        } else {
           settle(ids);
           // Pages that waited, a few per page arriving: the node keeps working meanwhile.
           for (let w = 0; w < CATCH_UP_PAGES && waiting.length; w++) settle(waiting.shift()!);
@@ -190,7 +201,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     if (walk.complete) for (const ids of waiting.splice(0)) settle(ids);
     // The walk did not finish (a cut scan, a short pattern walk): those pages' keys are
     // looked up by name, one call per page, as each page did before the walk existed.
-    for (const ids of waiting) pendingReads.push(lookUpInternal(ctx, node.client as Redis, scan, ids, onPage));
+    for (const ids of waiting) if (ids.length) pendingReads.push(lookUpInternal(ctx, node.client as Redis, scan, ids, onPage));
     await Promise.all(pendingReads);
   } catch (e) {
     Object.assign(scan.status, downStatus(e, node));

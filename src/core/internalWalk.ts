@@ -22,6 +22,8 @@ export class InternalWalk {
   complete = false;
   /** The SCAN COUNT of the next page. */
   count = WALK_COUNT;
+  /** Keys the walk's pages asked for so far (the COUNTs sent): about the keys it has covered. */
+  private walked = 0;
   /** Resource id (latin1) -> its counter; undefined: a counter the node would not read. */
   private readonly fences = new Map<string, number | null | undefined>();
   private readonly waiters = new Set<string>();
@@ -37,10 +39,20 @@ export class InternalWalk {
       if (parsed.kind === 'waiters') this.waiters.add(parsed.resource);
       else if (parsed.kind === 'fence') this.fences.set(parsed.resource, Buffer.isBuffer(value) ? pageCounter(value) : undefined);
     }
+    this.walked += this.count;
     this.count = internals.length / 2 > CALL_ITEMS / 2 ? DENSE_COUNT : WALK_COUNT;
     if (next === null || next === '0') this.cursor = null;
     else this.cursor = next;
     if (next === '0') this.complete = true;
+  }
+
+  /**
+   * Gives the walk up when it would not finish within `pagesLeft` more pages on a node of
+   * `size` keys (a scan its key cap will cut): its pages would be spent for nothing, and
+   * the keys are looked up by name instead.
+   */
+  pace(size: number, pagesLeft: number): void {
+    if (this.cursor !== null && (size - this.walked) / this.count > pagesLeft) this.cursor = null;
   }
 
   /** Sets the slot of `id` as the complete walk found it; false when its counter is still to read apart. */
