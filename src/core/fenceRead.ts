@@ -3,10 +3,10 @@
 // the next fenced acquisition may be granted by nodes that never saw it, and its fence
 // can repeat an old one: docs/fencing.md). Reads only (MGET, or GET per key on a
 // cluster), one call per thousand keys per node; a node that refuses or misses the
-// deadline contributes nothing. On a standalone node the SCAN page script reads the
-// counters of its keys itself (src/core/readScript.ts) and classifyKeys takes them from
-// the page's slots; keys read otherwise (gaps, a cluster, a watch tick) are asked for
-// after classification, for the locks only.
+// deadline contributes nothing. On a standalone node the scan learns the counters of its
+// keys itself (a walk of the internal keys beside the SCAN pages, src/core/internalWalk.ts)
+// and classifyKeys takes them from the slots; keys read otherwise (gaps, a cluster, a
+// watch tick) are asked for after classification, for the locks only.
 import type { InspectContext, NodeScan } from './inspect';
 import { withDeadline } from './inspect';
 import { internalKey } from './internalKeys';
