@@ -18,6 +18,9 @@ export interface ClassifyInput {
  */
 export const NO_FLAGS = Object.freeze([]) as unknown as Flag[];
 
+/** The order flags are listed in, everywhere (`deadlock` is added last, by holdersRead.ts). */
+const FLAG_ORDER: readonly Flag[] = ['no-ttl', 'ttl-skew', 'expiring', 'degraded', 'reentrant', 'deadlock'];
+
 export function quorumOf(n: number): number {
   return Math.floor(n / 2) + 1;
 }
@@ -90,11 +93,8 @@ export function classify(input: ClassifyInput): Classification | null {
   let flags = NO_FLAGS;
   if (noTtl || skew || expiring || unreachable > 0 || reentrant) {
     flags = [];
-    if (noTtl) flags.push('no-ttl');
-    if (skew) flags.push('ttl-skew');
-    if (expiring) flags.push('expiring');
-    if (unreachable > 0) flags.push('degraded');
-    if (reentrant) flags.push('reentrant');
+    const on: Record<Flag, boolean> = { 'no-ttl': noTtl, 'ttl-skew': skew, expiring, degraded: unreachable > 0, reentrant, deadlock: false };
+    for (const f of FLAG_ORDER) if (on[f]) flags.push(f);
   }
 
   return { verdict, flags, validityMs, quorum: q, holders, quorumToken: quorumToken ?? null };
@@ -153,12 +153,13 @@ export function validityAt(e: number, nowMs: number, driftFactor: number): numbe
   return Math.floor(Math.max(0, r - (driftFactor * r + 2)));
 }
 
-/** `flags` with `expiring` on or off, in classify's order (after no-ttl and ttl-skew). */
+/** `flags` with `expiring` on or off, in FLAG_ORDER. */
 export function withExpiring(flags: Flag[], on: boolean): Flag[] {
   const rest: Flag[] = flags.filter((f) => f !== 'expiring');
   if (!on) return rest;
+  const rank = FLAG_ORDER.indexOf('expiring');
   let at = 0;
-  while (at < rest.length && (rest[at] === 'no-ttl' || rest[at] === 'ttl-skew')) at++;
+  while (at < rest.length && FLAG_ORDER.indexOf(rest[at]) < rank) at++;
   rest.splice(at, 0, 'expiring');
   return rest;
 }
