@@ -18,6 +18,9 @@ export interface ClassifyInput {
  */
 export const NO_FLAGS = Object.freeze([]) as unknown as Flag[];
 
+/** The order flags are listed in, everywhere (`deadlock` is added last, by holdersRead.ts). */
+const FLAG_ORDER: readonly Flag[] = ['no-ttl', 'ttl-skew', 'expiring', 'degraded', 'reentrant', 'deadlock'];
+
 export function quorumOf(n: number): number {
   return Math.floor(n / 2) + 1;
 }
@@ -71,29 +74,27 @@ export function classify(input: ClassifyInput): Classification | null {
   let validityMs: number | null = null;
   let skew = false;
   if (quorumToken !== undefined) {
-    const expiries: number[] = [];
+    const expiries = expiryScratch;
+    let m = 0;
     let longestPttl = -1;
     for (let i = 0; i < n; i++) {
       const o = observations[i];
       if (o.state !== 'present' || (o.token ?? '') !== quorumToken) continue;
       const pttl = pttlOf(o);
       // An unknown PTTL counts as "no expiry": the copy may outlive every TTL.
-      expiries.push(pttl === -1 ? Infinity : (input.readAtMs[i] ?? nowMs) + pttl);
+      expiries[m++] = pttl === -1 ? Infinity : (input.readAtMs[i] ?? nowMs) + pttl;
       if (pttl > longestPttl) longestPttl = pttl;
     }
-    validityMs = validityOf(expiries, q, nowMs, driftFactor);
-    skew = hasTtlSkew(expiries, longestPttl, driftFactor);
+    validityMs = validityOf(expiries, m, q, nowMs, driftFactor);
+    skew = m > 1 && hasTtlSkew(expiries, m, longestPttl, driftFactor);
   }
 
   const expiring = validityMs !== null && validityMs < input.expiringThresholdMs;
   let flags = NO_FLAGS;
   if (noTtl || skew || expiring || unreachable > 0 || reentrant) {
     flags = [];
-    if (noTtl) flags.push('no-ttl');
-    if (skew) flags.push('ttl-skew');
-    if (expiring) flags.push('expiring');
-    if (unreachable > 0) flags.push('degraded');
-    if (reentrant) flags.push('reentrant');
+    const on: Record<Flag, boolean> = { 'no-ttl': noTtl, 'ttl-skew': skew, expiring, degraded: unreachable > 0, reentrant, deadlock: false };
+    for (const f of FLAG_ORDER) if (on[f]) flags.push(f);
   }
 
   return { verdict, flags, validityMs, quorum: q, holders, quorumToken: quorumToken ?? null };
@@ -103,12 +104,19 @@ function pttlOf(o: Observation): number {
   return o.pttlMs === null || o.pttlMs < 0 ? -1 : o.pttlMs;
 }
 
-/** Expiry instants of the quorum token's copies (Infinity: no expiry). */
-function hasTtlSkew(expiries: number[], longestFinitePttl: number, driftFactor: number): boolean {
+/**
+ * The expiry instants of one key's quorum copies: classify() is synchronous, so one array
+ * serves every call (a snapshot classifies 100k+ keys; an array each was measurable).
+ */
+const expiryScratch: number[] = [];
+
+/** Expiry instants `expiries[0..m)` of the quorum token's copies (Infinity: no expiry). */
+function hasTtlSkew(expiries: readonly number[], m: number, longestFinitePttl: number, driftFactor: number): boolean {
   let min = Infinity;
   let max = -Infinity;
   let infinite = false;
-  for (const e of expiries) {
+  for (let i = 0; i < m; i++) {
+    const e = expiries[i];
     if (e === Infinity) {
       infinite = true;
       continue;
@@ -124,10 +132,18 @@ function hasTtlSkew(expiries: number[], longestFinitePttl: number, driftFactor: 
 
 // The Q-th largest remaining time is what a quorum of this token's copies still
 // guarantees; the drift term is the same allowance Redlock applies when acquiring.
-function validityOf(expiries: number[], q: number, nowMs: number, driftFactor: number): number | null {
-  const sorted = expiries.length === 1 ? expiries : expiries.slice().sort((a, b) => b - a);
-  const e = sorted[q - 1];
-  return e === undefined ? null : validityAt(e, nowMs, driftFactor);
+function validityOf(expiries: number[], m: number, q: number, nowMs: number, driftFactor: number): number | null {
+  if (q > m) return null;
+  if (m > 1) {
+    // Largest first, in place: m is the node count, a handful.
+    for (let i = 1; i < m; i++) {
+      const e = expiries[i];
+      let j = i - 1;
+      for (; j >= 0 && expiries[j] < e; j--) expiries[j + 1] = expiries[j];
+      expiries[j + 1] = e;
+    }
+  }
+  return validityAt(expiries[q - 1], nowMs, driftFactor);
 }
 
 /** What a quorum whose Q-th largest expiry is `e` (Infinity: none) still guarantees at `nowMs`. */
@@ -137,12 +153,13 @@ export function validityAt(e: number, nowMs: number, driftFactor: number): numbe
   return Math.floor(Math.max(0, r - (driftFactor * r + 2)));
 }
 
-/** `flags` with `expiring` on or off, in classify's order (after no-ttl and ttl-skew). */
+/** `flags` with `expiring` on or off, in FLAG_ORDER. */
 export function withExpiring(flags: Flag[], on: boolean): Flag[] {
   const rest: Flag[] = flags.filter((f) => f !== 'expiring');
   if (!on) return rest;
+  const rank = FLAG_ORDER.indexOf('expiring');
   let at = 0;
-  while (at < rest.length && (rest[at] === 'no-ttl' || rest[at] === 'ttl-skew')) at++;
+  while (at < rest.length && FLAG_ORDER.indexOf(rest[at]) < rank) at++;
   rest.splice(at, 0, 'expiring');
   return rest;
 }

@@ -54,10 +54,11 @@ function waiterKeyOf(id: string): string | null {
 
 /**
  * Reads the live waiters of `entries` on every reachable node and attaches them. A node
- * whose read fails adds nothing (the lock's own reads already say how it is).
+ * whose read fails adds nothing (the lock's own reads already say how it is). Resolves
+ * the number of entries that have waiters.
  */
-export async function attachWaiters(ctx: InspectContext, scans: NodeScan[], entries: LockEntry[], ids: string[]): Promise<void> {
-  if (entries.length === 0) return;
+export async function attachWaiters(ctx: InspectContext, scans: NodeScan[], entries: LockEntry[], ids: string[]): Promise<number> {
+  if (entries.length === 0) return 0;
   // Named only for the keys some node is asked about.
   const keys: Array<string | null | undefined> = new Array(entries.length);
   const perNode: Array<Array<WaitingRead | undefined>> = ctx.nodes.map(() => new Array(entries.length));
@@ -86,6 +87,7 @@ export async function attachWaiters(ctx: InspectContext, scans: NodeScan[], entr
       }
     }),
   );
+  let waited = 0;
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i];
     const p = processIds.get(e);
@@ -99,8 +101,10 @@ export async function attachWaiters(ctx: InspectContext, scans: NodeScan[], entr
     }
     const merged = mergeWaiters(perNode.map((r) => r[i]));
     e.waiters = merged.map((m) => m.waiter);
+    if (merged.length > 0) waited++;
     processIds.set(e, { holder: p?.holder ?? null, waiters: merged.map((m) => m.processId) });
   }
+  return waited;
 }
 
 async function readInto(ctx: InspectContext, node: RedisNode, wanted: number[], keys: ReadonlyArray<string | null | undefined>, out: Array<WaitingRead | undefined>): Promise<void> {
@@ -132,6 +136,8 @@ export function flagDeadlocks(entries: Iterable<LockEntry>): LockEntry[] {
   const cycles = nodes.length > 1 ? findCycles(nodes) : new Map<string, string[]>();
   const touched: LockEntry[] = [];
   for (const e of all) {
+    // Most entries have no flag at all and sit on no cycle: nothing to look up.
+    if (cycles.size === 0 && e.flags.length === 0) continue;
     const cycle = cycles.size === 0 ? undefined : cycles.get(e.key);
     const had = e.flags.includes('deadlock');
     if (cycle) {

@@ -14,6 +14,7 @@ import { absentOn, decodeScanPage, pageCursor, pageKeyCount, ReadBatch, readInte
 import { InternalWalk } from './internalWalk';
 import { displayKey } from './tokens';
 import { exactKeysOn, unreadMasters } from './clusterTopology';
+import { SortedRuns } from './sortedRuns';
 import type { LockEntry, NodeStatus, Observation, SkippedKey, Snapshot } from './types';
 
 export const DEFAULT_PATTERNS = ['*lock*'];
@@ -71,6 +72,10 @@ export interface NodeScan {
   offsetMs: number;
   cursors: string[];
   truncated: boolean;
+  /** Pages classified ahead, in byte order as they arrive (preclassifyPage). */
+  sorted?: SortedRuns<Slot>;
+  /** Keys read apart from their page (readBatch): not in `sorted`. */
+  readApart: number;
 }
 
 export function validatePatterns(patterns: string[]): void {
@@ -84,6 +89,7 @@ export async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buff
     const batches = node.clusterMember
       ? await withDeadline(readEachKey(node, chunk, scan.absent), ctx.commandTimeoutMs)
       : [await withDeadline(readObservations(node.client, chunk, node.id, scan.absent), ctx.commandTimeoutMs)];
+    scan.readApart += chunk.length;
     for (let j = 0; j < chunk.length; j++) {
       const batch = batches.length === 1 ? batches[0] : batches[j];
       scan.reads.set(chunk[j].toString('latin1'), { obs: batch.observations[batches.length === 1 ? j : 0], at: batch.nodeTimeMs - scan.offsetMs });
@@ -108,6 +114,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     offsetMs: 0,
     cursors: startCursors.slice(),
     truncated: false,
+    readApart: 0,
   };
   try {
     // A node that just (re)connected is read once the server it reaches is known and distinct.
@@ -330,10 +337,13 @@ export function preclassifyPage(ctx: InspectContext, scan: NodeScan, ids: readon
   const scratch = scratchOf(scans);
   const nowMs = clockNow();
   const reads = scan.reads;
-  for (const id of ids) {
-    const slot = reads.get(id)!;
+  const slots: Slot[] = new Array(ids.length);
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    const slot = (slots[i] = reads.get(id)!);
     slot.pre = isInternalKey(id) ? null : classifyKey(ctx, scans, id, nowMs, expiringThresholdMs, scratch);
   }
+  (scan.sorted ??= new SortedRuns()).add(ids, slots);
 }
 
 /**
@@ -368,11 +378,14 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
   const waitersToRead: number[] = [];
   const scratch = scratchOf(scans);
   const single = scans.length === 1 && !ctx.ownerOnly && scratch.unreachable[0] === null;
+  const order = single ? presorted(scans[0]) : undefined;
   // latin1 strings compare code unit by code unit: the same order as the bytes.
-  for (const id of [...ids].sort()) {
+  const sortedIds = order?.ids ?? [...ids].sort();
+  for (let k = 0; k < sortedIds.length; k++) {
+    const id = sortedIds[k];
     let result: KeyResult | undefined;
     let waitersKnown = false;
-    const slot = single ? scans[0].reads.get(id) : undefined;
+    const slot = order ? order.values[k] : single ? scans[0].reads.get(id) : undefined;
     const pre = slot?.pre;
     if (pre !== undefined) {
       // Taken once, as the slot's fence counter was.
@@ -398,6 +411,19 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
     lockIds.push(id);
   }
   return { locks, lockIds, skipped, skippedIds, fencesToRead, waitersToRead };
+}
+
+/**
+ * A one-node scan's keys in byte order with their slots, when every key was classified
+ * with its page (none read apart): the runs sorted while scanning, merged.
+ */
+function presorted(scan: NodeScan): { ids: string[]; values: Slot[] } | undefined {
+  const runs = scan.sorted;
+  if (!runs) return undefined;
+  scan.sorted = undefined;
+  if (scan.readApart > 0 || runs.added < scan.reads.size) return undefined;
+  const all = runs.take();
+  return all.ids.length === scan.reads.size ? all : undefined;
 }
 
 /** Printable ASCII names are their own display form; only other bytes need decoding. */
@@ -430,9 +456,11 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
   const { locks, lockIds, skipped, fencesToRead, waitersToRead } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);
   await attachFences(ctx, scans, locks, lockIds, fencesToRead);
   // A fresh entry without waiters already says so (no waiters, no process ids to match).
-  if (waitersToRead.length === locks.length) await attachWaiters(ctx, scans, locks, lockIds);
-  else if (waitersToRead.length > 0) await attachWaiters(ctx, scans, waitersToRead.map((i) => locks[i]), waitersToRead.map((i) => lockIds[i]));
-  flagDeadlocks(locks);
+  let waited = 0;
+  if (waitersToRead.length === locks.length) waited = await attachWaiters(ctx, scans, locks, lockIds);
+  else if (waitersToRead.length > 0) waited = await attachWaiters(ctx, scans, waitersToRead.map((i) => locks[i]), waitersToRead.map((i) => lockIds[i]));
+  // A wait cycle takes two locks with waiters; fresh entries carry no deadlock flag to clear.
+  if (waited > 1) flagDeadlocks(locks);
   const unread = unreadPart(ctx, scans, patterns, skipped);
   const truncated = scans.some((s) => s.truncated);
   const snapshot: Snapshot = { quorum: ctx.ownerOnly ? 1 : quorumOf(ctx.nodes.length), nodes: scans.map((s) => s.status), locks, skipped, truncated };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { classify, describeVerdict, skipReason, type ClassifyInput } from '../../src/core/classify';
+import { classify, describeVerdict, skipReason, withExpiring, type ClassifyInput } from '../../src/core/classify';
 import type { Classification, Flag, Observation, Verdict } from '../../src/core/types';
 
 const NOW = 1_700_000_000_000;
@@ -234,6 +234,16 @@ describe('classify', () => {
   it('flag reentrant with a hold count above 1, in canonical order', () => {
     const c = run([held('t', -1, 2), down(), held('t', -1, 1)]);
     assert.deepEqual(c?.flags, ['no-ttl', 'degraded', 'reentrant']);
+  });
+
+  it('withExpiring turns expiring on and off where classify puts it', () => {
+    // A snapshot classified ahead moves to its own instant: the same flags as classifying then.
+    const early = run([held('t', 2_500, 2), down(), held('t', 2_500)], { nowMs: NOW });
+    const late = run([held('t', 2_500, 2), down(), held('t', 2_500)], { nowMs: NOW + 1_000 });
+    assert.deepEqual(early?.flags, ['degraded', 'reentrant']);
+    assert.deepEqual(withExpiring(early!.flags, true), late?.flags);
+    assert.deepEqual(withExpiring(late!.flags, false), early?.flags);
+    assert.deepEqual(withExpiring(['no-ttl', 'ttl-skew', 'deadlock'], true), ['no-ttl', 'ttl-skew', 'expiring', 'deadlock']);
   });
 });
 
