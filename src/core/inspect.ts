@@ -219,13 +219,8 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
 
 /** Sets the fence counters and waiter-set presence of a page's keys read by name (see readInternalOf). */
 async function lookUpInternal(ctx: InspectContext, client: Redis, scan: NodeScan, ids: string[], onPage?: (scan: NodeScan, ids: string[]) => void): Promise<void> {
-  const { fences, noWaiters } = await withDeadline(
-    readInternalOf(
-      client,
-      ids.map((id) => Buffer.from(id, 'latin1')),
-    ),
-    ctx.commandTimeoutMs,
-  );
+  const keys = ids.map((id) => Buffer.from(id, 'latin1'));
+  const { fences, noWaiters } = await withDeadline(readInternalOf(client, keys), ctx.commandTimeoutMs);
   // The node would not say: counters and waiters are read apart after classification.
   if (fences === undefined) return;
   for (let i = 0; i < ids.length; i++) {
