@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { LockAbortedError, NodeAttempt, RedlockError } from './errors';
 import { checkDistinct, createNodes, DeadlineError, describeFailure, FailureOutcome, lockRounds, NodeInput, NodeSetOptions, RedisNode, waitForQuorum } from './nodes';
-import { lockCommands, releaseKeysOn } from './scripts';
+import { acquireKeysOn, extendKeysOn, lockCommands, releaseKeysOn } from './scripts';
 import { DEFAULT_PATTERNS, InspectContext, inspectNodes } from './inspect';
 import { Watcher, WatchListener, WatchOptions } from './watch';
 import { nodeFacts } from './facts';
@@ -408,7 +408,7 @@ export class Redlock {
         if (fence) return fence.grant(node, token, px);
         if (listed?.listed && listed.keys.length > 0) return waitAcquireOn(node.client, keys, token, px, listed);
         if (keys.length === 1) return node.client.set(keys[0], token, 'PX', px, 'NX') as Promise<unknown>;
-        return lockCommands(node.client).rliAcquire(keys.length, ...keys, token, px);
+        return acquireKeysOn(node.client, keys, token, px);
       },
       this.deadlineFor(ttlMs),
       (rs, pending) => {
@@ -519,7 +519,7 @@ export class Redlock {
     const start = now();
     const r = round(
       this.nodes,
-      (node) => lockCommands(node.client).rliExtend(lock.keys.length, ...lock.keys, lock.rawToken, String(ttlMs)),
+      (node) => extendKeysOn(node.client, lock.keys, lock.rawToken, String(ttlMs)),
       this.deadlineFor(ttlMs),
       (rs, pending) => {
         let ok = 0;

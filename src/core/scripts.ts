@@ -1,10 +1,10 @@
-// Lua for the lock writes, always as EVALSHA with an EVAL fallback on NOSCRIPT: through
-// ioredis defineCommand, except release on the hot path (releaseKeysOn). Every compare
+// Lua for the lock writes: through ioredis defineCommand (EVAL on a connection's first
+// use, EVALSHA after), except the hot and contended paths, sent by callScript the same way. Every compare
 // reads with pcall so a key of another type is "not ours", never a script error that
 // hides the other keys.
 import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
-import type { Cluster } from 'ioredis';
+import { Cluster } from 'ioredis';
 
 /** All-or-nothing on one node: returns 0 when every key was set, else {index, holder}. */
 const ACQUIRE = `
@@ -99,6 +99,7 @@ end
 redis.call('DEL', KEYS[1])
 return 1`;
 
+/** Every lock-write script of this module, by name (the proofs test tells them from reads). */
 export const SCRIPTS = {
   rliAcquire: ACQUIRE,
   rliRelease: RELEASE,
@@ -108,25 +109,72 @@ export const SCRIPTS = {
 } as const;
 
 type Arg = string | Buffer | number;
+/** The scripts whose late landing is harmless go through ioredis defineCommand. */
 export interface LockCommands {
-  rliAcquire(numKeys: number, ...args: Arg[]): Promise<number | [number, Buffer]>;
-  rliRelease(numKeys: number, ...args: Arg[]): Promise<number>;
-  rliExtend(numKeys: number, ...args: Arg[]): Promise<number | [number, Buffer] | number[]>;
   rliRestoreExpiry(numKeys: number, ...args: Arg[]): Promise<number>;
   rliForceRelease(numKeys: number, ...args: Arg[]): Promise<number>;
 }
 
-const RELEASE_SHA = createHash('sha1').update(RELEASE).digest('hex');
+/** A Lua script sent by hand (see callScript): its text and SHA1. */
+export interface RawScript {
+  lua: string;
+  sha: string;
+}
+
+export function rawScript(lua: string): RawScript {
+  return { lua, sha: createHash('sha1').update(lua).digest('hex') };
+}
+
+const RELEASE_SCRIPT = rawScript(RELEASE);
+const ACQUIRE_SCRIPT = rawScript(ACQUIRE);
+const EXTEND_SCRIPT = rawScript(EXTEND);
+
+/** Per script, the sockets that have been sent its text (a reconnect is a new socket). */
+const sentOn = new WeakMap<RawScript, WeakSet<object>>();
 
 /**
- * Compare-and-delete without ioredis' Script wrapper (a command subclass, a closure and
- * a promise per call: measurable on the hot path). EVAL once when the node lacks it.
+ * EVAL on a connection's first use of the script, EVALSHA after, as ioredis' Script does,
+ * without its command subclass, closure and promise per call (measurable on the hot
+ * path). Never EVALSHA first: its NOSCRIPT fallback goes out later, behind commands
+ * written meanwhile, and a grant landing after the undo that was meant to follow it
+ * leaves a copy behind (docs/decisions.md "Scripts in order"). A NOSCRIPT all the same
+ * (the node's script cache flushed under a live connection) fails this call when
+ * `resend` is false, for scripts that may write a lock: the next call sends the text. A
+ * Cluster routes per key: EVAL every time.
+ */
+export function callScript<T>(client: Redis | Cluster, script: RawScript, numKeys: number, args: ReadonlyArray<string | Buffer>, resend: boolean): Promise<T> {
+  if (client instanceof Cluster) return client.eval(script.lua, numKeys, ...args) as Promise<T>;
+  const socket = client.stream as object | undefined;
+  let sent = sentOn.get(script);
+  if (!sent) sentOn.set(script, (sent = new WeakSet()));
+  if (!socket || !sent.has(socket)) {
+    if (socket) sent.add(socket);
+    return client.eval(script.lua, numKeys, ...args) as Promise<T>;
+  }
+  return (client.evalsha(script.sha, numKeys, ...args) as Promise<T>).catch((e: unknown) => {
+    if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) throw e;
+    sent.delete(socket);
+    if (!resend) throw e;
+    return callScript<T>(client, script, numKeys, args, false);
+  });
+}
+
+/**
+ * Compare-and-delete on one node. A NOSCRIPT is resent: deleting our own token is right
+ * whenever it lands (tokens are never reused).
  */
 export function releaseKeysOn(client: Redis | Cluster, keys: ReadonlyArray<string | Buffer>, token: string | Buffer): Promise<number> {
-  return (client.evalsha(RELEASE_SHA, keys.length, ...keys, token) as Promise<number>).catch((e: unknown) => {
-    if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) throw e;
-    return client.eval(RELEASE, keys.length, ...keys, token) as Promise<number>;
-  });
+  return callScript<number>(client, RELEASE_SCRIPT, keys.length, [...keys, token], true);
+}
+
+/** All-or-nothing grant of several keys on one node (ACQUIRE): never resent out of order. */
+export function acquireKeysOn(client: Redis | Cluster, keys: ReadonlyArray<string | Buffer>, token: string, px: string): Promise<number | [number, Buffer]> {
+  return callScript(client, ACQUIRE_SCRIPT, keys.length, [...keys, token, px], false);
+}
+
+/** Compare-and-PEXPIRE (EXTEND): never resent out of order, a late one would outlive its undo. */
+export function extendKeysOn(client: Redis | Cluster, keys: ReadonlyArray<string | Buffer>, token: string | Buffer, px: string): Promise<number | [number, Buffer] | number[]> {
+  return callScript(client, EXTEND_SCRIPT, keys.length, [...keys, token, px], false);
 }
 
 const defined = new WeakSet<object>();
@@ -134,7 +182,8 @@ const defined = new WeakSet<object>();
 /** Defines our commands once per client (a client the caller passed in included). */
 export function lockCommands(client: Redis | Cluster): LockCommands {
   if (!defined.has(client)) {
-    for (const [name, lua] of Object.entries(SCRIPTS)) client.defineCommand(name, { lua });
+    client.defineCommand('rliForceRelease', { lua: FORCE_RELEASE });
+    client.defineCommand('rliRestoreExpiry', { lua: RESTORE_EXPIRY });
     defined.add(client);
   }
   return client as unknown as LockCommands;

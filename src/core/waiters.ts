@@ -3,11 +3,11 @@
 // "Waiter sets"). The writes ride on scripts the acquire path sends anyway: the failed
 // attempt's release adds the entry, the next attempt's grant removes it. Nothing is
 // written while a lock is uncontended.
-import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { Cluster } from 'ioredis';
 import { decodeIdentity } from './holderToken';
 import { internalKey } from './internalKeys';
+import { callScript, rawScript } from './scripts';
 import type { Resource } from './redlock';
 import type { Waiter } from './types';
 
@@ -111,20 +111,8 @@ function commands(client: Redis | Cluster): WaiterCommands {
   return client as unknown as WaiterCommands;
 }
 
-const sha1 = (lua: string): string => createHash('sha1').update(lua).digest('hex');
-const WAIT_ACQUIRE_SHA = sha1(WAIT_ACQUIRE);
-const RELEASE_WAIT_SHA = sha1(RELEASE_WAIT);
-
-/**
- * The contended path's scripts go out as plain EVALSHA (EVAL once on NOSCRIPT), like the
- * hot release in scripts.ts: ioredis' Script wrapper costs measurably per call.
- */
-function evalCached<T>(client: Redis | Cluster, sha: string, lua: string, numKeys: number, args: Arg[]): Promise<T> {
-  return (client.evalsha(sha, numKeys, ...args) as Promise<T>).catch((e: unknown) => {
-    if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) throw e;
-    return client.eval(lua, numKeys, ...args) as Promise<T>;
-  });
-}
+const WAIT_ACQUIRE_SCRIPT = rawScript(WAIT_ACQUIRE);
+const RELEASE_WAIT_SCRIPT = rawScript(RELEASE_WAIT);
 
 /**
  * The internal key of `kind` for a resource given as bytes; null when the bytes are not
@@ -174,11 +162,13 @@ export function waitState(member: string, resources: Resource[], delayMs: number
 }
 
 export function waitAcquireOn(client: Redis | Cluster, locks: Resource[], token: string, px: string, w: WaitState): Promise<number | [number, Buffer]> {
-  return evalCached(client, WAIT_ACQUIRE_SHA, WAIT_ACQUIRE, locks.length + w.keys.length, [...locks, ...w.keys, token, px, String(locks.length), w.member]);
+  // A grant: never resent out of order (callScript).
+  return callScript(client, WAIT_ACQUIRE_SCRIPT, locks.length + w.keys.length, [...locks, ...w.keys, token, px, String(locks.length), w.member], false);
 }
 
 export function releaseWaitOn(client: Redis | Cluster, locks: Resource[], token: string | Buffer, w: WaitState, add: boolean): Promise<number> {
-  return evalCached(client, RELEASE_WAIT_SHA, RELEASE_WAIT, locks.length + w.keys.length, [
+  // Adding an entry late would list a waiter that gave up: never resent out of order.
+  return callScript(client, RELEASE_WAIT_SCRIPT, locks.length + w.keys.length, [
     ...locks,
     ...w.keys,
     token,
@@ -188,7 +178,7 @@ export function releaseWaitOn(client: Redis | Cluster, locks: Resource[], token:
     w.keyTtlText,
     add ? '1' : '0',
     MAX_WAITERS_TEXT,
-  ]);
+  ], false);
 }
 
 /** What one node lists for one waiter set: raw members, or why it could not be read. */

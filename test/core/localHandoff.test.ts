@@ -3,13 +3,13 @@ import { Redlock, RedlockError } from '../../src/core';
 import { useNodes } from '../support/nodesFixture';
 import { RedisServer } from '../support/redisServer';
 
-/** Lock writes (SET and EVALSHA calls) a node has served since its stats were reset. */
+/** Lock writes (SET and script calls: EVAL on a connection's first use, EVALSHA after) a node has served since its stats were reset. */
 async function lockWrites(server: RedisServer): Promise<number> {
   const c = server.client();
   try {
     const stats = await c.info('commandstats');
     const calls = (cmd: string): number => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
-    return calls('set') + calls('evalsha');
+    return calls('set') + calls('eval') + calls('evalsha');
   } finally {
     c.disconnect();
   }
