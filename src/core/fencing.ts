@@ -4,14 +4,13 @@
 // raises the granting nodes that lag to it before the lock counts as held. Once a quorum
 // holds at least f, every later quorum contains a node that does, so the next fence is
 // higher whichever nodes grant it.
-import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { Cluster } from 'ioredis';
 import type { NodeAttempt } from './errors';
 import { internalKey } from './internalKeys';
 import { ReplyError } from 'ioredis';
 import { describeFailure, RedisNode } from './nodes';
-import { releaseKeysOn } from './scripts';
+import { callScript, rawScript, releaseKeysOn } from './scripts';
 import { withDeadline } from './inspect';
 
 type Key = string | Buffer;
@@ -50,7 +49,7 @@ for i = 1, n do
   redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2])
 end
 return out`;
-const FENCED_ACQUIRE_SHA = createHash('sha1').update(FENCED_ACQUIRE).digest('hex');
+const FENCED_ACQUIRE_SCRIPT = rawScript(FENCED_ACQUIRE);
 
 /**
  * Set-if-greater on every counter: a node paused with this queued runs it late, after
@@ -253,16 +252,12 @@ export class FenceRound {
 }
 
 /**
- * The fenced grant as a bare EVALSHA (EVAL once when the node lacks it), like the plain
- * release: ioredis' Script wrapper costs a command subclass and a promise per call on the
- * hot path. Buffer replies keep a binary holder token intact.
+ * The fenced grant of several resources, sent like the plain release (callScript): Buffer
+ * replies keep a binary holder token intact.
  */
 function grantOn(client: Redis | Cluster, keys: readonly Key[], counters: readonly Key[], token: string, px: string): Promise<unknown> {
-  const n = keys.length * 2;
-  return client.callBuffer('EVALSHA', FENCED_ACQUIRE_SHA, n, ...keys, ...counters, token, px).catch((e: unknown) => {
-    if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) throw e;
-    return client.callBuffer('EVAL', FENCED_ACQUIRE, n, ...keys, ...counters, token, px);
-  });
+  // A grant: never resent out of order.
+  return callScript(client, FENCED_ACQUIRE_SCRIPT, keys.length * 2, [...keys, ...counters, token, px], false, true);
 }
 
 /** A refused INCR of a counter, worded as the counter's problem (the node's answer stays a reply). */

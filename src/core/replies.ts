@@ -67,8 +67,8 @@ export function classifyFailure(err: unknown, node?: ConnectionState): Failure {
   if (/^WRONGTYPE\b/.test(line)) return { outcome: 'wrong-type', reason: line, answered: true };
   if (NOT_CONNECTED.test(message)) return { outcome: 'refused', reason: 'not connected', answered: false };
   if (!replied) return { outcome: 'refused', reason: line, answered: false };
-  // NOSCRIPT never gets here from our calls (EVAL follows it); if it does, the script
-  // could not run, which says nothing about the lock: not a refusal.
+  // NOSCRIPT gets here only from a grant after the node's script cache was flushed
+  // (scripts.ts, callScript): the script did not run, which says nothing about the lock.
   if (NOT_SERVING.test(line) || /^NOSCRIPT\b/.test(line)) return { outcome: 'refused', reason: withHint(line), answered: false };
   return { outcome: 'refused', reason: withHint(line), answered: true };
 }

@@ -140,22 +140,24 @@ const sentOn = new WeakMap<RawScript, WeakSet<object>>();
  * leaves a copy behind (docs/decisions.md "Scripts in order"). A NOSCRIPT all the same
  * (the node's script cache flushed under a live connection) fails this call when
  * `resend` is false, for scripts that may write a lock: the next call sends the text. A
- * Cluster routes per key: EVAL every time.
+ * Cluster routes per key: EVAL every time. `buffers`: replies as Buffers (binary tokens).
  */
-export function callScript<T>(client: Redis | Cluster, script: RawScript, numKeys: number, args: ReadonlyArray<string | Buffer>, resend: boolean): Promise<T> {
-  if (client instanceof Cluster) return client.eval(script.lua, numKeys, ...args) as Promise<T>;
+export function callScript<T>(client: Redis | Cluster, script: RawScript, numKeys: number, args: ReadonlyArray<string | Buffer>, resend: boolean, buffers = false): Promise<T> {
+  const evalText = (): Promise<T> => (buffers ? client.callBuffer('EVAL', script.lua, numKeys, ...args) : client.eval(script.lua, numKeys, ...args)) as Promise<T>;
+  if (client instanceof Cluster) return evalText();
   const socket = client.stream as object | undefined;
   let sent = sentOn.get(script);
   if (!sent) sentOn.set(script, (sent = new WeakSet()));
   if (!socket || !sent.has(socket)) {
     if (socket) sent.add(socket);
-    return client.eval(script.lua, numKeys, ...args) as Promise<T>;
+    return evalText();
   }
-  return (client.evalsha(script.sha, numKeys, ...args) as Promise<T>).catch((e: unknown) => {
+  const bySha = (buffers ? client.callBuffer('EVALSHA', script.sha, numKeys, ...args) : client.evalsha(script.sha, numKeys, ...args)) as Promise<T>;
+  return bySha.catch((e: unknown) => {
     if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) throw e;
     sent.delete(socket);
     if (!resend) throw e;
-    return callScript<T>(client, script, numKeys, args, false);
+    return callScript<T>(client, script, numKeys, args, false, buffers);
   });
 }
 
@@ -172,9 +174,13 @@ export function acquireKeysOn(client: Redis | Cluster, keys: ReadonlyArray<strin
   return callScript(client, ACQUIRE_SCRIPT, keys.length, [...keys, token, px], false);
 }
 
-/** Compare-and-PEXPIRE (EXTEND): never resent out of order, a late one would outlive its undo. */
+/**
+ * Compare-and-PEXPIRE (EXTEND). Resent after a flushed script cache: failing it would
+ * cost the holder its lock, while a late one only matters if this extend also failed its
+ * quorum and its undo ran first.
+ */
 export function extendKeysOn(client: Redis | Cluster, keys: ReadonlyArray<string | Buffer>, token: string | Buffer, px: string): Promise<number | [number, Buffer] | number[]> {
-  return callScript(client, EXTEND_SCRIPT, keys.length, [...keys, token, px], false);
+  return callScript(client, EXTEND_SCRIPT, keys.length, [...keys, token, px], true);
 }
 
 const defined = new WeakSet<object>();

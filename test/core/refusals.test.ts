@@ -103,12 +103,21 @@ describe('refusals are answers', function () {
   it('NOSCRIPT after SCRIPT FLUSH: the EVAL fallback releases and extends, never a refusal', async () => {
     const rl = new Redlock(admin, { commandTimeoutMs: 1000 });
     try {
+      // Each script once first, so the connections send their SHA, not their text, below.
+      await rl.release(await rl.extend(await rl.acquire(['lock:warm-a', 'lock:warm-b'], 10_000), 10_000));
       const lock = await rl.acquire('lock:noscript', 10_000);
       await Promise.all(servers.map((s) => withClient(s, (c) => c.call('SCRIPT', 'FLUSH'))));
       const longer = await rl.extend(lock, 20_000);
       await Promise.all(servers.map((s) => withClient(s, (c) => c.call('SCRIPT', 'FLUSH'))));
       const r = await rl.release(longer);
       assert.deepEqual((await r.settled).map((n) => n.outcome), ['released', 'released', 'released']);
+      // A grant is not resent behind later commands: that attempt fails, the retry sends the text.
+      await Promise.all(servers.map((s) => withClient(s, (c) => c.call('SCRIPT', 'FLUSH'))));
+      const first: string[] = [];
+      const pair = await rl.acquire(['lock:noscript-a', 'lock:noscript-b'], 10_000, { retryCount: 1, onAttempt: (a) => first.push(...a.nodes.map((n) => n.reason ?? n.outcome)) });
+      assert.equal(first.length, 3);
+      for (const reason of first) assert.match(reason, /NOSCRIPT/);
+      assert.ok((await rl.release(pair)).nodes.filter((n) => n.outcome === 'released').length >= 2);
     } finally {
       await rl.quit();
     }
