@@ -14,7 +14,6 @@ import { absentOn, decodeScanPage, pageCursor, pageKeyCount, ReadBatch, readInte
 import { InternalWalk } from './internalWalk';
 import { displayKey } from './tokens';
 import { exactKeysOn, unreadMasters } from './clusterTopology';
-import { SortedRuns } from './sortedRuns';
 import type { LockEntry, NodeStatus, Observation, SkippedKey, Snapshot } from './types';
 
 export const DEFAULT_PATTERNS = ['*lock*'];
@@ -72,10 +71,6 @@ export interface NodeScan {
   offsetMs: number;
   cursors: string[];
   truncated: boolean;
-  /** Pages classified ahead, in byte order as they arrive (preclassifyPage). */
-  sorted?: SortedRuns<Slot>;
-  /** Keys read apart from their page (readBatch): not in `sorted`. */
-  readApart: number;
 }
 
 export function validatePatterns(patterns: string[]): void {
@@ -89,7 +84,6 @@ export async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buff
     const batches = node.clusterMember
       ? await withDeadline(readEachKey(node, chunk, scan.absent), ctx.commandTimeoutMs)
       : [await withDeadline(readObservations(node.client, chunk, node.id, scan.absent), ctx.commandTimeoutMs)];
-    scan.readApart += chunk.length;
     for (let j = 0; j < chunk.length; j++) {
       const batch = batches.length === 1 ? batches[0] : batches[j];
       scan.reads.set(chunk[j].toString('latin1'), { obs: batch.observations[batches.length === 1 ? j : 0], at: batch.nodeTimeMs - scan.offsetMs });
@@ -114,7 +108,6 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     offsetMs: 0,
     cursors: startCursors.slice(),
     truncated: false,
-    readApart: 0,
   };
   try {
     // A node that just (re)connected is read once the server it reaches is known and distinct.
@@ -332,13 +325,10 @@ export function preclassifyPage(ctx: InspectContext, scan: NodeScan, ids: readon
   const scratch = scratchOf(scans);
   const nowMs = clockNow();
   const reads = scan.reads;
-  const slots: Slot[] = new Array(ids.length);
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i];
-    const slot = (slots[i] = reads.get(id)!);
+  for (const id of ids) {
+    const slot = reads.get(id)!;
     slot.pre = isInternalKey(id) ? null : classifyKey(ctx, scans, id, nowMs, expiringThresholdMs, scratch);
   }
-  (scan.sorted ??= new SortedRuns()).add(ids, slots);
 }
 
 /**
@@ -373,14 +363,11 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
   const waitersToRead: number[] = [];
   const scratch = scratchOf(scans);
   const single = scans.length === 1 && !ctx.ownerOnly && scratch.unreachable[0] === null;
-  const order = single ? presorted(scans[0]) : undefined;
   // latin1 strings compare code unit by code unit: the same order as the bytes.
-  const sortedIds = order?.ids ?? [...ids].sort();
-  for (let k = 0; k < sortedIds.length; k++) {
-    const id = sortedIds[k];
+  for (const id of [...ids].sort()) {
     let result: KeyResult | undefined;
     let waitersKnown = false;
-    const slot = order ? order.values[k] : single ? scans[0].reads.get(id) : undefined;
+    const slot = single ? scans[0].reads.get(id) : undefined;
     const pre = slot?.pre;
     if (pre !== undefined) {
       // Taken once, as the slot's fence counter was.
@@ -406,19 +393,6 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
     lockIds.push(id);
   }
   return { locks, lockIds, skipped, skippedIds, fencesToRead, waitersToRead };
-}
-
-/**
- * A one-node scan's keys in byte order with their slots, when every key was classified
- * with its page (none read apart): the runs sorted while scanning, merged.
- */
-function presorted(scan: NodeScan): { ids: string[]; values: Slot[] } | undefined {
-  const runs = scan.sorted;
-  if (!runs) return undefined;
-  scan.sorted = undefined;
-  if (scan.readApart > 0 || runs.added < scan.reads.size) return undefined;
-  const all = runs.take();
-  return all.ids.length === scan.reads.size ? all : undefined;
 }
 
 /** Printable ASCII names are their own display form; only other bytes need decoding. */
