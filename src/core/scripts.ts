@@ -1,7 +1,7 @@
-// Lua for the lock writes: through ioredis defineCommand (EVAL on a connection's first
-// use, EVALSHA after), except the hot and contended paths, sent by callScript the same way. Every compare
-// reads with pcall so a key of another type is "not ours", never a script error that
-// hides the other keys.
+// Lua for the lock writes: EVAL on a connection's first use, EVALSHA after, through
+// callScript on the hot and contended paths and ioredis defineCommand elsewhere. Every
+// compare reads with pcall so a key of another type is "not ours", never a script error
+// that hides the other keys.
 import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
 import { Cluster } from 'ioredis';
