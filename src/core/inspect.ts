@@ -96,11 +96,14 @@ function readEachKey(node: RedisNode, keys: Buffer[], absent: Observation): Prom
   return Promise.all(keys.map((k) => readObservations(node.client, [k], node.id, absent)));
 }
 
+/** Called with keys read by a page script, their ids and their slots (set, counters included). */
+type OnPage = (scan: NodeScan, ids: string[], slots: Slot[]) => void;
+
 /**
  * SCANs one node. `onPage`, when given, is called with the ids of the keys read by the
  * page script (standalone nodes) once their slots are set, fence counters included.
  */
-export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number, onPage?: (scan: NodeScan, ids: string[]) => void): Promise<NodeScan> {
+export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number, onPage?: OnPage): Promise<NodeScan> {
   const scan: NodeScan = {
     status: { node: node.id, reachable: false, latencyMs: null, error: null, outcome: 'unreachable' },
     reads: new Map(),
@@ -133,11 +136,13 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     const walk = new InternalWalk();
     const keysOnNode = await withDeadline(size, ctx.commandTimeoutMs);
     let pages = 0;
-    const waiting: string[][] = [];
-    const settle = (ids: string[]): void => {
-      const known = ids.filter((id) => walk.fill(id, scan.reads.get(id)!));
+    const waiting: Array<[string[], Slot[]]> = [];
+    const settle = ([ids, slots]: [string[], Slot[]]): void => {
+      let known = 0;
+      for (let i = 0; i < ids.length; i++) if (walk.fill(ids[i], slots[i])) known++;
       // Keys whose counters are still to read are classified with the rest.
-      if (known.length) onPage?.(scan, known);
+      if (known === ids.length) onPage?.(scan, ids, slots);
+      else if (known > 0) onPage?.(scan, ids.filter((_, i) => slots[i].fence !== undefined), slots.filter((x) => x.fence !== undefined));
     };
     for (let p = 0; p < patterns.length && !scan.truncated; p++) {
       let cursor = scan.cursors[p];
@@ -181,16 +186,20 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         }
         const at = page.nodeTimeMs - scan.offsetMs;
         const ids: string[] = new Array(page.keys.length);
+        const slots: Slot[] = new Array(page.keys.length);
         for (let i = 0; i < page.keys.length; i++) {
           ids[i] = page.keys[i].toString('latin1');
-          scan.reads.set(ids[i], { obs: page.observations[i], at, fence: undefined, noWaiters: false, pre: undefined });
+          // Handed on with the ids: no lookup by name per key afterwards.
+          slots[i] = { obs: page.observations[i], at, fence: undefined, noWaiters: false, pre: undefined };
+          scan.reads.set(ids[i], slots[i]);
         }
-        if (walk.cursor !== null) waiting.push(ids);
+        const read: [string[], Slot[]] = [ids, slots];
+        if (walk.cursor !== null) waiting.push(read);
         else if (!walk.complete) {
           // Given up: each page is looked up by name as it arrives.
-          for (const w of [...waiting.splice(0), ids]) if (w.length) pendingReads.push(lookUpInternal(ctx, client, scan, w, onPage));
+          for (const w of [...waiting.splice(0), read]) if (w[0].length) pendingReads.push(lookUpInternal(ctx, client, scan, w, onPage));
         } else {
-          settle(ids);
+          settle(read);
           // Pages that waited, a few per page arriving: the node keeps working meanwhile.
           for (let w = 0; w < CATCH_UP_PAGES && waiting.length; w++) settle(waiting.shift()!);
         }
@@ -198,10 +207,10 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         if (page.unread.length) pendingReads.push(readBatch(ctx, node, page.unread, scan));
       }
     }
-    if (walk.complete) for (const ids of waiting.splice(0)) settle(ids);
+    if (walk.complete) for (const w of waiting.splice(0)) settle(w);
     // The walk did not finish (a cut scan, a short pattern walk): those pages' keys are
     // looked up by name, one call per page, as each page did before the walk existed.
-    for (const ids of waiting) if (ids.length) pendingReads.push(lookUpInternal(ctx, node.client as Redis, scan, ids, onPage));
+    for (const w of waiting) if (w[0].length) pendingReads.push(lookUpInternal(ctx, node.client as Redis, scan, w, onPage));
     await Promise.all(pendingReads);
   } catch (e) {
     Object.assign(scan.status, downStatus(e, node));
@@ -211,17 +220,16 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
 }
 
 /** Sets the fence counters and waiter-set presence of a page's keys read by name (see readInternalOf). */
-async function lookUpInternal(ctx: InspectContext, client: Redis, scan: NodeScan, ids: string[], onPage?: (scan: NodeScan, ids: string[]) => void): Promise<void> {
+async function lookUpInternal(ctx: InspectContext, client: Redis, scan: NodeScan, [ids, slots]: [string[], Slot[]], onPage?: OnPage): Promise<void> {
   const keys = ids.map((id) => Buffer.from(id, 'latin1'));
   const { fences, noWaiters } = await withDeadline(readInternalOf(client, keys), ctx.commandTimeoutMs);
   // The node would not say: counters and waiters are read apart after classification.
   if (fences === undefined) return;
   for (let i = 0; i < ids.length; i++) {
-    const slot = scan.reads.get(ids[i])!;
-    slot.fence = fences ? pageCounter(fences[i]) : null;
-    slot.noWaiters = noWaiters;
+    slots[i].fence = fences ? pageCounter(fences[i]) : null;
+    slots[i].noWaiters = noWaiters;
   }
-  onPage?.(scan, ids);
+  onPage?.(scan, ids, slots);
 }
 
 /** Nodes that did not come across a key read it directly, so "absent" means absent. */
@@ -263,8 +271,8 @@ function scratchOf(scans: NodeScan[]): ClassifyScratch {
   return { unreachable: scans.map((scan) => (scan.status.reachable ? null : unreachableOn(scan))), readAtMs: new Array(scans.length), fencesKnown: false };
 }
 
-/** Classifies one key (not an internal one) from what each node holds. */
-function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: number, expiringThresholdMs: number, scratch: ClassifyScratch): KeyResult {
+/** Classifies one key (not an internal one) from what each node holds; `onlySlot`: a one-node scan's slot for it, when the caller has it. */
+function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: number, expiringThresholdMs: number, scratch: ClassifyScratch, onlySlot?: Slot): KeyResult {
   const { unreachable, readAtMs } = scratch;
   const key = keyOf(id);
   let observations: Observation[];
@@ -281,7 +289,7 @@ function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: 
     observations = new Array(n);
     let token: string | null = null;
     for (let i = 0; i < n; i++) {
-      const slot = unreachable[i] ? undefined : scans[i].reads.get(id);
+      const slot = unreachable[i] ? undefined : (onlySlot ?? scans[i].reads.get(id));
       const o = unreachable[i] ?? slot?.obs ?? scans[i].absent;
       // Copies of one token share one string: a watch holds 100k keys x N nodes.
       if (o.token !== null) {
@@ -320,14 +328,13 @@ function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: 
  * node works on the next one; classifyKeys then only brings their validity to its own
  * instant. Internal keys get null.
  */
-export function preclassifyPage(ctx: InspectContext, scan: NodeScan, ids: readonly string[], expiringThresholdMs: number): void {
+export function preclassifyPage(ctx: InspectContext, scan: NodeScan, ids: readonly string[], slots: readonly Slot[], expiringThresholdMs: number): void {
   const scans = [scan];
   const scratch = scratchOf(scans);
   const nowMs = clockNow();
-  const reads = scan.reads;
-  for (const id of ids) {
-    const slot = reads.get(id)!;
-    slot.pre = isInternalKey(id) ? null : classifyKey(ctx, scans, id, nowMs, expiringThresholdMs, scratch);
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    slots[i].pre = isInternalKey(id) ? null : classifyKey(ctx, scans, id, nowMs, expiringThresholdMs, scratch, slots[i]);
   }
 }
 
@@ -409,7 +416,7 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
   const expiringThresholdMs = options.expiringThresholdMs ?? 2_000;
 
   // One node: each page is classified while the node reads the next (see preclassifyPage).
-  const onPage = ctx.nodes.length === 1 && !ctx.ownerOnly ? (scan: NodeScan, ids: string[]): void => preclassifyPage(ctx, scan, ids, expiringThresholdMs) : undefined;
+  const onPage: OnPage | undefined = ctx.nodes.length === 1 && !ctx.ownerOnly ? (scan, ids, slots) => preclassifyPage(ctx, scan, ids, slots, expiringThresholdMs) : undefined;
   const scans = await Promise.all(ctx.nodes.map((node) => scanNode(ctx, node, patterns, cont?.cursors[node.id] ?? patterns.map(() => '0'), maxKeys, deadline, onPage)));
   // Key identity is the latin1 form of its bytes: lossless, and cheap to compare. A single
   // node's keys are the union already, and it has no gaps to fill.
