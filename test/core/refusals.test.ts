@@ -100,7 +100,7 @@ describe('refusals are answers', function () {
     }
   });
 
-  it('NOSCRIPT after SCRIPT FLUSH: the EVAL fallback releases and extends, never a refusal', async () => {
+  it('NOSCRIPT after SCRIPT FLUSH: release and extend are resent, never a refusal; a grant fails that attempt and its retry succeeds', async () => {
     const rl = new Redlock(admin, { commandTimeoutMs: 1000 });
     try {
       // Each script once first, so the connections send their SHA, not their text, below.
