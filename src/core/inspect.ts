@@ -200,7 +200,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
           for (const w of [...waiting.splice(0), read]) if (w[0].length) pendingReads.push(lookUpInternal(ctx, client, scan, w, onPage));
         } else {
           settle(read);
-          // Pages that waited, a few per page arriving: the node keeps working meanwhile.
+          // Pages that waited, CATCH_UP_PAGES per page arriving: the node keeps working meanwhile.
           for (let w = 0; w < CATCH_UP_PAGES && waiting.length; w++) settle(waiting.shift()!);
         }
         // The call's budget ran out on a page of fat keys: the rest in calls of their own.
