@@ -99,17 +99,31 @@ async function startNodes(children) {
 
 function spawnClient(name, urls) {
   const child = spawn(process.execPath, [self, name, ...urls], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const events = createInterface({ input: child.stdout });
+  // Every event is kept: a client may print two lines in one chunk ("acquired", then
+  // "write"), and the second must still be found by a later next().
+  const seen = [];
+  const checks = new Set();
+  let ended = false;
+  let exitCode = null;
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    seen.push(JSON.parse(line));
+    for (const check of checks) check();
+  });
+  // 'close', not 'exit': by then every line the client printed has been read.
+  child.once('close', (code) => {
+    ended = true;
+    exitCode = code;
+    for (const check of checks) check();
+  });
   const next = (want) => new Promise((resolve, reject) => {
-    const onLine = (line) => {
-      const e = JSON.parse(line);
-      if (e.event === want) {
-        events.off('line', onLine);
-        resolve(e);
-      }
+    const check = () => {
+      const e = seen.find((x) => x.event === want);
+      if (e || ended) checks.delete(check);
+      if (e) resolve(e);
+      else if (ended) reject(new Error(`${name} exited (${exitCode}) before "${want}"`));
     };
-    events.on('line', onLine);
-    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before "${want}"`)));
+    checks.add(check);
+    check();
   });
   return { child, next };
 }
