@@ -7,11 +7,13 @@ import { performance } from 'node:perf_hooks';
 import { Gauge, Registry } from 'prom-client';
 import type { NodeFacts } from '../core/inspectTypes';
 import type { Redlock } from '../core/redlock';
+import { FLAG_ORDER } from '../core/classify';
 import type { Flag, LockEntry, Snapshot, Verdict } from '../core/types';
 import type { Watcher, WatchStatus } from '../core/watch';
 
 export const VERDICTS: readonly Verdict[] = ['held', 'split', 'unknown', 'partial'];
-export const FLAGS: readonly Flag[] = ['no-ttl', 'ttl-skew', 'expiring', 'degraded', 'reentrant', 'deadlock'];
+// Every flag the classifier can set, in its order: a flag the core gains is exported too.
+export const FLAGS: readonly Flag[] = FLAG_ORDER;
 
 export interface ExporterOptions {
   patterns: string[];
