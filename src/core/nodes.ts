@@ -9,6 +9,7 @@ import { aliasError, checkConfiguredAliases, hostPortKey, runIdOf } from './iden
 import { formatHostPort, NodeConfigError, NodeSpec, parseNodeUrl } from './urls';
 import { seedIds, trackNodeErrors, waitClusterReady } from './clusterTopology';
 import { clusterMembers } from './clusterMembers';
+import { AUTH_FAILURE } from './present';
 import { checkTls, connectionOptions, plainOnTlsReason, plainOnTlsSettled, TlsSettings, watchPlainOnTls } from './tls';
 
 /** A URL, a URL with a name and TLS settings of its own, or a client the caller owns. */
@@ -40,8 +41,28 @@ export function downStatus(err: unknown, node?: RedisNode): Pick<NodeStatus, 're
   return { reachable: false, error: f.reason, outcome: nodeOutcome(f) };
 }
 
+const RETRY_MAX_MS = 2000;
+
 function retryStrategy(times: number): number {
-  return Math.min(50 * 2 ** Math.min(times, 6), 2000);
+  return Math.min(50 * 2 ** Math.min(times, 6), RETRY_MAX_MS);
+}
+
+/**
+ * Reconnect delays for one client. A refused login waits the longest delay every time:
+ * ioredis counts its retries from zero at each connection that comes up, and a login is
+ * refused only after that, so the backoff alone would retry a wrong password several
+ * times a second against the user's server (docs/deployments.md, "A wrong password").
+ */
+function reconnects(): { retryStrategy: (times: number) => number; watch: (client: Redis) => Redis } {
+  let refusedLogin = false;
+  return {
+    retryStrategy: (times) => (refusedLogin ? RETRY_MAX_MS : retryStrategy(times)),
+    watch: (client) => {
+      client.on('ready', () => (refusedLogin = false));
+      client.on('error', (e: Error) => (refusedLogin = AUTH_FAILURE.test(e.message)));
+      return client;
+    },
+  };
 }
 
 function clientOptions(spec: NodeSpec, connectTimeoutMs: number, tls?: TlsSettings): RedisOptions {
@@ -63,6 +84,10 @@ function clientOptions(spec: NodeSpec, connectTimeoutMs: number, tls?: TlsSettin
     // No auto-pipelining: with the offline queue off, ioredis 5 throws an uncaught
     // TypeError from its auto-pipeline when the connection is down.
     enableAutoPipelining: false,
+    // No CLIENT SETINFO at connect: with the ready check off, ioredis declares a
+    // connection ready once those answer, even when its login was refused and the
+    // connection already closed, and it then never reconnects (docs/deployments.md).
+    disableClientInfo: true,
   };
 }
 
@@ -73,10 +98,12 @@ export function sentinelTimeout(connectTimeoutMs: number): number {
 
 function createClient(spec: NodeSpec, connectTimeoutMs: number, tls?: TlsSettings): Redis | Cluster {
   const base = clientOptions(spec, connectTimeoutMs, tls);
-  if (spec.kind === 'standalone') return new Redis({ ...base, host: spec.host, port: spec.port, db: spec.db });
+  const retry = reconnects();
+  if (spec.kind === 'standalone') return retry.watch(new Redis({ ...base, retryStrategy: retry.retryStrategy, host: spec.host, port: spec.port, db: spec.db }));
   if (spec.kind === 'sentinel') {
-    return new Redis({
+    return retry.watch(new Redis({
       ...base,
+      retryStrategy: retry.retryStrategy,
       sentinels: spec.sentinels,
       name: spec.masterName,
       db: spec.db,
@@ -87,7 +114,7 @@ function createClient(spec: NodeSpec, connectTimeoutMs: number, tls?: TlsSetting
       // each one gets a short deadline so the next one is asked within the overall wait.
       sentinelCommandTimeout: sentinelTimeout(connectTimeoutMs),
       enableTLSForSentinelMode: spec.tls,
-    });
+    }));
   }
   const cluster = new Cluster(spec.seeds, {
     enableOfflineQueue: false,
