@@ -96,7 +96,7 @@ function createClient(spec: NodeSpec, connectTimeoutMs: number, tls?: TlsSetting
       enableTLSForSentinelMode: spec.tls,
       sentinelTLS: base.tls,
     });
-    if (base.tls) watchTlsRefusals(client, spec.sentinels, base.tls, Math.min(1000, connectTimeoutMs), /All sentinels are unreachable/, 'redis+sentinel://');
+    if (base.tls) watchTlsRefusals(client, spec.sentinels, base.tls, Math.min(1000, connectTimeoutMs), /All sentinels are unreachable/);
     return client;
   }
   const cluster = new Cluster(spec.seeds, {
@@ -117,7 +117,7 @@ function createClient(spec: NodeSpec, connectTimeoutMs: number, tls?: TlsSetting
     redisOptions: (({ enableOfflineQueue: _q, retryStrategy: _r, ...rest }) => rest)(base),
   });
   trackNodeErrors(cluster);
-  if (base.tls) watchTlsRefusals(cluster, spec.seeds, base.tls, Math.min(1000, connectTimeoutMs), /Failed to refresh slots cache/, 'redis+cluster://');
+  if (base.tls) watchTlsRefusals(cluster, spec.seeds, base.tls, Math.min(1000, connectTimeoutMs), /Failed to refresh slots cache/);
   return cluster;
 }
 

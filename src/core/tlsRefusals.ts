@@ -1,5 +1,5 @@
 // A rediss+cluster:// or rediss+sentinel:// whose servers refuse the TLS handshake (an
-// unknown CA, a name the certificate does not carry, a port without TLS) fails in
+// unknown CA, a name the certificate does not carry, a client certificate missing) fails in
 // ioredis with nothing but "Failed to refresh slots cache." or "All sentinels are
 // unreachable ... Connection is closed.": the slot refresher and the sentinel connector
 // swallow the connection's own error. One handshake per seed or sentinel, with the
@@ -21,10 +21,9 @@ const watches = new WeakMap<object, Watch>();
 
 /**
  * Why a TLS handshake with `at` fails with `options`; undefined when it succeeds, or no
- * TCP connection or answer came within `ms`. `plainScheme` is the URL form to suggest
- * when the port answers in plain text.
+ * TCP connection or answer came within `ms` (a plain Redis never answers a handshake).
  */
-export function handshakeFailure(at: HostPort, options: ConnectionOptions, ms: number, plainScheme: string): Promise<string | undefined> {
+function handshakeFailure(at: HostPort, options: ConnectionOptions, ms: number): Promise<string | undefined> {
   return new Promise((resolve) => {
     const socket = connect({ ...options, host: at.host, port: at.port, servername: options.servername ?? (isIP(at.host) ? undefined : at.host) });
     const finish = (why: string | undefined): void => {
@@ -36,10 +35,7 @@ export function handshakeFailure(at: HostPort, options: ConnectionOptions, ms: n
     socket.once('secureConnect', () => finish(undefined));
     socket.once('error', (e: NodeJS.ErrnoException) => {
       const text = `${e.code ?? ''} ${e.message}`;
-      if (NO_CONNECTION.test(text)) return finish(undefined);
-      // A plain Redis answers the ClientHello with text, which OpenSSL reads as a bad record.
-      if (/wrong version number|packet length too long/i.test(text)) return finish(`this port does not speak TLS (use ${plainScheme})`);
-      finish(`TLS handshake refused: ${e.message.split('\n')[0]}`);
+      finish(NO_CONNECTION.test(text) ? undefined : `TLS handshake refused: ${e.message.split('\n')[0]}`);
     });
   });
 }
@@ -49,7 +45,7 @@ export function handshakeFailure(at: HostPort, options: ConnectionOptions, ms: n
  * probes the handshakes of `endpoints` (one round at a time) and remembers the first
  * refusal, until the client is ready again.
  */
-export function watchTlsRefusals(client: EventEmitter & { status: string }, endpoints: readonly HostPort[], options: ConnectionOptions, ms: number, trigger: RegExp, plainScheme: string): void {
+export function watchTlsRefusals(client: EventEmitter & { status: string }, endpoints: readonly HostPort[], options: ConnectionOptions, ms: number, trigger: RegExp): void {
   const watch: Watch = {};
   watches.set(client, watch);
   client.on('ready', () => {
@@ -57,7 +53,7 @@ export function watchTlsRefusals(client: EventEmitter & { status: string }, endp
   });
   client.on('error', (e: Error) => {
     if (watch.probe || watch.refusal !== undefined || !trigger.test(e?.message ?? '')) return;
-    const round = endpoints.map((at) => handshakeFailure(at, options, ms, plainScheme).then((why) => (why ? `${formatHostPort(at)}: ${why}` : undefined)));
+    const round = endpoints.map((at) => handshakeFailure(at, options, ms).then((why) => (why ? `${formatHostPort(at)}: ${why}` : undefined)));
     watch.probe = Promise.all(round).then((found) => {
       watch.probe = undefined;
       if (client.status !== 'ready') watch.refusal = found.find((f) => f !== undefined);
