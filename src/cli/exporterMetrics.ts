@@ -7,11 +7,13 @@ import { performance } from 'node:perf_hooks';
 import { Gauge, Registry } from 'prom-client';
 import type { NodeFacts } from '../core/inspectTypes';
 import type { Redlock } from '../core/redlock';
+import { FLAG_ORDER } from '../core/classify';
 import type { Flag, LockEntry, Snapshot, Verdict } from '../core/types';
 import type { Watcher, WatchStatus } from '../core/watch';
 
 export const VERDICTS: readonly Verdict[] = ['held', 'split', 'unknown', 'partial'];
-export const FLAGS: readonly Flag[] = ['no-ttl', 'ttl-skew', 'expiring', 'degraded', 'reentrant'];
+// Every flag the classifier can set, in its order: a flag the core gains is exported too.
+export const FLAGS: readonly Flag[] = FLAG_ORDER;
 
 export interface ExporterOptions {
   patterns: string[];
@@ -41,7 +43,7 @@ export class Exporter {
   private watcher: Watcher | undefined;
   private readonly g = {
     locks: gauge(this.registry, 'redlock_locks', 'Lock keys by verdict (split, held, unknown, partial).', ['verdict']),
-    flags: gauge(this.registry, 'redlock_lock_flags', 'Lock keys carrying each flag (no-ttl, ttl-skew, expiring, degraded, reentrant).', ['flag']),
+    flags: gauge(this.registry, 'redlock_lock_flags', 'Lock keys carrying each flag (no-ttl, ttl-skew, expiring, degraded, reentrant, deadlock).', ['flag']),
     longestTtl: gauge(this.registry, 'redlock_longest_ttl_seconds', 'Longest remaining TTL among present lock copies with an expiry; 0 without locks (copies without expiry show in redlock_lock_flags{flag="no-ttl"}).'),
     quorum: gauge(this.registry, 'redlock_quorum', 'Nodes that must agree for a lock to hold (Q = floor(N/2) + 1; 1 on a Redis Cluster).'),
     up: gauge(this.registry, 'redlock_node_up', 'Whether the node answered its last read (1) or not (0).', ['node']),

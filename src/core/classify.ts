@@ -19,7 +19,7 @@ export interface ClassifyInput {
 export const NO_FLAGS = Object.freeze([]) as unknown as Flag[];
 
 /** The order flags are listed in, everywhere (`deadlock` is added last, by holdersRead.ts). */
-const FLAG_ORDER: readonly Flag[] = ['no-ttl', 'ttl-skew', 'expiring', 'degraded', 'reentrant', 'deadlock'];
+export const FLAG_ORDER: readonly Flag[] = ['no-ttl', 'ttl-skew', 'expiring', 'degraded', 'reentrant', 'deadlock'];
 
 export function quorumOf(n: number): number {
   return Math.floor(n / 2) + 1;

@@ -76,6 +76,9 @@ export interface ForceReleaseResult {
 export interface ObservedCopy {
   node: string;
   token: string | null;
+  /** A snapshot's observation state: a node that was `unreachable` when read is reported so. */
+  state?: string;
+  reason?: string | null;
 }
 
 const now = (): number => performance.now();
@@ -621,12 +624,14 @@ export class Redlock {
     validateResources([resource]);
     await this.ready();
     const byNode = new Map<string, string | null>();
+    const unreached = new Map<string, string | undefined>();
     // A cluster snapshot names the owning master; it stands for the cluster node here.
     const [owner] = this.named([resource], [{ node: this.nodes[0].id }]);
     for (const o of observed) {
       const id = o.node === owner.node ? this.nodes[0].id : o.node;
       if (!this.nodes.some((n) => n.id === id)) throw new RangeError(`unknown node "${o.node}" in the observation`);
       byNode.set(id, o.token);
+      if (o.state === 'unreachable') unreached.set(id, o.reason ?? undefined);
     }
     const targets = this.nodes.filter((n) => typeof byNode.get(n.id) === 'string');
     const results = await round(
@@ -642,7 +647,9 @@ export class Redlock {
     return {
       nodes: this.named([resource], this.nodes.map((node): ForceReleaseResult['nodes'][number] => {
         const i = targets.indexOf(node);
-        if (i < 0) return { node: node.id, outcome: 'absent' as const };
+        // Left alone: nothing was observed there. A node that was out of reach when read
+        // is not known to be empty, so it is not called absent.
+        if (i < 0) return unreached.has(node.id) ? { node: node.id, outcome: 'unreachable' as const, reason: unreached.get(node.id) } : { node: node.id, outcome: 'absent' as const };
         const r = results[i];
         if (!r.ok) return { node: node.id, outcome: r.answered ? ('refused' as const) : ('unreachable' as const), reason: r.reason };
         return { node: node.id, outcome: r.value === 1 ? ('deleted' as const) : r.value === 0 ? ('absent' as const) : ('changed' as const) };

@@ -7,6 +7,7 @@ import Redis from 'ioredis';
 import { Redlock } from '../../src/core';
 import type { LockEntry, Snapshot } from '../../src/core';
 import { runCli } from '../cli/runCli';
+import { Exporter } from '../../src/cli/exporterMetrics';
 import { READ_WAITERS } from '../../src/core/waiters';
 import { RedisServer, startNodes } from '../support/redisServer';
 import { waitFor } from '../support/wait';
@@ -163,6 +164,15 @@ describe('holders, waiters and deadlocks (real processes)', function () {
     }
     const human = await runCli(['status', '--pattern', 'lock:dl:*', ...nodeArgs]);
     assert.match(human.stdout, /Deadlock: the holders of lock:dl:x and lock:dl:y each wait for a lock another of them holds\./);
+    // The exporter counts the flag like every other one (a dashboard can alert on it).
+    const exporter = new Exporter(redlock, { patterns: ['lock:dl:*'], intervalMs: 100 });
+    try {
+      exporter.start();
+      const text = await waitFor(() => exporter.metrics(), 10_000, 'the exporter\'s first snapshot');
+      assert.match(text, /^redlock_lock_flags\{flag="deadlock"\} 2$/m);
+    } finally {
+      await exporter.stop();
+    }
   });
 
   it('a watch sees a waiter arrive and a killed one leave', async () => {

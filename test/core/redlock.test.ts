@@ -269,6 +269,16 @@ describe('Redlock on 5 real nodes', function () {
     assert.deepEqual(await keyOn(servers, 'lock:force'), [null, 'new-holder', null, null, null]);
   });
 
+  it('forceRelease reports a node that was unreachable in the snapshot as unreachable, not absent', async () => {
+    await setOn(servers, 'lock:force-down', 'holder');
+    await servers[4].stop();
+    const entry = (await redlock.inspect({ patterns: ['lock:force-down'] })).locks[0];
+    assert.equal(entry.nodes[4].state, 'unreachable');
+    const r = await redlock.forceRelease('lock:force-down', entry.nodes);
+    assert.deepEqual(r.nodes.map((n) => n.outcome), ['deleted', 'deleted', 'deleted', 'deleted', 'unreachable']);
+    assert.ok(r.nodes[4].reason, 'the unreachable node carries its reason');
+  });
+
   it('forceRelease matches Redisson-shaped hashes and semaphores by their holder set', async () => {
     const c = servers[0].client();
     await c.hset('lock:rhash', 'mode', 'read', 'b:2', '1', 'a:1', '2');

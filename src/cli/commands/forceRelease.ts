@@ -59,13 +59,8 @@ export async function runForceRelease(redlock: Redlock, cmd: { resource: Buffer;
   }
 
   const result = await redlock.forceRelease(cmd.resource, entry.nodes);
-  const nodes = result.nodes.map((r, i) => {
-    // The core leaves a node it has no token for alone and calls it absent; a node that
-    // was unreachable when read is reported as such.
-    const observed = entry.nodes[i];
-    const outcome: Outcome = r.outcome === 'absent' && observed?.node === r.node && observed.state === 'unreachable' ? 'unreachable' : r.outcome;
-    return { node: r.node, outcome, reason: outcome === 'unreachable' || outcome === 'refused' ? (r.reason ?? observed?.reason ?? undefined) : undefined };
-  });
+  // The core reports a node that was unreachable when read as unreachable, with its reason.
+  const nodes = result.nodes.map((r) => ({ node: r.node, outcome: r.outcome, reason: r.outcome === 'unreachable' || r.outcome === 'refused' ? r.reason : undefined }));
   const doc: ForceDoc = { resource: key, nodes: pick(nodes) as ForceDoc['nodes'] };
   const deleted = nodes.filter((n) => n.outcome === 'deleted').length;
   const changed = nodes.filter((n) => n.outcome === 'changed');

@@ -62,7 +62,7 @@ export async function forceRelease(s: Services, arg?: unknown): Promise<ForceRel
   }
   const redlock = await s.model.redlock();
   if (!redlock) return noRedlock(s);
-  const observed = entry.nodes.map((o) => ({ node: o.node, token: o.state === 'present' ? o.token : null }));
+  const observed = entry.nodes.map((o) => ({ node: o.node, token: o.state === 'present' ? o.token : null, state: o.state, reason: o.reason }));
   try {
     const result = await withProgress(vscode.l10n.t('Force releasing {0}…', printable(key)), () => redlock.forceRelease(parseKeyArg(entry.key), observed));
     s.mine.delete(key);
