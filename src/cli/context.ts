@@ -61,7 +61,7 @@ export class CliContext {
       passphrase: this.io.env.REDLOCK_TLS_PASSPHRASE || undefined,
     });
     if (!settings) return undefined;
-    if (!nodes.some((n) => /^rediss:\/\//i.test(n))) this.io.err(`${PREFIX}warning: --tls-* options apply to rediss:// nodes only, and none is configured`);
+    if (!nodes.some((n) => /^rediss(\+(sentinel|cluster))?:\/\//i.test(n))) this.io.err(`${PREFIX}warning: --tls-* options apply to rediss://, rediss+sentinel:// and rediss+cluster:// nodes only, and none is configured`);
     if (opts.tlsInsecure) {
       this.io.err(`${PREFIX}WARNING: --tls-insecure: server certificates are NOT verified, anyone on the network path can read and change this traffic; use it for a local test only`);
     }

@@ -119,8 +119,9 @@ const HELP_FOOTER = `
 Nodes: --node URL (repeatable) replaces REDLOCK_NODES (comma-separated). URLs:
   redis://[user:pass@]host:port[/db], rediss:// (TLS),
   redis+sentinel://host:port[,host:port]/masterName, redis+cluster://host:port[,host:port]
+  (rediss+sentinel://, rediss+cluster://: the same over TLS, every connection encrypted)
   REDLOCK_PASSWORD applies to URLs without a password; it is never printed.
-TLS (rediss://): --tls-ca FILE trusts a private CA (added to the system CAs);
+TLS (rediss*://): --tls-ca FILE trusts a private CA (added to the system CAs);
   --tls-cert FILE --tls-key FILE present a client certificate (mutual TLS), the key's
   passphrase from REDLOCK_TLS_PASSPHRASE; --tls-insecure skips certificate checks
   (local tests only). NODE_EXTRA_CA_CERTS=FILE also adds a CA.

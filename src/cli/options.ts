@@ -80,7 +80,7 @@ export function splitNodeList(text: string): string[] {
     if (!p) continue;
     // Only a sentinel or cluster URL continues; anything else starts a new entry, so a
     // malformed piece never becomes part of another URL's password.
-    if (p.includes('://') || urls.length === 0 || !/^redis\+(sentinel|cluster):\/\//i.test(urls[urls.length - 1])) urls.push(p);
+    if (p.includes('://') || urls.length === 0 || !/^rediss?\+(sentinel|cluster):\/\//i.test(urls[urls.length - 1])) urls.push(p);
     else urls[urls.length - 1] += ',' + p;
   }
   return urls;
@@ -110,14 +110,14 @@ function fileParser(flag: string): (text: string) => string {
 }
 
 /**
- * --node (repeatable, replaces REDLOCK_NODES), --json and the TLS files of every rediss://
- * node, for a command that talks to nodes.
+ * --node (repeatable, replaces REDLOCK_NODES), --json and the TLS files of every TLS node
+ * (rediss://, rediss+sentinel://, rediss+cluster://), for a command that talks to nodes.
  */
 export function nodeOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--node <url>', 'a Redis node URL (repeatable; replaces REDLOCK_NODES)').argParser(listParser('--node')))
     .option('--json', 'print one JSON document instead of text')
-    .addOption(new Option('--tls-ca <file>', 'PEM file of a CA to trust for rediss:// nodes (added to the system CAs)').argParser(fileParser('--tls-ca')))
+    .addOption(new Option('--tls-ca <file>', 'PEM file of a CA to trust for rediss:// (and rediss+sentinel://, rediss+cluster://) nodes (added to the system CAs)').argParser(fileParser('--tls-ca')))
     .addOption(new Option('--tls-cert <file>', 'client certificate (PEM) for mutual TLS; needs --tls-key').argParser(fileParser('--tls-cert')))
     .addOption(new Option('--tls-key <file>', "the client certificate's key (PEM); passphrase from REDLOCK_TLS_PASSPHRASE").argParser(fileParser('--tls-key')))
     .option('--tls-insecure', 'do not verify server certificates (local tests only; warns on stderr)');

@@ -3,6 +3,7 @@
 // keys, and a cluster whose slot map is still unknown is never shown as complete.
 import Redis, { Cluster } from 'ioredis';
 import { connectionOf, lastErrorOf, masterIdOfKey, seedIds, slotOwners } from './clusterTopology';
+import { tlsRefusal } from './tlsRefusals';
 import { RedisNode } from './nodes';
 
 export interface ClusterMember {
@@ -36,7 +37,8 @@ function standIn(cluster: Cluster, id: string, reason: string): RedisNode {
 export function clusterMembers(cluster: Cluster): ClusterMember[] {
   const owners = slotOwners(cluster);
   if (owners.length === 0) {
-    const why = 'cluster topology unknown: no seed answered CLUSTER SLOTS';
+    const tls = tlsRefusal(cluster);
+    const why = `cluster topology unknown: no seed answered CLUSTER SLOTS${tls ? ` (${tls})` : ''}`;
     return seedIds(cluster).map((id) => ({ node: standIn(cluster, id, why), ranges: [] }));
   }
   return owners.map(({ key, ranges }) => {

@@ -4,6 +4,7 @@
 // Why each rule exists: docs/deployments.md.
 import Redis, { Cluster } from 'ioredis';
 import { formatHostPort } from './urls';
+import { tlsRefusal } from './tlsRefusals';
 
 export const SLOT_COUNT = 16384;
 
@@ -156,7 +157,8 @@ function allSeedsRefused(cluster: Cluster): boolean {
 export function waitClusterReady(cluster: Cluster, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   const settled = (): boolean => {
-    if (cluster.status === 'end' || allSeedsRefused(cluster)) return true;
+    // A refused TLS handshake, like a refused connection, is an answer: no race to wait out.
+    if (cluster.status === 'end' || allSeedsRefused(cluster) || tlsRefusal(cluster) !== undefined) return true;
     if (cluster.status !== 'ready') return false;
     return cluster.nodes('master').every((m) => m.status !== 'wait' && m.status !== 'connecting' && m.status !== 'connect');
   };

@@ -10,6 +10,7 @@ import { formatHostPort, NodeConfigError, NodeSpec, parseNodeUrl } from './urls'
 import { seedIds, trackNodeErrors, waitClusterReady } from './clusterTopology';
 import { clusterMembers } from './clusterMembers';
 import { AUTH_FAILURE } from './present';
+import { tlsRefusal, tlsRefusalSettled, watchTlsRefusals } from './tlsRefusals';
 import { checkTls, connectionOptions, plainOnTlsReason, plainOnTlsSettled, TlsSettings, watchPlainOnTls } from './tls';
 
 /** A URL, a URL with a name and TLS settings of its own, or a client the caller owns. */
@@ -32,6 +33,9 @@ export function describeFailure(err: unknown, node?: RedisNode): Failure {
   // A plain connection that a TLS-only port reset: say so instead of ECONNRESET.
   const plainOnTls = err instanceof ReplyError || err instanceof DeadlineError ? undefined : plainOnTlsReason(node);
   if (plainOnTls) return { outcome: 'refused', reason: plainOnTls, answered: false };
+  // TLS seeds or sentinels that refuse the handshake: its words, not "not connected".
+  const refusal = err instanceof ReplyError ? undefined : tlsRefusal(node?.client);
+  if (refusal) return { outcome: 'refused', reason: refusal, answered: false };
   return classifyFailure(err, node);
 }
 
@@ -101,7 +105,7 @@ function createClient(spec: NodeSpec, connectTimeoutMs: number, tls?: TlsSetting
   const retry = reconnects();
   if (spec.kind === 'standalone') return retry.watch(new Redis({ ...base, retryStrategy: retry.retryStrategy, host: spec.host, port: spec.port, db: spec.db }));
   if (spec.kind === 'sentinel') {
-    return retry.watch(new Redis({
+    const client = retry.watch(new Redis({
       ...base,
       retryStrategy: retry.retryStrategy,
       sentinels: spec.sentinels,
@@ -113,8 +117,14 @@ function createClient(spec: NodeSpec, connectTimeoutMs: number, tls?: TlsSetting
       // A hung sentinel (paused, overloaded) accepts the connection and never answers:
       // each one gets a short deadline so the next one is asked within the overall wait.
       sentinelCommandTimeout: sentinelTimeout(connectTimeoutMs),
+      // rediss+sentinel:// encrypts both legs with the same settings: the sentinels
+      // (sentinelTLS) and the master they name (enableTLSForSentinelMode applies `tls`),
+      // as a deployment with `tls-replication yes` runs them (docs/deployments.md, "TLS").
       enableTLSForSentinelMode: spec.tls,
+      sentinelTLS: base.tls,
     }));
+    if (base.tls) watchTlsRefusals(client, spec.sentinels, base.tls, Math.min(1000, connectTimeoutMs), /All sentinels are unreachable/);
+    return client;
   }
   const cluster = new Cluster(spec.seeds, {
     enableOfflineQueue: false,
@@ -128,9 +138,13 @@ function createClient(spec: NodeSpec, connectTimeoutMs: number, tls?: TlsSetting
     // up. The honest answer now is better (docs/deployments.md).
     retryDelayOnClusterDown: 0,
     retryDelayOnFailover: 0,
+    // rediss+cluster://: `tls` in redisOptions applies to the seeds and to every member
+    // the slot map names; with `tls-cluster yes` that map lists the TLS ports
+    // (docs/deployments.md, "TLS").
     redisOptions: (({ enableOfflineQueue: _q, retryStrategy: _r, ...rest }) => rest)(base),
   });
   trackNodeErrors(cluster);
+  if (base.tls) watchTlsRefusals(cluster, spec.seeds, base.tls, Math.min(1000, connectTimeoutMs), /Failed to refresh slots cache/);
   return cluster;
 }
 
@@ -329,8 +343,9 @@ export class RedisNode {
         this.client.off('error', answered);
         resolve();
       };
-      // Once a reset has been explained (a plain connection to a TLS-only port).
-      const answered = (): void => void plainOnTlsSettled(this).then(done);
+      // Once a reset has been explained (a plain connection to a TLS-only port), or a
+      // refused TLS handshake at the sentinels.
+      const answered = (): void => void Promise.all([plainOnTlsSettled(this), tlsRefusalSettled(this.client)]).then(done);
       const timer = setTimeout(done, ms);
       this.client.once('ready', answered);
       this.client.once('end', done);
@@ -375,7 +390,7 @@ export function createNodes(inputs: readonly NodeInput[], options: NodeSetOption
       ? parseNodeUrl(input, undefined, options.defaultPassword)
       : parseNodeUrl(input.url, input.name, options.defaultPassword);
     const own = typeof input === 'string' ? undefined : input.tls;
-    if (own && !spec.tls) throw new NodeConfigError(`${spec.id}: TLS settings given for a plain URL (use rediss://)`);
+    if (own && !spec.tls) throw new NodeConfigError(`${spec.id}: TLS settings given for a plain URL (use rediss://, rediss+sentinel:// or rediss+cluster://)`);
     if (own) checkTls(own);
     return { id: spec.id, spec, tls: own ?? options.tls };
   });

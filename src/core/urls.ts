@@ -23,7 +23,8 @@ export class NodeConfigError extends Error {
 
 const SCHEME_FORM = /^([a-z][a-z0-9+.-]*):\/\/([\s\S]*)$/i;
 const SCHEME_PREFIX = /^[a-z][a-z0-9+.-]*:\/\//i;
-const SCHEMES = ['redis', 'rediss', 'redis+sentinel', 'redis+cluster'];
+// The `rediss` forms are the same deployments over TLS (docs/deployments.md, "TLS").
+const SCHEMES = ['redis', 'rediss', 'redis+sentinel', 'rediss+sentinel', 'redis+cluster', 'rediss+cluster'];
 
 /**
  * The URL with its userinfo replaced, for any message about it. Redacts before parsing:
@@ -79,12 +80,15 @@ function parseDb(text: string | undefined, shown: string): number {
 export function parseNodeUrl(url: string, name?: string, defaultPassword?: string): NodeSpec {
   const shown = redactUrl(url);
   const m = SCHEME_FORM.exec(url.trim());
-  const notUrl = (): NodeConfigError => new NodeConfigError(`${shown}: not a node URL (expected redis://host:port, rediss://, redis+sentinel:// or redis+cluster://)`);
+  const notUrl = (): NodeConfigError => new NodeConfigError(`${shown}: not a node URL (expected redis://host:port, rediss://, redis+sentinel://, rediss+sentinel://, redis+cluster:// or rediss+cluster://)`);
   if (!m) throw notUrl();
-  const scheme = m[1].toLowerCase();
-  if (!SCHEMES.includes(scheme)) {
-    throw new NodeConfigError(`${shown}: unknown scheme "${m[1]}:" (use redis, rediss, redis+sentinel or redis+cluster)`);
+  const given = m[1].toLowerCase();
+  if (!SCHEMES.includes(given)) {
+    throw new NodeConfigError(`${shown}: unknown scheme "${m[1]}:" (use redis, rediss, redis+sentinel, rediss+sentinel, redis+cluster or rediss+cluster)`);
   }
+  const tls = given.startsWith('rediss');
+  // The deployment shape, whether over TLS or not.
+  const scheme = tls ? `redis${given.slice('rediss'.length)}` : given;
   // The host starts after the last '@': a password may hold '@', '/' or ':' unescaped.
   let rest = m[2];
   const at = rest.lastIndexOf('@');
@@ -98,7 +102,7 @@ export function parseNodeUrl(url: string, name?: string, defaultPassword?: strin
   const slash = rest.indexOf('/');
   const hostsText = slash < 0 ? rest : rest.slice(0, slash);
   const path = slash < 0 ? undefined : rest.slice(slash + 1);
-  const creds: Credentials = { tls: scheme === 'rediss' };
+  const creds: Credentials = { tls };
   if (userinfo !== undefined) {
     const colon = userinfo.indexOf(':');
     const user = colon < 0 ? '' : decode(userinfo.slice(0, colon), shown);
@@ -109,8 +113,8 @@ export function parseNodeUrl(url: string, name?: string, defaultPassword?: strin
   if (creds.password === undefined && defaultPassword) creds.password = defaultPassword;
   if (!hostsText) throw new NodeConfigError(`${shown}: missing host`);
 
-  if (scheme === 'redis' || scheme === 'rediss') {
-    if (hostsText.includes(',')) throw new NodeConfigError(`${shown}: several hosts need redis+sentinel:// or redis+cluster://`);
+  if (scheme === 'redis') {
+    if (hostsText.includes(',')) throw new NodeConfigError(`${shown}: several hosts need redis+sentinel:// or redis+cluster:// (rediss+sentinel://, rediss+cluster:// over TLS)`);
     const hp = parseHostPort(hostsText, 6379, shown);
     const db = parseDb(path, shown);
     const id = name ?? formatHostPort(hp) + (db ? `/${db}` : '');
@@ -119,7 +123,7 @@ export function parseNodeUrl(url: string, name?: string, defaultPassword?: strin
   const hosts = hostsText.split(',').map((h) => parseHostPort(h, scheme === 'redis+sentinel' ? 26379 : 6379, shown));
   if (scheme === 'redis+sentinel') {
     const [masterName, dbText, ...rest] = (path ?? '').split('/');
-    if (!masterName) throw new NodeConfigError(`${shown}: missing master name (redis+sentinel://host:port/masterName)`);
+    if (!masterName) throw new NodeConfigError(`${shown}: missing master name (${given}://host:port/masterName)`);
     if (rest.length) throw new NodeConfigError(`${shown}: unexpected path after the database`);
     const db = parseDb(dbText, shown);
     const master = decode(masterName, shown);

@@ -1,7 +1,7 @@
 // Real redis-server processes on free loopback ports, for tests, the demo and benches.
 // Every server started here is stopped on exit, on Ctrl-C and on an uncaught failure.
 import { spawn, spawnSync, ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,13 +11,29 @@ export interface RedisServerOptions {
   /** Extra redis-server arguments, e.g. ['--requirepass', 'secret']. */
   args?: string[];
   port?: number;
-  /** Start a sentinel (not a data node) monitoring this master. */
-  sentinelOf?: { name: string; port: number; downAfterMs?: number };
+  /** Start a sentinel (not a data node) monitoring this master (`authPass`: the master's password). */
+  sentinelOf?: { name: string; port: number; downAfterMs?: number; authPass?: string };
   /**
    * Also listen with TLS on `tlsPort` (certificates from test/support/tlsCerts.ts); the
    * plain port stays for test setup clients. `authClients` requires client certificates.
+   * `only` closes the plain port (`port 0`), as a TLS-only deployment runs: `port` is then
+   * the TLS port, replication (and a sentinel's link to its master) uses TLS, and setup
+   * clients connect with TLS, trusting `ca` (they have no client certificate: use `only`
+   * with `authClients: false`). `client` is the certificate the server presents on its own
+   * outgoing TLS links: a TLS cluster bus always asks for one (a server certificate made for
+   * serverAuth only is refused there).
    */
-  tls?: { cert: string; key: string; ca: string; authClients: boolean };
+  tls?: { cert: string; key: string; ca: string; authClients: boolean; only?: boolean; client?: { cert: string; key: string } };
+}
+
+/** ioredis options of a setup client for a TLS-only server: trust its CA. */
+function setupTls(t: NonNullable<RedisServerOptions['tls']>): Record<string, unknown> {
+  return { tls: { ca: readFileSync(t.ca) } };
+}
+
+/** redis-cli's options for the same. */
+function redisCliTls(t: NonNullable<RedisServerOptions['tls']> | undefined): string[] {
+  return t?.only ? ['--tls', '--cacert', t.ca] : [];
 }
 
 const live = new Set<RedisServer>();
@@ -47,8 +63,18 @@ export class RedisServer {
   private readonly dir: string;
   private exited: Promise<void> = Promise.resolve();
 
-  private constructor(readonly port: number, private readonly args: string[], private readonly sentinelOf?: RedisServerOptions['sentinelOf']) {
+  private constructor(readonly port: number, private readonly args: string[], private readonly sentinelOf?: RedisServerOptions['sentinelOf'], private readonly tls?: RedisServerOptions['tls']) {
     this.dir = mkdtempSync(join(tmpdir(), 'redlock-redis-'));
+  }
+
+  /** What a setup client needs beyond host and port (TLS for a TLS-only server). */
+  private get clientExtras(): Record<string, unknown> {
+    return this.tls?.only ? setupTls(this.tls) : {};
+  }
+
+  /** The `--port` argument: 0 (no plain port) for a TLS-only server. */
+  private get plainPortArg(): string {
+    return this.tls?.only ? '0' : String(this.port);
   }
 
   /** The TLS port, when started with `tls`. */
@@ -58,11 +84,13 @@ export class RedisServer {
     const args = [...(options.args ?? [])];
     let tlsPort: number | undefined;
     if (options.tls) {
-      tlsPort = await freePort();
       const t = options.tls;
+      tlsPort = t.only ? (options.port ?? (await freePort())) : await freePort();
       args.push('--tls-port', String(tlsPort), '--tls-cert-file', t.cert, '--tls-key-file', t.key, '--tls-ca-cert-file', t.ca, '--tls-auth-clients', t.authClients ? 'yes' : 'no');
+      if (t.only) args.push('--tls-replication', 'yes');
+      if (t.client) args.push('--tls-client-cert-file', t.client.cert, '--tls-client-key-file', t.client.key);
     }
-    const server = new RedisServer(options.port ?? (await freePort()), args, options.sentinelOf);
+    const server = new RedisServer(options.tls?.only ? tlsPort! : (options.port ?? (await freePort())), args, options.sentinelOf, options.tls);
     server.tlsPort = tlsPort;
     live.add(server);
     await server.spawn();
@@ -70,7 +98,7 @@ export class RedisServer {
   }
 
   get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
+    return `${this.tls?.only ? 'rediss' : 'redis'}://127.0.0.1:${this.port}`;
   }
 
   get pid(): number | undefined {
@@ -83,7 +111,7 @@ export class RedisServer {
 
   private async spawn(): Promise<void> {
     const argv = this.sentinelOf ? this.sentinelArgv(this.sentinelOf) : [
-      '--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
+      '--port', this.plainPortArg, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
       '--dir', this.dir, '--enable-debug-command', 'local', '--daemonize', 'no', '--loglevel', 'warning',
       ...this.args,
     ];
@@ -106,17 +134,18 @@ export class RedisServer {
         `sentinel monitor ${m.name} 127.0.0.1 ${m.port} 1`,
         `sentinel down-after-milliseconds ${m.name} ${m.downAfterMs ?? 1000}`,
         `sentinel failover-timeout ${m.name} 5000`,
+        ...(m.authPass === undefined ? [] : [`sentinel auth-pass ${m.name} ${m.authPass}`]),
         '',
       ].join('\n'));
     }
-    return [conf, '--sentinel', '--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--daemonize', 'no', '--loglevel', 'warning', ...this.args];
+    return [conf, '--sentinel', '--port', this.plainPortArg, '--bind', '127.0.0.1', '--dir', this.dir, '--daemonize', 'no', '--loglevel', 'warning', ...this.args];
   }
 
   private async waitReady(stderr: () => string): Promise<void> {
     const deadline = Date.now() + 10_000;
     for (;;) {
       if (!this.proc) throw new Error(`redis-server on port ${this.port} exited: ${stderr()}`);
-      const probe = new Redis({ port: this.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false, enableReadyCheck: false });
+      const probe = new Redis({ port: this.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false, enableReadyCheck: false, ...this.clientExtras });
       probe.on('error', () => undefined);
       try {
         await probe.connect();
@@ -165,7 +194,7 @@ export class RedisServer {
 
   /** A fresh client for test setup (not the code under test). */
   client(options: Record<string, unknown> = {}): Redis {
-    const c = new Redis({ port: this.port, host: '127.0.0.1', maxRetriesPerRequest: 1, ...options });
+    const c = new Redis({ port: this.port, host: '127.0.0.1', maxRetriesPerRequest: 1, ...this.clientExtras, ...options });
     c.on('error', () => undefined);
     return c;
   }
@@ -204,11 +233,12 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 /**
  * 3 masters joined into a Redis Cluster by `redis-cli --cluster create`. `args` adds
  * server options, e.g. `--cluster-require-full-coverage no` so the masters that still
- * answer keep serving their slots while one is paused.
+ * answer keep serving their slots while one is paused. `tls` with `only` (and `args` with
+ * `--tls-cluster yes`) makes a TLS-only cluster, created over TLS.
  */
-export async function startCluster(masters = 3, args: string[] = []): Promise<RedisServer[]> {
-  const servers = await startNodes(masters, { args: ['--cluster-enabled', 'yes', '--cluster-node-timeout', '2000', ...args] });
-  const r = spawnSync('redis-cli', ['--cluster', 'create', ...servers.map((s) => `127.0.0.1:${s.port}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8' });
+export async function startCluster(masters = 3, args: string[] = [], tls?: RedisServerOptions['tls']): Promise<RedisServer[]> {
+  const servers = await startNodes(masters, { args: ['--cluster-enabled', 'yes', '--cluster-node-timeout', '2000', ...args], tls });
+  const r = spawnSync('redis-cli', [...redisCliTls(tls), '--cluster', 'create', ...servers.map((s) => `127.0.0.1:${s.port}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8', timeout: 30_000 });
   if (r.status !== 0) throw new Error(`redis-cli --cluster create failed: ${r.stdout}${r.stderr}`);
   // The cluster is usable once every node agrees its state is ok.
   const deadline = Date.now() + 15_000;

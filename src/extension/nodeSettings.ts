@@ -55,7 +55,7 @@ export function parseNodeSettings(raw: readonly unknown[]): ConfiguredNode[] {
     if (!n) throw new Error(`redlock.nodes[${i}]: expected a URL string or { "name", "url" }`);
     const spec = parseNodeUrl(n.url, n.name);
     if (ids.has(spec.id)) throw new Error(`redlock.nodes[${i}]: node "${spec.id}" is configured twice`);
-    if (n.tls && !spec.tls) throw new Error(`redlock.nodes[${i}]: "tls" settings need a rediss:// URL`);
+    if (n.tls && !spec.tls) throw new Error(`redlock.nodes[${i}]: "tls" settings need a TLS URL (rediss://, rediss+sentinel:// or rediss+cluster://)`);
     if (n.tls && Boolean(n.tls.cert) !== Boolean(n.tls.key)) throw new Error(`redlock.nodes[${i}]: "tls.cert" and "tls.key" go together (a client certificate and its key)`);
     ids.add(spec.id);
     out.push({ id: spec.id, url: n.url, name: n.name, spec, ...(n.tls ? { tls: n.tls } : {}) });

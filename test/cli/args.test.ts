@@ -206,6 +206,7 @@ describe('cli: parsing on commander', () => {
   describe('environment', () => {
     it('REDLOCK_NODES keeps sentinel and cluster URLs whole', () => {
       assert.deepEqual(splitNodeList('redis://a:1, redis+sentinel://s1:26379,s2:26379/mymaster ,redis+cluster://c1:7000,c2:7000,redis://b:2'), ['redis://a:1', 'redis+sentinel://s1:26379,s2:26379/mymaster', 'redis+cluster://c1:7000,c2:7000', 'redis://b:2']);
+      assert.deepEqual(splitNodeList('rediss+sentinel://s1:26379,s2:26379/m,rediss+cluster://c1:7000,c2:7000'), ['rediss+sentinel://s1:26379,s2:26379/m', 'rediss+cluster://c1:7000,c2:7000']);
       assert.deepEqual(splitNodeList(''), []);
       assert.deepEqual(splitNodeList(' , '), []);
     });

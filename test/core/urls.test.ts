@@ -24,6 +24,20 @@ describe('node URLs', () => {
     assert.equal(c.id, '127.0.0.1:7000,127.0.0.1:7001');
   });
 
+  it('parses the TLS forms of sentinel and cluster (docs/deployments.md, "TLS")', () => {
+    const s = parseNodeUrl('rediss+sentinel://:pw@127.0.0.1,127.0.0.1:26380/mymaster/2');
+    assert.equal(s.kind, 'sentinel');
+    assert.equal(s.tls, true);
+    assert.deepEqual(s.kind === 'sentinel' && s.sentinels.map((h) => h.port), [26379, 26380]);
+    assert.equal(s.id, 'mymaster@127.0.0.1:26379,127.0.0.1:26380/2');
+    assert.equal(s.password, 'pw');
+    const c = parseNodeUrl('REDISS+CLUSTER://127.0.0.1,127.0.0.1:7001');
+    assert.equal(c.kind, 'cluster');
+    assert.equal(c.tls, true);
+    assert.equal(c.id, '127.0.0.1:6379,127.0.0.1:7001');
+    for (const plain of ['redis+sentinel://127.0.0.1/m', 'redis+cluster://127.0.0.1:7000', 'redis://127.0.0.1']) assert.equal(parseNodeUrl(plain).tls, false, plain);
+  });
+
   it('uses a default password only when the URL has none', () => {
     const a = parseNodeUrl('redis://127.0.0.1:1', undefined, 'fromenv');
     assert.equal(a.password, 'fromenv');
@@ -37,6 +51,9 @@ describe('node URLs', () => {
     ['redis://127.0.0.1:99999', /invalid port/],
     ['redis://127.0.0.1:6379/x', /invalid database/],
     ['redis+sentinel://127.0.0.1:26379', /missing master name/],
+    ['rediss+sentinel://127.0.0.1:26379', /missing master name \(rediss\+sentinel:\/\/host:port\/masterName\)/],
+    ['rediss+cluster://127.0.0.1:7000/0', /a cluster URL takes no path/],
+    ['rediss+redis://127.0.0.1:7000', /unknown scheme .*rediss\+sentinel, redis\+cluster or rediss\+cluster\)/],
     ['redis://a:1,b:2', /several hosts/],
     ['redis://', /missing host/],
   ] as const) {
@@ -48,6 +65,9 @@ describe('node URLs', () => {
   it('never shows a password in an error', () => {
     assert.throws(() => parseNodeUrl('redis://u:hunter2@127.0.0.1:0'), (e: Error) => !e.message.includes('hunter2') && e.message.includes('u:***@'));
     assert.equal(redactUrl('redis://:hunter2@h:1'), 'redis://:***@h:1');
+    for (const url of ['rediss+cluster://u:hunter2@127.0.0.1:0', 'rediss+sentinel://u:hunter2@127.0.0.1:1', 'rediss+sentinel://u:hunter2@127.0.0.1:1/m/x']) {
+      assert.throws(() => parseNodeUrl(url), (e: Error) => !e.message.includes('hunter2') && e.message.includes('u:***@'), url);
+    }
   });
 });
 

@@ -88,6 +88,8 @@ describe('extension manifest', () => {
     assert.deepEqual(p['redlock.notifyOn'].default, ['split', 'no-ttl'], 'lost is off by default');
     const nodeUrl = new RegExp(p['redlock.nodes'].items.anyOf[0].pattern);
     assert.ok(nodeUrl.test('redis+sentinel://h:26379/m') && !nodeUrl.test('http://h'));
+    assert.ok(nodeUrl.test('rediss+sentinel://h:26379/m') && nodeUrl.test('rediss+cluster://h:7000') && !nodeUrl.test('rediss+redis://h'));
+    assert.equal(p['redlock.nodes'].items.anyOf[1].properties.url.pattern, p['redlock.nodes'].items.anyOf[0].pattern);
     for (const [k, v] of Object.entries(p)) assert.ok((v as { description?: string; markdownDescription?: string }).description || (v as { markdownDescription?: string }).markdownDescription, k);
   });
 

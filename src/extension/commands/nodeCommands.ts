@@ -36,7 +36,7 @@ export async function addNode(s: Services, arg?: unknown): Promise<{ id: string 
   const name = field(arg, 'name', isString) || undefined;
   url ??= await vscode.window.showInputBox({
     title: vscode.l10n.t('Add Redis Node'),
-    prompt: vscode.l10n.t('Node URL: {0}. A password here goes to SecretStorage, not to settings.', 'redis://host:port[/db], rediss://, redis+sentinel://host:port/master, redis+cluster://host:port'),
+    prompt: vscode.l10n.t('Node URL: {0}. A password here goes to SecretStorage, not to settings.', 'redis://host:port[/db], rediss://, redis+sentinel://host:port/master, redis+cluster://host:port (rediss+sentinel://, rediss+cluster:// over TLS)'),
     placeHolder: 'redis://127.0.0.1:6379',
     ignoreFocusOut: true,
     validateInput: (v) => validateUrl(v, name),
