@@ -10,7 +10,12 @@ import type { LockEntry, Waiter } from './types';
 import { internalKeyOf, mergeWaiters, readWaiting, WaitingRead } from './waiters';
 import { internalKey } from './internalKeys';
 
-const WAIT_BATCH = 1000;
+/**
+ * Waiter sets per script call. 1000 cost a node 3-4 ms on this machine, 20 ms once it was
+ * descheduled under load; 500, as the page script's batches, keeps a call far inside the
+ * 10 ms budget (docs/decisions.md, "Bounded reads").
+ */
+const WAIT_BATCH = 500;
 
 /** The waiters of a lock without any: one frozen array shared by every such entry; waiters are replaced, never changed in place. */
 export const NO_WAITERS = Object.freeze([]) as unknown as Waiter[];

@@ -107,17 +107,22 @@ describe('bounded reads: no inspector command over 10 ms on the node', function 
   }
 
   it('fat zsets and hashes, million-member ones and pages of fat keys: bounded, reported, never a slow command', async () => {
-    // A command that really costs over 10 ms does so on every pass; one descheduled by a
-    // busy machine (a 10 ms PTTL has been seen) does not: a pass with a clean log decides.
-    let best: SlowEntry[] | undefined;
-    for (let attempt = 0; attempt < 5; attempt++) {
+    // A command that really costs over 10 ms does so on every pass, as each pass does the
+    // same reads; one descheduled by a busy machine (a 10 ms PTTL has been seen) does not.
+    // So a slow command fails the test when its kind (command, script, key count) is slow
+    // on every pass, and a pass with a clean log ends the search.
+    const kindOf = (e: SlowEntry): string => {
+      const [cmd, first, second] = e.args.split(' ');
+      return /^eval/i.test(cmd) ? `${cmd} ${first} ${second}` : cmd;
+    };
+    let persistent: Map<string, SlowEntry> | undefined;
+    for (let attempt = 0; attempt < 5 && (persistent === undefined || persistent.size > 0); attempt++) {
       await withClient(node, (c) => c.call('SLOWLOG', 'RESET'));
       await pass();
-      const slow = await slowlog(node);
-      if (!best || slow.length < best.length) best = slow;
-      if (slow.length === 0) break;
+      const slow = new Map((await slowlog(node)).map((e) => [kindOf(e), e]));
+      persistent = persistent === undefined ? slow : new Map([...persistent].filter(([k]) => slow.has(k)));
     }
-    assert.deepEqual(best, [], `commands over 10 ms on every pass: ${JSON.stringify(best)}`);
+    assert.deepEqual([...persistent!.values()], [], `commands over 10 ms on every pass: ${JSON.stringify([...persistent!.values()])}`);
   });
 
   it('a user denied MEMORY: that key is unreadable (size-unknown), the page is read', async () => {
