@@ -130,20 +130,26 @@ export class Lock {
     readonly keys: Resource[],
     /** @internal the token as sent; our own hex tokens stay strings (ioredis' Buffer path costs) */
     readonly rawToken: Buffer | string,
-    /** One fence per resource (in `resources` order) when taken with `{ fencing: true }`. */
-    readonly fences?: readonly number[],
+    fences?: readonly number[],
   ) {
     this.settledSource = settled;
-    // Several resources have several sequences: no one number stands for them all.
-    this.fence = fences?.length === 1 ? fences[0] : undefined;
+    // An unfenced lock has no fence property at all, not one set to undefined.
+    if (fences !== undefined) {
+      this.fences = fences;
+      // Several resources have several sequences: no one number stands for them all.
+      if (fences.length === 1) this.fence = fences[0];
+    }
   }
+
+  /** One fence per resource (in `resources` order) when taken with `{ fencing: true }`. */
+  declare readonly fences?: readonly number[];
 
   /**
    * The fencing token of a single-resource lock taken with `{ fencing: true }`: strictly
    * greater than the fence of every earlier fenced acquisition of the resource on this
-   * node set. Undefined otherwise (several resources: see `fences`).
+   * node set. Absent otherwise (several resources: see `fences`).
    */
-  readonly fence: number | undefined;
+  declare readonly fence?: number;
 
   private settledSource: Promise<NodeAttempt[]> | (() => Promise<NodeAttempt[]>);
 
