@@ -25,6 +25,7 @@ export function failOnParser(text: string, previous: Set<string> | undefined): S
   const names = new Set(previous);
   for (const raw of text.split(',')) {
     const name = raw.trim();
+    if (name === '') throw new UsageError(`invalid --fail-on "${escapeText(text)}": an empty name; expected verdicts or flags (${FAIL_ON_NAMES.join(', ')}), comma-separated`);
     if (!Object.prototype.hasOwnProperty.call(NAMES, name)) {
       throw new UsageError(`invalid --fail-on "${escapeText(name)}": expected verdicts or flags (${FAIL_ON_NAMES.join(', ')}), comma-separated`);
     }

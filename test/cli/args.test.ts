@@ -198,6 +198,7 @@ describe('cli: parsing on commander', () => {
       const line = await usage(['status', '--fail-on', 'split,splitt', '--node', 'redis://127.0.0.1:1']);
       assert.match(line, /invalid --fail-on "splitt": expected verdicts or flags \(split, held, unknown, partial, no-ttl, ttl-skew, expiring, degraded, reentrant, deadlock\)/);
       assert.match(await usage(['status', '--fail-on', '']), /invalid --fail-on ""/);
+      assert.match(await usage(['status', '--fail-on', 'held,,split']), /invalid --fail-on "held,,split": an empty name/);
       assert.match(await usage(['status', '--fail-on', '__proto__']), /invalid --fail-on "__proto__"/);
       assert.match(await usage(['status', '--fail-on']), /argument missing/);
     });
