@@ -157,7 +157,9 @@ export async function seedDemoStates(nodes: readonly DemoNode[], options: DemoOp
   };
 
   const workers: Array<{ stop(): Promise<void> }> = [];
-  const redlock = new Redlock(nodes.map((n) => (isServer(n) ? n.url : n)), { retryCount: 3 });
+  // The worker's holder name, as a service would set it (the default, the process title,
+  // reads `/usr/bin/node` here).
+  const redlock = new Redlock(nodes.map((n) => (isServer(n) ? n.url : n)), { retryCount: 3, holderName: 'invoice-worker' });
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {

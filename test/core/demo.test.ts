@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type Redis from 'ioredis';
 import { recognise, RawValue } from '../../src/core/formats';
+import { holderOf } from '../../src/core/holderToken';
 import { DemoStates, seedDemoStates } from '../support/demoStates';
 import { RedisServer, startNodes } from '../support/redisServer';
 import { waitFor } from '../support/wait';
@@ -61,6 +62,8 @@ describe('demo states on 5 nodes', function () {
     }, 2000, 'the healthy lock on all nodes');
     assert.equal(new Set(tokens(cs)).size, 1);
     assert.match(tokens(cs)[0]!, /^[0-9a-f]{32}\.[0-9a-z]+\.[A-Za-z0-9_-]+$/);
+    // Named as a service names its workers, not after the node binary.
+    assert.equal(holderOf(tokens(cs)[0], 'string')?.name, 'invoice-worker');
     for (const c of cs) assert.ok(c.pttl > 0 && c.pttl <= 10_000, `pttl ${c.pttl}`);
   });
 
