@@ -91,6 +91,7 @@ function clientOptions(spec: NodeSpec, connectTimeoutMs: number, tls?: TlsSettin
     // No CLIENT SETINFO at connect: with the ready check off, ioredis declares a
     // connection ready once those answer, even when its login was refused and the
     // connection already closed, and it then never reconnects (docs/deployments.md).
+    // 'ready' then means connected; a node has answered once identify() knows its run_id.
     disableClientInfo: true,
   };
 }
