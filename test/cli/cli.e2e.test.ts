@@ -3,6 +3,7 @@ import { displayKey } from '../../src/core/tokens';
 import { spawn, spawnSync } from 'node:child_process';
 import { RedisServer, startNodes } from '../support/redisServer';
 import { waitFor } from '../support/wait';
+import { scanCalls } from '../support/commandCounts';
 import { CLI, CliResult, runCli, startCli } from './runCli';
 
 /** Exactly one line on stderr, no stack trace. */
@@ -429,8 +430,9 @@ describe('cli end to end on 5 real nodes', function () {
       assert.deepEqual(Object.keys(change), ['at', 'added', 'changed', 'removed']);
       assert.ok(!Number.isNaN(Date.parse(change.at)));
       assert.deepEqual(change.added.map((l) => l.key), ['lock:w']);
-      // A TTL counting down is not a change; a deletion is.
-      await new Promise((r) => setTimeout(r, 500));
+      // A TTL counting down is not a change (three more ticks print nothing); a deletion is.
+      const scans = await scanCalls(servers[0]);
+      await waitFor(async () => (await scanCalls(servers[0])) >= scans + 3, 10_000, 'three more watch ticks');
       assert.equal(out.split('\n').filter(Boolean).length, 2, out);
       await each(servers, (c) => c.del('lock:w'));
       await waitFor(() => out.split('\n').filter(Boolean).length >= 3, 10_000, 'a removal line');

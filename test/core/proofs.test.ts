@@ -11,6 +11,7 @@ import { SCRIPTS } from '../../src/core/scripts';
 import { CliResult, runCli, startCli } from '../cli/runCli';
 import { RedisServer, startNodes, withClient } from '../support/redisServer';
 import { waitFor } from '../support/wait';
+import { scanCalls } from '../support/commandCounts';
 
 
 const digests = (servers: RedisServer[]): Promise<string[]> => Promise.all(servers.map((s) => withClient(s, async (c) => String(await c.call('DEBUG', 'DIGEST')))));
@@ -67,16 +68,6 @@ async function monitorAll(servers: RedisServer[]): Promise<{ seen: Seen[]; stop:
   };
 }
 
-/** SCAN calls the node has run (inside scripts too): every watch tick scans each node. */
-async function scansOn(server: RedisServer, password?: string): Promise<number> {
-  const c = server.client(password ? { password } : {});
-  try {
-    return Number(/cmdstat_scan:calls=(\d+)/.exec(await c.info('commandstats'))?.[1] ?? 0);
-  } finally {
-    c.disconnect();
-  }
-}
-
 /** Runs `watch` until it has printed and `server` has served two more of its ticks. */
 async function watchBriefly(args: string[], server: RedisServer, env: Record<string, string> = {}, password?: string): Promise<{ code: number | null; out: string; err: string }> {
   const child = startCli(['watch', '--interval', '100', ...args], env);
@@ -89,8 +80,8 @@ async function watchBriefly(args: string[], server: RedisServer, env: Record<str
   try {
     // The first output, then at least two more ticks' worth of reads.
     await waitFor(() => out.length > 0 || err.length > 0, 10_000, 'watch output');
-    const before = await scansOn(server, password);
-    await waitFor(async () => (await scansOn(server, password)) >= before + 2, 10_000, 'two more watch ticks on the node');
+    const before = await scanCalls(server, password);
+    await waitFor(async () => (await scanCalls(server, password)) >= before + 2, 10_000, 'two more watch ticks on the node');
   } finally {
     child.kill('SIGINT');
   }
