@@ -86,7 +86,9 @@ export function classify(input: ClassifyInput): Classification | null {
       if (pttl > longestPttl) longestPttl = pttl;
     }
     validityMs = validityOf(expiries, m, q, nowMs, driftFactor);
-    skew = m > 1 && hasTtlSkew(expiries, m, longestPttl, driftFactor);
+    // The allowance stops shrinking at the expiring threshold: copies written a few ms
+    // apart do not turn skewed as the lock runs down (docs/vocabulary.md, "Flags").
+    skew = m > 1 && hasTtlSkew(expiries, m, Math.max(longestPttl, input.expiringThresholdMs), driftFactor);
   }
 
   const expiring = validityMs !== null && validityMs < input.expiringThresholdMs;

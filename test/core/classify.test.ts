@@ -79,7 +79,7 @@ function oracle(input: ClassifyInput): Classification | null {
       for (const b of expiries) {
         if (a === Infinity && b === Infinity) continue;
         if (a === Infinity || b === Infinity) skew = true;
-        else if (a - b > input.driftFactor * largestFinite + 2) skew = true;
+        else if (a - b > input.driftFactor * Math.max(largestFinite, input.expiringThresholdMs) + 2) skew = true;
       }
     }
   }
@@ -219,6 +219,17 @@ describe('classify', () => {
     assert.deepEqual(infinite?.flags, ['no-ttl', 'ttl-skew']);
     const noQuorum = run([held('t', -1), held('t', 10), absent(), absent()]);
     assert.deepEqual(noQuorum?.flags, ['no-ttl']);
+  });
+
+  it('a lock running down does not turn ttl-skew: below the expiring threshold the allowance stays the one at the threshold', () => {
+    const readAtMs = [NOW, NOW, NOW];
+    // Copies written 15 ms apart, 700 ms left: the allowance from the time left would be 9 ms.
+    const late = run([held('t', 700), held('t', 685), absent()], { readAtMs, expiringThresholdMs: 2_000 });
+    assert.deepEqual(late?.flags, ['expiring']); // allowance 20 + 2 ms
+    const apart = run([held('t', 700), held('t', 677), absent()], { readAtMs, expiringThresholdMs: 2_000 });
+    assert.deepEqual(apart?.flags, ['ttl-skew', 'expiring']); // 23 ms apart: beyond 22
+    // Above the threshold the allowance follows the time left, as before.
+    assert.deepEqual(run([held('t', 10_000), held('t', 9_897), absent()], { readAtMs, expiringThresholdMs: 2_000 })?.flags, ['ttl-skew']);
   });
 
   it('flag expiring below the threshold', () => {
