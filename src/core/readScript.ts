@@ -28,8 +28,10 @@ export const FENCE_BYTES = 16;
 // -2 a hash or zset whose size the user may not ask (MEMORY denied). The cost (values
 // created, bytes copied) feeds the call's budget.
 const READ_KEY = `
-local function readKey(k, maxBytes, maxItems, maxShape, maxBytesArg)
-  local p = redis.call('PTTL', k)
+local function readKey(k, maxBytes, maxItems, maxShape, maxBytesArg, knownPttl, knownRange)
+  -- knownPttl, knownRange: what the caller already read of this key (PTTL, the bounded
+  -- GETRANGE's reply), so no command runs twice.
+  local p = knownPttl or redis.call('PTTL', k)
   local t = 'none'
   local v = -1
   local items, bytes = 1, 0
@@ -38,7 +40,8 @@ local function readKey(k, maxBytes, maxItems, maxShape, maxBytesArg)
     -- the value, and never copies more than maxBytes + 1 bytes of a huge one.
     -- maxBytesArg is maxBytes as the caller's ARGV string: a Lua number argument is
     -- formatted anew on every call (a tenth of a page's time on the node).
-    local s = redis.pcall('GETRANGE', k, '0', maxBytesArg)
+    local s = knownRange
+    if s == nil then s = redis.pcall('GETRANGE', k, '0', maxBytesArg) end
     if type(s) == 'string' then
       t = 'string'
       bytes = #s
@@ -205,7 +208,7 @@ for i = 1, #keys do
   local k = keys[i]
   local j = 3 * i
   -- Most keys are short strings: read here, without readKey's call and type (a tenth of
-  -- the page's time on the node); readKey reads every other key from the start.
+  -- the page's time on the node); readKey reads every other key on from these replies.
   local p = redis.call('PTTL', k)
   local s = false
   if p ~= -2 then s = redis.pcall('GETRANGE', k, '0', maxBytesArg) end
@@ -215,7 +218,7 @@ for i = 1, #keys do
     out[j + 6] = s
     items, bytes = items + 1, bytes + #s
   else
-    local t, _, v, ci, cb = readKey(k, maxBytes, maxItems, maxShape, maxBytesArg)
+    local t, _, v, ci, cb = readKey(k, maxBytes, maxItems, maxShape, maxBytesArg, p, s)
     out[j + 6] = { t, v }
     items, bytes = items + ci, bytes + cb
   end
@@ -286,7 +289,8 @@ for i = 1, #keys do
   local e = redis.call('PEXPIRETIME', k)
   if e == -1 then
     if items >= budgetItems or bytes >= budgetBytes then return { page[1], '${UNDIGESTED}' } end
-    local t, _, v, ci, cb = readKey(k, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[4])
+    -- No expiry (PEXPIRETIME -1) is PTTL -1: not asked again.
+    local t, _, v, ci, cb = readKey(k, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[4], -1)
     items, bytes = items + ci, bytes + cb
     if type(v) == 'table' then
       local parts = {}
