@@ -11,7 +11,7 @@ import { nodeFacts } from './facts';
 import { quorumOf } from './classify';
 import { DoctorOptions, DoctorReport, runDoctor } from './doctor';
 import type { InspectOptions, InspectPage, NodeFacts } from './inspectTypes';
-import type { Snapshot } from './types';
+import type { ObservationState, Snapshot } from './types';
 import { displayKey, displayToken, parseTokenArg } from './tokens';
 import { encodeIdentity, IdentityOptions, tokenWithIdentity } from './holders';
 import { entryDue, releaseWaitOn, waitAcquireOn, WaitState, waitState } from './waiters';
@@ -77,7 +77,7 @@ export interface ObservedCopy {
   node: string;
   token: string | null;
   /** A snapshot's observation state: a node that was `unreachable` when read is reported so. */
-  state?: string;
+  state?: ObservationState;
   reason?: string | null;
 }
 
