@@ -8,6 +8,12 @@ import { builtinModules } from 'node:module';
 
 const nodeModules = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
+/** The core's layers, lowest first (docs/architecture.md). */
+const coreLayers = ['vocabulary', 'connection', 'bookkeeping', 'read', 'doctor', 'lock'];
+
+/** A surface reaches the core through its index, or its words through the vocabulary's. */
+const deepCore = { regex: '^\\.{1,2}/(.*/)?core/(?!vocabulary$).+', message: 'Import the core through its index (src/core) or src/core/vocabulary, never a file inside it (docs/architecture.md).' };
+
 /** Paths that import upward out of the core, whatever the relative depth. */
 const upward = ['**/extension', '**/extension/**', '**/cli', '**/cli/**', '**/dev', '**/dev/**'];
 
@@ -52,15 +58,31 @@ export default tseslint.config(
     languageOptions: { globals: { document: 'readonly', window: 'readonly' } },
     rules: { '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', caughtErrors: 'none' }] },
   },
-  {
-    // The core is the library: no editor, no CLI, no dev tooling.
-    files: ['src/core/**/*.ts'],
+  // The core's layers, each importing only those before it (docs/architecture.md), in the
+  // manner of VS Code's code-layering rule: an upward arrow, and so any circle between
+  // layers, fails lint. Circles inside a layer: scripts/check-cycles.mjs.
+  ...coreLayers.map((layer, i) => /** @type {import('eslint').Linter.Config} */ ({
+    files: [`src/core/${layer}/**/*.ts`],
     rules: {
       'no-restricted-imports': ['error', {
-        paths: [{ name: 'vscode', message: 'src/core runs outside VS Code (docs/architecture.md).' }],
-        patterns: [{ group: upward, message: 'src/core never imports src/extension, src/cli or src/dev (docs/architecture.md).' }],
+        paths: [
+          { name: 'vscode', message: 'src/core runs outside VS Code (docs/architecture.md).' },
+          ...(layer === 'vocabulary' ? [...nodeModules, 'ioredis'] : []),
+        ],
+        patterns: [
+          { group: upward, message: 'src/core never imports src/extension, src/cli or src/dev (docs/architecture.md).' },
+          { regex: '^\\.\\.?(/index)?/?$', message: 'A layer never imports the core\'s index: import the module itself.' },
+          ...coreLayers.slice(i + 1).map((above) => ({
+            group: [`**/${above}`, `**/${above}/**`],
+            message: `src/core/${layer} sits below src/core/${above}: it may import only ${coreLayers.slice(0, i + 1).join(', ')} (docs/architecture.md).`,
+          })),
+        ],
       }],
     },
+  })),
+  {
+    files: ['src/core/index.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'src/core runs outside VS Code (docs/architecture.md).' }] }] },
   },
   {
     // Shared wording and protocol: imported by the webview, the extension and the CLI.
@@ -68,7 +90,10 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         paths: [{ name: 'vscode', message: 'src/shared is also bundled into the webview and the CLI (docs/architecture.md).' }, ...nodeModules],
-        patterns: [{ group: upward, message: 'src/shared never imports src/extension, src/cli or src/dev (docs/architecture.md).' }],
+        patterns: [
+          { group: upward, message: 'src/shared never imports src/extension, src/cli or src/dev (docs/architecture.md).' },
+          { regex: '^\\.{1,2}/(.*/)?core(/(?!vocabulary(/|$)).*)?$', message: 'src/shared reads only the core\'s words: src/core/vocabulary and its files (docs/architecture.md).' },
+        ],
       }],
     },
   },
@@ -78,7 +103,10 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         paths: [{ name: 'vscode', message: 'The webview talks to the extension by messages only.' }, ...nodeModules, 'ioredis'],
-        patterns: [{ group: upward, message: 'The webview imports only src/shared (and types) (docs/architecture.md).' }],
+        patterns: [
+          { group: upward, message: 'The webview imports only src/shared (and types) (docs/architecture.md).' },
+          { regex: '^\\.{1,2}/(.*/)?core(/(?!vocabulary(/|$)).*)?$', message: 'The webview reads only the core\'s words: files of src/core/vocabulary that need no Node types (docs/architecture.md).' },
+        ],
       }],
     },
   },
@@ -88,8 +116,13 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', {
         paths: [{ name: 'vscode', message: 'The CLI runs outside VS Code.' }],
-        patterns: [{ group: ['**/extension', '**/extension/**'], message: 'The CLI never imports src/extension.' }],
+        patterns: [{ group: ['**/extension', '**/extension/**'], message: 'The CLI never imports src/extension.' }, deepCore],
       }],
     },
+  },
+  {
+    // The extension and the dev tooling reach the core through its door too.
+    files: ['src/extension/**/*.ts', 'src/dev/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [deepCore] }] },
   },
 );

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { resolve } from 'node:path';
 import { Redlock } from '../src/core';
-import { startNodes, stopAll } from '../test/support/redisServer';
+import { startNodes, stopAll } from '../src/dev/redisServer';
 
 const SECONDS = 40;
 const OUT = resolve('media/screenshots/grafana-panels.svg');

@@ -12,14 +12,15 @@ import '@vscode-elements/elements/dist/vscode-table-header/index.js';
 import '@vscode-elements/elements/dist/vscode-table-header-cell/index.js';
 import '@vscode-elements/elements/dist/vscode-table-row/index.js';
 import './panel.css';
-import { extendable, releasable } from '../src/core/actions';
+import { extendable, releasable } from '../src/core/vocabulary/actions';
+import { formatDuration } from '../src/core/vocabulary/describe';
 import { failedCopyText } from '../src/shared/failedCopyText';
-import type { LockEntry, Observation } from '../src/core/types';
+import type { LockEntry, Observation } from '../src/core/vocabulary/types';
 import {
   PROTOCOL_VERSION, isHistoryEvent, isHostMessage,
   type ActionKind, type HistoryEvent, type HostMessage, type LockView, type PanelState, type WebviewMessage,
 } from '../src/shared/protocol';
-import { agedEntryWithCopies, describeEvent, describeFormat, formatSeconds, holderTokens, verdictBadge, verdictSentence } from '../src/shared/verdictSentence';
+import { agedEntryWithCopies, describeEvent, describeFormat, holderTokens, verdictBadge, verdictSentence } from '../src/shared/verdictSentence';
 import { clear, el, setAttr, setText, svg } from './dom';
 import { lockSeverity } from '../src/shared/severity';
 import { cycleText, holderText } from '../src/shared/holderText';
@@ -234,7 +235,7 @@ function tickRows(aged: LockEntry | null, nodes: string[], now: number): void {
       } else {
         const max = ttlScale.get(node)?.max ?? Math.max(1, o.pttlMs);
         fraction = Math.min(1, o.pttlMs / max);
-        text = o.pttlMs === 0 ? 'expired' : formatSeconds(o.pttlMs);
+        text = o.pttlMs === 0 ? 'expired' : formatDuration(o.pttlMs);
       }
     }
     r.ttlFill.style.transform = `scaleX(${fraction.toFixed(4)})`;

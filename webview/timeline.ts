@@ -3,7 +3,7 @@
 // copy's TTL counts down linearly, so the chart needs no resampling and stays exact.
 // Rendering rebuilds one small SVG per animation frame at most (and once a second for
 // the sliding time axis): 7 nodes x 10 minutes of 1 s samples is about 4,200 points.
-import type { Observation } from '../src/core/types';
+import type { Observation } from '../src/core/vocabulary/types';
 import type { HistoryEvent } from '../src/shared/protocol';
 import { describeEvent } from '../src/shared/verdictSentence';
 import { clear, svg } from './dom';

@@ -3,8 +3,8 @@
 // per run that is always closed. A command's action returns its exit code through
 // `action()`; nothing here calls process.exit.
 import type { Command } from 'commander';
-import { Redlock } from '../core/redlock';
-import { readTlsFiles, type TlsSettings } from '../core/tls';
+import { Redlock } from '../core';
+import { readTlsFiles, type TlsSettings } from '../core';
 import { escapeText } from './escape';
 import { CliError, EXIT, ExitCode } from './exit';
 import type { Io } from './io';

@@ -5,11 +5,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Gauge, Registry } from 'prom-client';
-import type { NodeFacts } from '../core/inspectTypes';
-import type { Redlock } from '../core/redlock';
-import { FLAG_ORDER } from '../core/classify';
-import type { Flag, LockEntry, Snapshot, Verdict } from '../core/types';
-import type { Watcher, WatchStatus } from '../core/watch';
+import type { NodeFacts } from '../core/vocabulary';
+import type { Redlock } from '../core';
+import { FLAG_ORDER } from '../core/vocabulary';
+import type { Flag, LockEntry, Snapshot, Verdict } from '../core/vocabulary';
+import type { Watcher, WatchStatus } from '../core';
 
 export const VERDICTS: readonly Verdict[] = ['held', 'split', 'unknown', 'partial'];
 // Every flag the classifier can set, in its order: a flag the core gains is exported too.

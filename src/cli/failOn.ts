@@ -1,7 +1,7 @@
 // `status --fail-on VERDICT_OR_FLAG[,...]`: the names a monitoring job may alert on, and
 // the match. The record makes the compiler ask for an entry whenever the core gains a
 // verdict or a flag, so the list users may type never falls behind.
-import type { Flag, LockEntry, Verdict } from '../core/types';
+import type { Flag, LockEntry, Verdict } from '../core/vocabulary';
 import { escapeText } from './escape';
 import { UsageError } from './exit';
 

@@ -2,11 +2,8 @@
 // and interruption. Commands only see this interface, so they never call process.exit.
 import { createInterface } from 'node:readline';
 import { fitWidth } from './displayWidth';
-import { colourWanted } from './style';
-
-export interface Env {
-  [name: string]: string | undefined;
-}
+import { colourWanted, Env } from './style';
+export type { Env } from './style';
 
 export interface Io {
   env: Env;

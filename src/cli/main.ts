@@ -4,8 +4,8 @@
 // main() turns argv into an exit code; every failure ends as one escaped line on stderr and
 // the contract's code (usage errors 2, whatever commander's default), never a stack trace.
 import { Command, CommanderError } from 'commander';
-import { RedlockError } from '../core/errors';
-import { NodeConfigError } from '../core/urls';
+import { RedlockError } from '../core';
+import { NodeConfigError } from '../core';
 import { COMMANDS } from './commands';
 import { CliContext, PREFIX } from './context';
 import { escapeText } from './escape';

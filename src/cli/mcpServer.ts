@@ -6,10 +6,10 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { RedlockError } from '../core/errors';
-import type { Redlock } from '../core/redlock';
-import { displayKey, parseKeyArg } from '../core/tokens';
-import type { LockEntry, Snapshot } from '../core/types';
+import { RedlockError } from '../core';
+import type { Redlock } from '../core';
+import { displayKey, parseKeyArg } from '../core/vocabulary';
+import type { LockEntry, Snapshot } from '../core/vocabulary';
 import { verdictSentence } from '../shared/verdictSentence';
 import { globForKey } from './escape';
 

@@ -2,7 +2,7 @@
 // a checked value or throws a UsageError (exit 2) whose one line names the option and the
 // value, escaped. They are shared by every command so `--ttl 10s` means the same everywhere.
 import { Command, Option } from 'commander';
-import { parseKeyArg, parseTokenArg } from '../core/tokens';
+import { parseKeyArg, parseTokenArg } from '../core/vocabulary';
 import { DURATION_FORMS, parseDurationMs } from '../shared/duration';
 import { escapeText } from './escape';
 import { UsageError } from './exit';

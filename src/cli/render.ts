@@ -1,10 +1,10 @@
 // Human output. Pure: documents in, lines of terminal-safe text out. Every untrusted
 // string (key, token, node error) goes through escapeText before it is padded or coloured.
-import { describeVerdict } from '../core/classify';
-import type { NodeAttempt } from '../core/errors';
-import type { NodeFacts } from '../core/inspectTypes';
-import type { Flag, LockEntry, Observation, Snapshot } from '../core/types';
-import { formatDuration, formatOffset, formatTtl } from '../shared/durationText';
+import { describeVerdict } from '../core/vocabulary';
+import type { NodeAttempt } from '../core';
+import type { NodeFacts } from '../core/vocabulary';
+import type { Flag, LockEntry, Observation, Snapshot } from '../core/vocabulary';
+import { formatDuration, formatOffset, formatTtl } from '../core/vocabulary';
 import { sortLocks } from '../shared/lockOrder';
 import { displayWidth as width, padEnd as pad } from './displayWidth';
 import { escapeText } from './escape';

@@ -1,6 +1,9 @@
 // ANSI colours by hand: only on a terminal, and never when NO_COLOR is set (no-color.org)
 // or TERM is dumb. Colour wraps text that was already escaped, never raw key bytes.
-import type { Env } from './io';
+/** The environment variables a command reads. */
+export interface Env {
+  [name: string]: string | undefined;
+}
 
 export interface Style {
   red(s: string): string;

@@ -8,9 +8,9 @@
 // other than `expiring` moved (a worker renewing its lock: the TTL jumps back up, the
 // `expiring` flag flips) prints nothing. Such a lock would otherwise print a line or two
 // per renewal. The rule is in docs/cli.md ("watch"); `--json` still reports every change.
-import { describeVerdict } from '../core/classify';
-import type { LockEntry, Observation } from '../core/types';
-import { formatDuration, formatTtl } from '../shared/durationText';
+import { describeVerdict } from '../core/vocabulary';
+import type { LockEntry, Observation } from '../core/vocabulary';
+import { formatDuration, formatTtl } from '../core/vocabulary';
 import { escapeText } from './escape';
 import { tokenLabels, verdictText } from './render';
 

@@ -6,18 +6,18 @@ import { forceRelease } from './commands/forceRelease';
 import { extend, release } from './commands/mineCommands';
 import * as nodeCommands from './commands/nodeCommands';
 import * as viewCommands from './commands/viewCommands';
-import { DeploymentDoctor } from './deployment';
+import { DeploymentDoctor } from './model/deployment';
 import { registerLmTools } from './lmTools';
-import { LockModel } from './lockModel';
-import { LocksTreeProvider, type LocksTreeElement } from './locksTree';
+import { LockModel } from './model/lockModel';
+import { LocksTreeProvider, type LocksTreeElement } from './views/locksTree';
 import { Log } from './log';
-import { MineLocks } from './mineLocks';
-import { NodesTreeProvider } from './nodesTree';
+import { MineLocks } from './model/mineLocks';
+import { NodesTreeProvider } from './views/nodesTree';
 import { anyEvent, LockDetailsPanels } from './panel/lockDetailsPanel';
-import { Notifier } from './notifier';
-import { PasswordStore } from './passwords';
+import { Notifier } from './views/notifier';
+import { PasswordStore } from './model/passwords';
 import type { Services } from './services';
-import { LockStatusBar } from './statusBar';
+import { LockStatusBar } from './views/statusBar';
 
 export interface RedlockInspectorApi {
   readonly version: string;

@@ -8,7 +8,7 @@ import { displayKey, parseKeyArg, type LockEntry, type Redlock, type Snapshot } 
 import { globForKey } from '../cli/escape';
 import { cycleText, holderText } from '../shared/holderText';
 import { verdictSentence } from '../shared/verdictSentence';
-import type { LockModel } from './lockModel';
+import type { LockModel } from './model/lockModel';
 
 export const STATUS_TOOL = 'redlock_status';
 export const EXPLAIN_TOOL = 'redlock_explain';

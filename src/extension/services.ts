@@ -1,10 +1,10 @@
 // What every command needs, passed explicitly instead of module-level singletons.
 import type * as vscode from 'vscode';
-import type { LockModel } from './lockModel';
-import type { LocksTreeProvider } from './locksTree';
+import type { LockModel } from './model/lockModel';
+import type { LocksTreeProvider } from './views/locksTree';
 import type { Log } from './log';
-import type { MineLocks } from './mineLocks';
-import type { PasswordStore } from './passwords';
+import type { MineLocks } from './model/mineLocks';
+import type { PasswordStore } from './model/passwords';
 import type { LockDetailsPanels } from './panel/lockDetailsPanel';
 
 export interface Services {

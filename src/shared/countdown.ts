@@ -1,7 +1,7 @@
 // The live countdown (the tree and the detail panel) ages the last snapshot by the time
 // since it was taken, without a Redis round trip. Everything but time stays as the core
 // classified it. Pure: no `vscode`, no DOM.
-import type { LockEntry, Observation } from '../core/types';
+import type { LockEntry, Observation } from '../core/vocabulary/types';
 
 /** The entry as it reads `elapsedMs` after its snapshot. */
 export function agedEntry(entry: LockEntry, elapsedMs: number, expiringThresholdMs: number): LockEntry {
@@ -46,5 +46,3 @@ export function steppedEntry(entry: LockEntry): LockEntry {
   return { ...entry, validityMs, nodes };
 }
 
-/** The countdown's durations read like every other surface's (src/core/present.ts). */
-export { formatDuration as formatSeconds } from '../core/present';

@@ -1,7 +1,7 @@
 // Holder and waiter phrases shared by the CLI, the tree and the panel:
 // `billing-worker (pid 4121) for 3 min · 2 waiting`. Plain text: each surface escapes
 // for its own medium (names come from other processes).
-import type { Holder, LockEntry } from '../core/types';
+import type { Holder, LockEntry } from '../core/vocabulary/types';
 
 /** Coarse age: a holder's "for 3 min" needs no more precision than that. */
 export function ageText(ms: number): string {

@@ -5,7 +5,7 @@
 // view still shows"). Verdicts and flags come
 // from the core; this only orders them. One rule for the Locks tree and the CLI's status
 // table (docs/cli.md).
-import type { LockEntry } from '../core/types';
+import type { LockEntry } from '../core/vocabulary/types';
 
 export function anomalyRank(e: Pick<LockEntry, 'verdict' | 'flags'>): number {
   // Holders waiting for each other never get unstuck on their own: as urgent as a split.

@@ -2,8 +2,8 @@
 // that change what to do) leads the label and is never clipped, the key follows and may be,
 // and the rest (time left, holder, waiters) is the description (docs/decisions.md, "What a
 // narrow Locks view still shows"). Words come from the presentation module.
-import type { Flag, LockEntry } from '../core/types';
-import { formatDuration, verdictHead } from '../core/present';
+import type { Flag, LockEntry } from '../core/vocabulary/types';
+import { formatDuration, verdictHead } from '../core/vocabulary/describe';
 import { whoSuffix } from './holderText';
 
 /** Flags that change what a user should do, most urgent first, as the headline words them. */

@@ -1,7 +1,7 @@
 // The lock detail panel's message protocol: the one module both sides import.
 // The extension host and the webview each validate what they receive with the guards
 // below; a message that fails them is dropped. No `vscode`, no Node, no DOM in here.
-import type { Flag, LockEntry, LockFormat, Observation, ObservationState, Verdict } from '../core/types';
+import type { Flag, LockEntry, LockFormat, Observation, ObservationState, Verdict } from '../core/vocabulary/types';
 
 /** Bumped when a message changes shape; the webview ignores an `init` of another version. */
 export const PROTOCOL_VERSION = 1;

@@ -1,7 +1,7 @@
 // How urgent a lock's state is, as one of four levels every surface colours the same way:
 // derived from the anomaly order (src/shared/lockOrder.ts), so the panel's badge and the
 // tree's icon never disagree about what is in trouble.
-import type { LockEntry } from '../core/types';
+import type { LockEntry } from '../core/vocabulary/types';
 import { anomalyRank } from './lockOrder';
 
 /** error: act now (split, deadlock); warning: look (partial, unknown, no TTL); caution: may turn bad; ok: held. */

@@ -1,6 +1,6 @@
 // The distinct tokens of one key, named A, B, ... in node order: the CLI's status table,
 // its watch lines and the tree's node rows say the same letter for the same holder.
-import type { LockEntry } from '../core/types';
+import type { LockEntry } from '../core/vocabulary/types';
 
 /** Short labels for the distinct tokens of one key: A, B, ... then T27, T28, ... */
 export function tokenLabels(entry: Pick<LockEntry, 'nodes'>): Map<string, string> {

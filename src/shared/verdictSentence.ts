@@ -2,17 +2,18 @@
 // core's classification already decided (verdict, flags, validity, holders). Nothing here
 // classifies again: counts come from `holders`, the quorum from `quorum`, validity from
 // `validityMs`. Pure and DOM-free, shared by the webview and the tests.
-import { quorumTokenOf } from '../core/actions';
-import { describeVerdict, shortToken as cutToken, TOKEN_IN_SENTENCE } from '../core/present';
-import type { LockEntry, Observation } from '../core/types';
-import { agedEntryWithCopies, formatSeconds } from './countdown';
+import { quorumTokenOf } from '../core/vocabulary/actions';
+import { describeVerdict, formatDuration, shortToken, TOKEN_IN_SENTENCE } from '../core/vocabulary/describe';
+import type { LockEntry, Observation } from '../core/vocabulary/types';
+import { agedEntryWithCopies } from './countdown';
 import type { HistoryEvent } from './protocol';
 
-export { agedEntryWithCopies, describeVerdict, formatSeconds };
+export { agedEntryWithCopies, describeVerdict };
 
 /** A long token as `7f3a…c2` (first 4, last 2); short ones stay whole. */
 /** A token in a sentence: `7f3a…c2` (the panel shows the whole token in its table). */
-const shortToken = (token: string): string => cutToken(token, TOKEN_IN_SENTENCE);
+/** A token cut the way every sentence cuts it. */
+const tokenInSentence = (token: string): string => shortToken(token, TOKEN_IN_SENTENCE);
 
 /** The tree's short form (`held 3/5 · 4.2 s`, `split 2+2/5`), from the core. */
 export function verdictBadge(entry: LockEntry): string {
@@ -51,24 +52,24 @@ export function verdictSentence(entry: LockEntry | null): string {
   const parts: string[] = [];
   switch (entry.verdict) {
     case 'held':
-      parts.push(`Held by ${shortToken(top)} on ${topCount} of ${n} ${nodesWord(n)}`);
+      parts.push(`Held by ${tokenInSentence(top)} on ${topCount} of ${n} ${nodesWord(n)}`);
       break;
     case 'split':
-      parts.push(`Split: ${tokens.map(([t, c]) => `${shortToken(t)} on ${c} ${nodesWord(c)}`).join(', ')}`);
-      parts.push(quorumToken === undefined ? 'no holder has a quorum' : `${shortToken(quorumToken)} has a quorum of ${entry.quorum}`);
+      parts.push(`Split: ${tokens.map(([t, c]) => `${tokenInSentence(t)} on ${c} ${nodesWord(c)}`).join(', ')}`);
+      parts.push(quorumToken === undefined ? 'no holder has a quorum' : `${tokenInSentence(quorumToken)} has a quorum of ${entry.quorum}`);
       break;
     case 'unknown':
-      parts.push(`Unknown: ${shortToken(top)} on ${topCount} of ${n} ${nodesWord(n)}, short of the quorum of ${entry.quorum}; with the unreachable ${nodesWord(2)} it might be held`);
+      parts.push(`Unknown: ${tokenInSentence(top)} on ${topCount} of ${n} ${nodesWord(n)}, short of the quorum of ${entry.quorum}; with the unreachable ${nodesWord(2)} it might be held`);
       break;
     case 'partial':
-      parts.push(`Partial: ${shortToken(top)} on ${topCount} of ${n} ${nodesWord(n)}, short of the quorum of ${entry.quorum} (a failed or decaying acquisition)`);
+      parts.push(`Partial: ${tokenInSentence(top)} on ${topCount} of ${n} ${nodesWord(n)}, short of the quorum of ${entry.quorum} (a failed or decaying acquisition)`);
       break;
   }
   const unreachable = entry.nodes.filter((o) => o.state === 'unreachable');
   if (unreachable.length > 0) parts.push(`${listNodes(unreachable)} unreachable`);
   for (const o of entry.nodes) if (o.state === 'unreadable') parts.push(`${o.node} unreadable${o.reason ? ` (${o.reason})` : ''}`);
   if (entry.validityMs !== null) {
-    parts.push(`valid for ${formatSeconds(entry.validityMs)}${entry.flags.includes('expiring') ? ' (expiring)' : ''}`);
+    parts.push(`valid for ${formatDuration(entry.validityMs)}${entry.flags.includes('expiring') ? ' (expiring)' : ''}`);
   } else if (quorumToken !== undefined) {
     parts.push('never expires (no TTL on a quorum of copies)');
   }
@@ -104,7 +105,7 @@ const VERDICT_WORD = (v: string | null): string => v ?? 'no copy';
 /** One history entry as a line of text (the panel and the chart's tooltips). */
 export function describeEvent(e: HistoryEvent): string {
   const on = e.nodes.length > 0 ? ` on ${e.nodes.join(', ')}` : '';
-  const tok = e.recordedBy ? e.recordedBy : e.recordedBy === null ? `${shortToken(e.token ?? '')} (recorded)` : shortToken(e.token ?? '');
+  const tok = e.recordedBy ? e.recordedBy : e.recordedBy === null ? `${tokenInSentence(e.token ?? '')} (recorded)` : tokenInSentence(e.token ?? '');
   const why = e.reason ? `: ${e.reason}` : '';
   switch (e.kind) {
     case 'acquired':
@@ -116,7 +117,7 @@ export function describeEvent(e: HistoryEvent): string {
     case 'expired':
       return `Expired: ${tok}${on}`;
     case 'holder-changed':
-      return `Holder changed${on}: ${shortToken(e.previousToken ?? '')} → ${tok}`;
+      return `Holder changed${on}: ${tokenInSentence(e.previousToken ?? '')} → ${tok}`;
     case 'split-detected':
       return `Split detected (${VERDICT_WORD(e.from)} → split)`;
     case 'verdict-changed':

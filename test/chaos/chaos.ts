@@ -12,7 +12,7 @@
 // two holders of one resource are then counted exactly, pair by pair.
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Lock, Redlock, RedlockError } from '../../src/core';
-import { RedisServer, startNodes } from '../support/redisServer';
+import { RedisServer, startNodes } from '../../src/dev/redisServer';
 
 export type FaultKind = 'pause' | 'kill' | 'sleep' | 'clientKill';
 export const FAULT_KINDS: readonly FaultKind[] = ['pause', 'kill', 'sleep', 'clientKill'];

@@ -6,7 +6,7 @@
 // running watch.
 import { performance } from 'node:perf_hooks';
 import { Redlock, Snapshot, WatchChange } from '../../src/core';
-import { RedisServer, startNodes } from '../support/redisServer';
+import { RedisServer, startNodes } from '../../src/dev/redisServer';
 import { waitFor } from '../support/wait';
 import { findOverlaps, Interval } from './chaos';
 

@@ -5,7 +5,7 @@
 // or if the scenario is not flagged by the inspector.
 import { runChaos, summary } from './chaos';
 import { doubleHolderScenario } from './doubleHolder';
-import { stopAll } from '../support/redisServer';
+import { stopAll } from '../../src/dev/redisServer';
 
 async function main(): Promise<number> {
   const seconds = Number(process.env.CHAOS_SECONDS ?? 120);

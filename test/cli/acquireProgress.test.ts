@@ -3,7 +3,7 @@
 // real nodes, with an Io whose stderr is (or is not) a terminal.
 import assert from 'node:assert/strict';
 import { main } from '../../src/cli/main';
-import { RedisServer, startNodes, withClient } from '../support/redisServer';
+import { RedisServer, startNodes, withClient } from '../../src/dev/redisServer';
 import { memoryIo } from './memoryIo';
 
 describe('cli: acquire --retry progress (3 real nodes)', function () {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { displayKey } from '../../src/core/tokens';
+import { displayKey } from '../../src/core/vocabulary/tokens';
 import { spawn, spawnSync } from 'node:child_process';
-import { RedisServer, startNodes } from '../support/redisServer';
+import { RedisServer, startNodes } from '../../src/dev/redisServer';
 import { waitFor } from '../support/wait';
 import { scanCalls } from '../support/commandCounts';
 import { CLI, CliResult, runCli, startCli } from './runCli';

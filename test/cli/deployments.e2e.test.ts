@@ -2,7 +2,7 @@
 // processes, a paused seed, a paused master, a hung sentinel.
 import assert from 'node:assert/strict';
 import { seedOf, useCluster } from '../support/clusterFixture';
-import { clusterOwner, RedisServer, startSentinels, withClient } from '../support/redisServer';
+import { clusterOwner, RedisServer, startSentinels, withClient } from '../../src/dev/redisServer';
 import { waitFor } from '../support/wait';
 import { CliResult, runCli, startCli } from './runCli';
 

@@ -1,6 +1,6 @@
 // `redlock-inspector doctor` as a user runs it: grouped human output, --json, exit codes.
 import assert from 'node:assert/strict';
-import { RedisServer } from '../support/redisServer';
+import { RedisServer } from '../../src/dev/redisServer';
 import { runCli } from './runCli';
 
 const SAFE = ['--appendonly', 'yes', '--appendfsync', 'always'];

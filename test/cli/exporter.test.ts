@@ -6,7 +6,7 @@ import { AddressInfo } from 'node:net';
 import { Redlock } from '../../src/core';
 import { parseListen } from '../../src/cli/commands/exporter';
 import { Exporter } from '../../src/cli/exporterMetrics';
-import { RedisServer, startNodes, withClient } from '../support/redisServer';
+import { RedisServer, startNodes, withClient } from '../../src/dev/redisServer';
 import { waitFor } from '../support/wait';
 import { runCli, startCli } from './runCli';
 

@@ -3,7 +3,7 @@
 // document unchanged by the option.
 import assert from 'node:assert/strict';
 import { main } from '../../src/cli/main';
-import { freePort, RedisServer, startNodes, withClient } from '../support/redisServer';
+import { freePort, RedisServer, startNodes, withClient } from '../../src/dev/redisServer';
 import { memoryIo } from './memoryIo';
 
 interface Doc {

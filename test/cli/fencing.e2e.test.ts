@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { RedisServer, startNodes, withClient } from '../support/redisServer';
+import { RedisServer, startNodes, withClient } from '../../src/dev/redisServer';
 import { runCli } from './runCli';
 
 describe('cli: fencing on 3 real nodes', function () {

@@ -3,7 +3,7 @@
 // that key (force-release deletes the one the user saw, never its twin).
 import assert from 'node:assert/strict';
 import { runCli } from './runCli';
-import { RedisServer, startNodes, withClient } from '../support/redisServer';
+import { RedisServer, startNodes, withClient } from '../../src/dev/redisServer';
 
 describe('lookalike key names', function () {
   this.timeout(30_000);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { RedisServer, startNodes, withClient } from '../support/redisServer';
+import { RedisServer, startNodes, withClient } from '../../src/dev/redisServer';
 import { CLI } from './runCli';
 
 function env(): Record<string, string> {

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { parseNodeUrl, redactUrl, Redlock } from '../../src/core';
 import { splitNodeList } from '../../src/cli/options';
-import { splitPassword, withPassword } from '../../src/extension/nodeSettings';
+import { splitPassword, withPassword } from '../../src/extension/model/nodeSettings';
 import { runCli } from './runCli';
-import { RedisServer, startNodes } from '../support/redisServer';
+import { RedisServer, startNodes } from '../../src/dev/redisServer';
 
 describe('no password in any output, whatever the URL shape', function () {
   this.timeout(60_000);

@@ -4,8 +4,8 @@ import { escapeText, globForKey, safeJson } from '../../src/cli/escape';
 import { renderForcePlan, renderStatus } from '../../src/cli/render';
 import { styleFor, colourWanted } from '../../src/cli/style';
 import { statusDocument } from '../../src/cli/commands/status';
-import type { NodeFacts } from '../../src/core/inspectTypes';
-import type { LockEntry, Observation, Snapshot } from '../../src/core/types';
+import type { NodeFacts } from '../../src/core/vocabulary/inspectTypes';
+import type { LockEntry, Observation, Snapshot } from '../../src/core/vocabulary/types';
 import { lockEntry } from '../support/entries';
 
 const EVIL = 'lock:\x1b[31mred\x1b]0;title\x07\n\rnext\u202eevil\u2066x\u2069\x9b2J\x7f\u2028\u200b\ud800';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { WatchLines } from '../../src/cli/watchLines';
-import type { Flag, LockEntry, Observation } from '../../src/core/types';
+import type { Flag, LockEntry, Observation } from '../../src/core/vocabulary/types';
 
 const IDS = ['127.0.0.1:7101', '127.0.0.1:7102', '127.0.0.1:7103', '127.0.0.1:7104', '127.0.0.1:7105'];
 

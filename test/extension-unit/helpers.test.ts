@@ -5,16 +5,17 @@ import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { LockEntry, Observation } from '../../src/core';
 import { lockEntry } from '../support/entries';
-import { agedEntry, agedPttl, formatSeconds } from '../../src/shared/countdown';
-import { globToRegExp, keyMatcher } from '../../src/extension/glob';
+import { agedEntry, agedPttl } from '../../src/shared/countdown';
+import { formatDuration } from '../../src/core/vocabulary/describe';
+import { globToRegExp, keyMatcher } from '../../src/extension/model/glob';
 import { compareLocks, isAnomaly, sortLocks } from '../../src/shared/lockOrder';
-import { copyDescription, copyIcon, copyTokenMark, lockContextValue, lockDescription, lockIcon, lockRowText, rowToken } from '../../src/extension/lockText';
+import { copyDescription, copyIcon, copyTokenMark, lockContextValue, lockDescription, lockIcon, lockRowText, rowToken } from '../../src/extension/words/lockText';
 import { tokenLabels } from '../../src/shared/tokenLabels';
-import { cell, escapeMarkdown, printable } from '../../src/extension/markdown';
-import { parseNodeSettings, splitPassword, withPassword } from '../../src/extension/nodeSettings';
-import { nodeDescription } from '../../src/extension/nodeText';
-import { lockTooltipMarkdown } from '../../src/extension/tooltip';
-import { elementId } from '../../src/extension/treeIds';
+import { cell, escapeMarkdown, printable } from '../../src/extension/words/markdown';
+import { parseNodeSettings, splitPassword, withPassword } from '../../src/extension/model/nodeSettings';
+import { nodeDescription } from '../../src/extension/words/nodeText';
+import { lockTooltipMarkdown } from '../../src/extension/views/tooltip';
+import { elementId } from '../../src/extension/views/treeIds';
 
 function obs(node: string, token: string | null, pttlMs: number | null = 10_000): Observation {
   return { node, state: token === null ? 'absent' : 'present', token, pttlMs: token === null ? null : pttlMs, type: token === null ? null : 'string', format: token === null ? null : 'string', holdCount: null, reason: null };
@@ -111,7 +112,7 @@ describe('extension helpers (pure)', () => {
   });
 
   it('describes rows and context values for menus', () => {
-    assert.equal(formatSeconds(4290), '4.2 s');
+    assert.equal(formatDuration(4290), '4.2 s');
     assert.equal(rowToken('0123456789abcdef0123'), '0123456789abc…');
     assert.equal(copyDescription(obs('a', 'tok', -1), -1), 'tok · no TTL');
     assert.equal(copyDescription({ ...obs('a', null), state: 'unreachable', reason: 'ECONNREFUSED' }, null), 'unreachable: ECONNREFUSED');

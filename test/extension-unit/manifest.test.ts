@@ -3,8 +3,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { extendable } from '../../src/core/actions';
-import { lockContextValue } from '../../src/extension/lockText';
+import { extendable } from '../../src/core/vocabulary/actions';
+import { lockContextValue } from '../../src/extension/words/lockText';
 import { absent, lockEntry, present } from '../support/entries';
 import { placeholders, readManifest, readNls } from '../support/manifest';
 

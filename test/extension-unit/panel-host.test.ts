@@ -3,7 +3,7 @@
 // It checks one panel per key, the handshake, history from consecutive snapshots, the
 // message handler (validation, read-only, actions, copy, export) and the serializer.
 import * as assert from 'node:assert/strict';
-import type { LockEntry, Observation } from '../../src/core/types';
+import type { LockEntry, Observation } from '../../src/core/vocabulary/types';
 import { lockEntry } from '../support/entries';
 import { createFakeVscode, EventEmitter, installFakeVscode } from '../../src/dev/fakeVscode';
 import type * as PanelModule from '../../src/extension/panel/lockDetailsPanel';

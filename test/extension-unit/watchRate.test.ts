@@ -3,9 +3,9 @@
 // while nobody looks, and the countdown re-renders only the rows a user can be looking at.
 import assert from 'node:assert/strict';
 import { createFakeVscode, installFakeVscode, type FakeVscode } from '../../src/dev/fakeVscode';
-import type * as ModelModule from '../../src/extension/lockModel';
-import type * as TreeModule from '../../src/extension/locksTree';
-import type { LockEntry } from '../../src/core/types';
+import type * as ModelModule from '../../src/extension/model/lockModel';
+import type * as TreeModule from '../../src/extension/views/locksTree';
+import type { LockEntry } from '../../src/core/vocabulary/types';
 import { lockEntry, present } from '../support/entries';
 
 describe('extension costs (stand-in vscode)', () => {
@@ -13,7 +13,7 @@ describe('extension costs (stand-in vscode)', () => {
   let uninstall: () => void;
   let model: typeof ModelModule;
   let tree: typeof TreeModule;
-  const modules = ['../../src/extension/lockModel', '../../src/extension/locksTree'];
+  const modules = ['../../src/extension/model/lockModel', '../../src/extension/views/locksTree'];
 
   before(() => {
     fake = createFakeVscode();

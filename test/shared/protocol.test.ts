@@ -1,12 +1,13 @@
 // The lock detail panel's pure parts (no VS Code, no browser): the message protocol's
 // validators, the verdict sentence, and the HTML / CSP shell.
 import * as assert from 'node:assert/strict';
-import type { LockEntry, Observation } from '../../src/core/types';
+import type { LockEntry, Observation } from '../../src/core/vocabulary/types';
 import { lockEntry } from '../support/entries';
 import { makeNonce, panelCsp, panelHtml } from '../../src/extension/panel/html';
 import { PROTOCOL_VERSION, isHostMessage, isPanelState, isWebviewMessage, type HistoryEvent, type LockView } from '../../src/shared/protocol';
-import { shortToken as cutToken, TOKEN_IN_SENTENCE } from '../../src/core/present';
-import { agedEntryWithCopies, describeEvent, describeFormat, formatSeconds, verdictBadge, verdictSentence } from '../../src/shared/verdictSentence';
+import { shortToken as cutToken, TOKEN_IN_SENTENCE } from '../../src/core/vocabulary/describe';
+import { agedEntryWithCopies, describeEvent, describeFormat, verdictBadge, verdictSentence } from '../../src/shared/verdictSentence';
+import { formatDuration } from '../../src/core/vocabulary/describe';
 
 const shortToken = (t: string): string => cutToken(t, TOKEN_IN_SENTENCE);
 
@@ -108,9 +109,9 @@ describe('panel verdict sentence', () => {
   it('shortens tokens, formats time, formats and events', () => {
     assert.equal(shortToken(T1), '7f3a…c2');
     assert.equal(shortToken('abc'), 'abc');
-    assert.equal(formatSeconds(4199), '4.1 s');
-    // One duration format on every surface (src/core/present.ts).
-    assert.equal(formatSeconds(7_200_000), '2 h 0 min');
+    assert.equal(formatDuration(4199), '4.1 s');
+    // One duration format on every surface (src/core/vocabulary/describe.ts).
+    assert.equal(formatDuration(7_200_000), '2 h 0 min');
     assert.equal(describeFormat(obs('a', 'present', 'x', 1, { format: 'redisson-lock', holdCount: 3 })), 'Redisson lock · hold 3');
     assert.equal(describeFormat(obs('a', 'present', 'x,y', 1, { format: 'semaphore' })), 'semaphore · 2 holders');
     assert.equal(describeEvent(event({ nodes: ['a', 'b'] })), 'Acquired by 7f3a…c2 on a, b');

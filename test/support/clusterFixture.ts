@@ -1,6 +1,6 @@
 // A Redis Cluster of three masters for one describe block: started before its tests,
 // every master answering again (a test may pause one) and stopped after them.
-import { RedisServer, startCluster } from './redisServer';
+import { RedisServer, startCluster } from '../../src/dev/redisServer';
 
 export interface ClusterFixture {
   masters: RedisServer[];

@@ -1,4 +1,4 @@
-import type { RedisServer } from './redisServer';
+import type { RedisServer } from '../../src/dev/redisServer';
 
 /**
  * SCAN calls a node has run, those inside scripts included (INFO commandstats). Every

@@ -1,8 +1,8 @@
 // Shared builders for lock entries in unit tests. Entries come out of the core's own
 // classify(), so a test never states a verdict, holders or quorum token the core would
 // not; a test about rendering may still pin a field (say, a round validity) on top.
-import { classify } from '../../src/core/classify';
-import type { LockEntry, Observation } from '../../src/core/types';
+import { classify } from '../../src/core/vocabulary/classify';
+import type { LockEntry, Observation } from '../../src/core/vocabulary/types';
 
 export function present(node: string, token: string, pttlMs: number | null = 10_000, extra: Partial<Observation> = {}): Observation {
   return { node, state: 'present', token, pttlMs, type: 'string', format: 'string', holdCount: null, reason: null, ...extra };

@@ -1,5 +1,5 @@
 // Root hooks: every redis-server a test started is stopped, pass or fail.
-import { stopAll } from './redisServer';
+import { stopAll } from '../../src/dev/redisServer';
 
 export const mochaHooks = {
   async afterAll(): Promise<void> {

@@ -2,7 +2,7 @@
 // After each test the Redlock is closed and every node is running, answering (a test may
 // pause or stop one) and empty again; after the block the nodes are stopped.
 import { Redlock, type RedlockOptions } from '../../src/core';
-import { RedisServer, startNodes } from './redisServer';
+import { RedisServer, startNodes } from '../../src/dev/redisServer';
 
 export interface NodesFixture {
   servers: RedisServer[];

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RedisServer } from './redisServer';
+import { RedisServer } from '../../src/dev/redisServer';
 
 export interface TestPki {
   dir: string;

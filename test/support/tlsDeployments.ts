@@ -2,7 +2,7 @@
 // encryption run them: no plain port anywhere (`port 0`), certificates from a private CA
 // (tlsCerts.ts). A cluster of three masters whose bus is TLS too (`tls-cluster yes`), and
 // a master with one sentinel, both on TLS ports, the sentinel reaching its master by TLS.
-import { RedisServer, RedisServerOptions, startCluster } from './redisServer';
+import { RedisServer, RedisServerOptions, startCluster } from '../../src/dev/redisServer';
 import { makeTestPki, TestPki } from './tlsCerts';
 
 function tlsOnly(pki: TestPki): NonNullable<RedisServerOptions['tls']> {

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import type { LockEntry, Observation } from '../../src/core/types';
+import type { LockEntry, Observation } from '../../src/core/vocabulary/types';
 import { lockEntry } from '../support/entries';
 import { panelHtml } from '../../src/extension/panel/html';
 import { PROTOCOL_VERSION, type HistoryEvent, type HostMessage, type LockView } from '../../src/shared/protocol';

@@ -2,8 +2,8 @@
 // with a one-line fix each, or `{ "findings": [...] }` with --json. Exit 4 when an
 // error-level finding exists, 3 when fewer than a quorum of nodes answered (3 wins), else 0.
 import { Command, Option } from 'commander';
-import type { DoctorReport, Finding, Severity } from '../../core/doctor';
-import type { Redlock } from '../../core/redlock';
+import type { DoctorReport, Finding, Severity } from '../../core';
+import type { Redlock } from '../../core';
 import type { CliContext } from '../context';
 import { escapeText, safeJson } from '../escape';
 import { EXIT, ExitCode } from '../exit';

@@ -1,7 +1,7 @@
 // `exporter`: Prometheus metrics at http://HOST:PORT/metrics until interrupted. Reads only.
 import { createServer } from 'node:http';
 import { Command, Option } from 'commander';
-import type { Redlock } from '../../core/redlock';
+import type { Redlock } from '../../core';
 import type { CliContext } from '../context';
 import { escapeText } from '../escape';
 import { CliError, EXIT, ExitCode, UsageError } from '../exit';

@@ -3,9 +3,9 @@
 // --yes, then deletes each copy only where that node still holds the token just shown
 // (the core's compare-and-delete): a copy that changed hands in between is left alone.
 import type { Command } from 'commander';
-import type { Redlock } from '../../core/redlock';
-import { displayKey } from '../../core/tokens';
-import type { LockEntry } from '../../core/types';
+import type { Redlock } from '../../core';
+import { displayKey } from '../../core/vocabulary';
+import type { LockEntry } from '../../core/vocabulary';
 import { escapeText, globForKey, safeJson } from '../escape';
 import type { CliContext } from '../context';
 import { CliError, EXIT, ExitCode } from '../exit';

@@ -1,8 +1,8 @@
 // `history RESOURCE`: the resource's event log from every node, newest first. Reads only.
 // Exit 3, after printing what it has, when fewer than a quorum of nodes answered.
 import type { Command } from 'commander';
-import type { LockEvent } from '../../core/events';
-import type { Redlock } from '../../core/redlock';
+import type { LockEvent } from '../../core';
+import type { Redlock } from '../../core';
 import type { CliContext } from '../context';
 import { nodeOptions, NodeOptions, parseResource } from '../options';
 import { escapeText, safeJson } from '../escape';
@@ -10,7 +10,7 @@ import { EXIT, ExitCode } from '../exit';
 import type { Io } from '../io';
 import { clockTime } from '../render';
 import { holderText } from '../../shared/holderText';
-import { noQuorumLine, statusExit } from './status';
+import { tooFewNodesLine, statusExit } from './status';
 
 export function renderHistory(resource: string, events: readonly LockEvent[], nowMs = Date.now()): string {
   if (events.length === 0) return `No recorded events for ${escapeText(resource)} (locks record them with new Redlock(nodes, { events: true })).`;
@@ -31,7 +31,7 @@ export async function runHistory(redlock: Redlock, cmd: { resource: Buffer; json
   const h = await redlock.history(cmd.resource);
   io.out(cmd.json ? safeJson({ resource: h.resource, events: h.events }, 2) : renderHistory(h.resource, h.events));
   const code = statusExit(h);
-  if (code !== EXIT.ok) io.err(noQuorumLine(h));
+  if (code !== EXIT.ok) io.err(tooFewNodesLine(h));
   return code;
 }
 

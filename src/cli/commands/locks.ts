@@ -3,11 +3,11 @@
 // a failed acquire has token null (its attempt was rolled back), a failed extend keeps the
 // given token, and validityMs is null whenever nothing is held afterwards (release included).
 import { Command, Option } from 'commander';
-import { NodeAttempt, RedlockError } from '../../core/errors';
-import { noQuorumLine, shortToken, TOKEN_IN_SENTENCE } from '../../core/present';
-import { AcquireOptions, Lock, Redlock } from '../../core/redlock';
-import { displayKey, displayToken } from '../../core/tokens';
-import { holderLabel } from '../../core/holderToken';
+import { NodeAttempt, RedlockError } from '../../core';
+import { noQuorumLine, shortToken, TOKEN_IN_SENTENCE } from '../../core/vocabulary';
+import { AcquireOptions, Lock, Redlock } from '../../core';
+import { displayKey, displayToken } from '../../core/vocabulary';
+import { holderLabel } from '../../core/vocabulary';
 import { escapeText, safeJson } from '../escape';
 import type { CliContext } from '../context';
 import { EXIT, ExitCode } from '../exit';
@@ -41,7 +41,7 @@ export const pick = (nodes: ReadonlyArray<{ node: string; outcome: string; reaso
 /**
  * The core's message already names every node and what it answered; when fewer than a
  * quorum answered at all (exit 3) the line leads with that instead of the grant count
- * (a refusal such as NOPERM or READONLY counts as an answer: src/core/present.ts).
+ * (a refusal such as NOPERM or READONLY counts as an answer: src/core/vocabulary/describe.ts).
  */
 export function failureLine(e: RedlockError): string {
   return e.unreachable ? noQuorumLine(e) : e.message;

@@ -2,7 +2,7 @@
 // process is interrupted. stdout carries protocol messages only; diagnostics go to stderr.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Command, Option } from 'commander';
-import type { Redlock } from '../../core/redlock';
+import type { Redlock } from '../../core';
 import type { CliContext } from '../context';
 import { EXIT, ExitCode } from '../exit';
 import type { Io } from '../io';

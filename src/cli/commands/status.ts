@@ -4,9 +4,9 @@
 // --fail-on turns matching anomalies into exit 4 for monitoring; without it they never
 // change the exit code, and too few nodes (exit 3) wins over a match.
 import { Command, Option } from 'commander';
-import type { NodeFacts } from '../../core/inspectTypes';
-import type { Redlock } from '../../core/redlock';
-import type { NodeStatus, Snapshot } from '../../core/types';
+import type { NodeFacts } from '../../core/vocabulary';
+import type { Redlock } from '../../core';
+import type { NodeStatus, Snapshot } from '../../core/vocabulary';
 import type { CliContext } from '../context';
 import { escapeText, safeJson } from '../escape';
 import { EXIT, ExitCode } from '../exit';
@@ -40,7 +40,7 @@ export function statusExit(snap: NodeSide): ExitCode {
 }
 
 /** One stderr line naming every node that did not answer. */
-export function noQuorumLine(snap: NodeSide): string {
+export function tooFewNodesLine(snap: NodeSide): string {
   const down = snap.nodes.filter((n) => !n.reachable).map((n) => `${escapeText(n.node)}: ${escapeText(n.error ?? 'no answer')}`);
   const auth = snap.nodes.some((n) => n.outcome === 'auth');
   const hint = auth ? ' (check the password in the node URL or REDLOCK_PASSWORD)' : '';
@@ -100,7 +100,7 @@ export async function runStatus(redlock: Redlock, cmd: ReadArgs & { failOn?: Rea
   io.out(cmd.json ? safeJson(await jsonStatus(redlock, snap, page.takenAtMs), 2) : await humanStatus(redlock, snap, cmd, io));
   const code = statusExit(snap);
   if (code !== EXIT.ok) {
-    io.err(noQuorumLine(snap));
+    io.err(tooFewNodesLine(snap));
     return code;
   }
   // Exit 3 (too few nodes for part of the keyspace) wins over --fail-on's 4.

@@ -1,10 +1,10 @@
 // `watch`: the core's Watcher in a terminal. --json prints JSON lines: the first a full
 // status document (as `status --json`), each next one { at, added, changed, removed }.
 import { Command, Option } from 'commander';
-import type { Redlock } from '../../core/redlock';
-import { NodeConfigError } from '../../core/urls';
-import type { Snapshot } from '../../core/types';
-import type { WatchChange, WatchStatus } from '../../core/watch';
+import type { Redlock } from '../../core';
+import { NodeConfigError } from '../../core';
+import type { Snapshot } from '../../core/vocabulary';
+import type { WatchChange, WatchStatus } from '../../core';
 import type { CliContext } from '../context';
 import { escapeText, safeJson } from '../escape';
 import { EXIT, ExitCode } from '../exit';
@@ -13,7 +13,7 @@ import { DEFAULT_INTERVAL_MS, durationParser, MIN_INTERVAL_MS, readOptions, Read
 import { clockTime, lockLine } from '../render';
 import { styleFor } from '../style';
 import { WatchLines } from '../watchLines';
-import { humanStatus, jsonStatus, noQuorumLine, ReadArgs, readArgs, reachableCount, statusExit, unreadLine } from './status';
+import { humanStatus, jsonStatus, tooFewNodesLine, ReadArgs, readArgs, reachableCount, statusExit, unreadLine } from './status';
 
 export function register(program: Command, ctx: CliContext): void {
   readOptions(program.command('watch').description('print a snapshot, then every change until Ctrl-C (reads only)'))
@@ -36,7 +36,7 @@ export async function runWatch(redlock: Redlock, cmd: ReadArgs & { intervalMs: n
     queue = queue.then(async () => {
       let nextCode = statusExit(snapshot);
       // One stderr line when the quorum of answering nodes is lost (or missing at start).
-      if (nextCode !== EXIT.ok && (prev === undefined || code === EXIT.ok)) io.err(noQuorumLine(snapshot));
+      if (nextCode !== EXIT.ok && (prev === undefined || code === EXIT.ok)) io.err(tooFewNodesLine(snapshot));
       // A cluster master that owns part of the watched keyspace and went silent: as status.
       const unread = nextCode === EXIT.ok ? redlock.unreadKeyspace(snapshot.nodes, cmd.patterns) : [];
       if (unread.length > 0) {

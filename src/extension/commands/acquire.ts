@@ -1,11 +1,11 @@
 // Acquire: a plain lock held once, or kept alive by redlock.using() until released.
 import * as vscode from 'vscode';
 import { displayKey, parseKeyArg, validateTtl } from '../../core';
-import { globToRegExp } from '../glob';
-import { field, isBoolean, isNumber, isString } from '../commandArgs';
-import { describeError, reportFailure } from '../failures';
-import { formatSeconds } from '../../shared/countdown';
-import { printable } from '../markdown';
+import { globToRegExp } from '../model/glob';
+import { field, isBoolean, isNumber, isString } from './commandArgs';
+import { describeError, reportFailure } from '../words/failures';
+import { formatDuration } from '../../core/vocabulary';
+import { printable } from '../words/markdown';
 import type { Services } from '../services';
 import { noRedlock, validateTtlText, withProgress, type Failed, type LockResult } from './common';
 import { refuseIfReadOnly, type Refused } from './readOnly';
@@ -32,7 +32,7 @@ export async function acquire(s: Services, arg?: unknown): Promise<LockResult | 
   if (autoExtend === undefined && prompted) {
     const pick = await vscode.window.showQuickPick(
       [
-        { label: vscode.l10n.t('Hold once'), description: vscode.l10n.t('expires after {0} unless extended', formatSeconds(ttlMs)), auto: false },
+        { label: vscode.l10n.t('Hold once'), description: vscode.l10n.t('expires after {0} unless extended', formatDuration(ttlMs)), auto: false },
         { label: vscode.l10n.t('Keep extending'), description: vscode.l10n.t('auto-extend until released (redlock.using)'), auto: true },
       ],
       { title: vscode.l10n.t('Acquire Lock ({0}/{1})', 3, 3) },
@@ -58,7 +58,7 @@ export async function acquire(s: Services, arg?: unknown): Promise<LockResult | 
     });
     s.log.info(`acquired ${printable(resource)} for ${ttl} ms${autoExtend ? ', auto-extending' : ''} (validity ${result.validityMs ?? '?'} ms)`);
     const shown = s.model.settings.keyPatterns.some((p) => globToRegExp(p).test(resource)) ? '' : ` ${vscode.l10n.t('It is not shown: no pattern in redlock.keyPatterns matches it.')}`;
-    const acquired = autoExtend ? vscode.l10n.t('Redlock: acquired {0} (auto-extending).', printable(resource)) : vscode.l10n.t('Redlock: acquired {0} for {1}.', printable(resource), formatSeconds(ttl));
+    const acquired = autoExtend ? vscode.l10n.t('Redlock: acquired {0} (auto-extending).', printable(resource)) : vscode.l10n.t('Redlock: acquired {0} for {1}.', printable(resource), formatDuration(ttl));
     void vscode.window.showInformationMessage(`${acquired}${shown}`);
     await s.model.refresh();
     if (!shown) void revealAcquired(s, resource);

@@ -2,11 +2,11 @@
 // the token the user saw (compare-and-set in the core), and reports each node.
 import * as vscode from 'vscode';
 import { parseKeyArg, type ForceReleaseResult, type LockEntry } from '../../core';
-import { field, isBoolean, keyOf } from '../commandArgs';
-import { reportFailure } from '../failures';
-import { formatTtl } from '../../core/present';
-import { rowToken } from '../lockText';
-import { printable } from '../markdown';
+import { field, isBoolean, keyOf } from './commandArgs';
+import { reportFailure } from '../words/failures';
+import { formatTtl } from '../../core/vocabulary';
+import { rowToken } from '../words/lockText';
+import { printable } from '../words/markdown';
 import type { Services } from '../services';
 import { noRedlock, withProgress, type Failed } from './common';
 import { refuseIfReadOnly, type Refused } from './readOnly';

@@ -2,10 +2,10 @@
 // foreign lock, by compare-and-set on the token the user sees, after a modal confirmation.
 import * as vscode from 'vscode';
 import { parseKeyArg, quorumOf, quorumTokenOf, type Lock, type ReleaseResult } from '../../core';
-import { field, isBoolean, isNumber, keyOf } from '../commandArgs';
-import { rowToken } from '../lockText';
-import { reportFailure } from '../failures';
-import { printable } from '../markdown';
+import { field, isBoolean, isNumber, keyOf } from './commandArgs';
+import { rowToken } from '../words/lockText';
+import { reportFailure } from '../words/failures';
+import { printable } from '../words/markdown';
 import type { Services } from '../services';
 import { noRedlock, withProgress, type Failed, type LockResult } from './common';
 import { refuseIfReadOnly, type Refused } from './readOnly';

@@ -2,10 +2,10 @@
 // SecretStorage only.
 import * as vscode from 'vscode';
 import { parseNodeUrl } from '../../core';
-import { field, isString, nodeIdOf } from '../commandArgs';
-import { normalizeNodeSetting, splitPassword } from '../nodeSettings';
+import { field, isString, nodeIdOf } from './commandArgs';
+import { normalizeNodeSetting, splitPassword } from '../model/nodeSettings';
 import type { Services } from '../services';
-import { nodesTarget } from '../settings';
+import { nodesTarget } from '../model/settings';
 
 function validateUrl(v: string, name?: string): string | undefined {
   if (v.trim() === '') return 'Enter a node URL, e.g. redis://127.0.0.1:6379';

@@ -1,6 +1,6 @@
 // `redlock.readOnly`: every write command refuses before touching a node.
 import * as vscode from 'vscode';
-import { readSettings } from '../settings';
+import { readSettings } from '../model/settings';
 import type { Log } from '../log';
 
 export interface Refused {

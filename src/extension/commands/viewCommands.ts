@@ -1,11 +1,11 @@
 // Reading commands: refresh, pause/resume, filter, load more, copy, details, log.
 import * as vscode from 'vscode';
 import type { DoctorReport, Snapshot } from '../../core';
-import type { DeploymentDoctor } from '../deployment';
-import { field, isString, keyOf, nodeIdOf } from '../commandArgs';
-import { reportFailure } from '../failures';
-import { CopyElement, LockElement } from '../locksTree';
-import { printable } from '../markdown';
+import type { DeploymentDoctor } from '../model/deployment';
+import { field, isString, keyOf, nodeIdOf } from './commandArgs';
+import { reportFailure } from '../words/failures';
+import { CopyElement, LockElement } from '../views/locksTree';
+import { printable } from '../words/markdown';
 import type { LockDetailsPanel } from '../panel/lockDetailsPanel';
 import type { Services } from '../services';
 

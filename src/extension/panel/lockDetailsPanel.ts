@@ -5,13 +5,13 @@
 // same confirmations and the same read-only refusal.
 import { failedCopyText } from '../../shared/failedCopyText';
 import * as vscode from 'vscode';
-import type { LockEntry } from '../../core/types';
+import type { LockEntry } from '../../core/vocabulary';
 import {
   LOCK_DETAILS_VIEW_TYPE, PROTOCOL_VERSION, isHistoryEvent, isPanelState, isWebviewMessage,
   type HistoryEvent, type HostMessage, type LockView, type WebviewMessage,
 } from '../../shared/protocol';
-import { appendHistory, buildHistory, historyDocument, mergeRecorded, recordedHistory } from './history';
-import type { LockEvent } from '../../core/events';
+import { appendHistory, buildHistory, historyDocument, mergeRecorded, recordedHistory } from './changeEvents';
+import type { LockEvent } from '../../core';
 import { makeNonce, panelHtml } from './html';
 
 export { LOCK_DETAILS_VIEW_TYPE };

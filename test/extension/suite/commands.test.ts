@@ -6,7 +6,7 @@ import { PROTOCOL_VERSION, type HostMessage } from '../../../src/shared/protocol
 import type { ForceReleaseResult, ReleaseResult } from '../../../src/core';
 import type { LockResult } from '../../../src/extension/commands/common';
 import type { RedlockInspectorApi } from '../../../src/extension/extension';
-import { startNodes, type RedisServer } from '../../support/redisServer';
+import { startNodes, type RedisServer } from '../../../src/dev/redisServer';
 import { configure, getApi, lockRows, resetSettings, rowOf, waitFor } from './helpers';
 
 async function onEvery(servers: RedisServer[], fn: (c: ReturnType<RedisServer['client']>) => Promise<unknown>): Promise<unknown[]> {

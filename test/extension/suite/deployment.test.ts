@@ -4,8 +4,8 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { DoctorReport } from '../../../src/core';
 import type { RedlockInspectorApi } from '../../../src/extension/extension';
-import type { FindingElement, NodesTreeElement } from '../../../src/extension/nodesTree';
-import { RedisServer } from '../../support/redisServer';
+import type { FindingElement, NodesTreeElement } from '../../../src/extension/views/nodesTree';
+import { RedisServer } from '../../../src/dev/redisServer';
 import { configure, getApi, resetSettings, waitFor } from './helpers';
 
 async function section(api: RedlockInspectorApi): Promise<NodesTreeElement | undefined> {

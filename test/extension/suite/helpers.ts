@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
 import * as vscode from 'vscode';
 import type { RedlockInspectorApi } from '../../../src/extension/extension';
-import type { LocksTreeElement } from '../../../src/extension/locksTree';
+import type { LocksTreeElement } from '../../../src/extension/views/locksTree';
 import { HEAD_SEPARATOR } from '../../../src/shared/lockRow';
 
 export const EXTENSION_ID = 'redlock-inspector.redlock-inspector';

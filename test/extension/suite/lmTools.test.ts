@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { Redlock } from '../../../src/core';
 import type { RedlockInspectorApi } from '../../../src/extension/extension';
-import { startNodes, type RedisServer } from '../../support/redisServer';
+import { startNodes, type RedisServer } from '../../../src/dev/redisServer';
 import { configure, getApi, resetSettings, waitFor } from './helpers';
 
 function resultText(r: vscode.LanguageModelToolResult): string {

@@ -2,7 +2,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RedlockInspectorApi } from '../../../src/extension/extension';
-import { RedisServer } from '../../support/redisServer';
+import { RedisServer } from '../../../src/dev/redisServer';
 import { configure, getApi, readText, resetSettings, waitFor, workspaceSettingsFile } from './helpers';
 
 describe('nodes and passwords', function () {

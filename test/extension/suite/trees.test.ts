@@ -3,10 +3,10 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { RedlockInspectorApi } from '../../../src/extension/extension';
 // Types only: the extension runs from its bundle, so its classes are not these modules' classes.
-import type { LockElement, LocksTreeElement } from '../../../src/extension/locksTree';
-import type { NodeElement } from '../../../src/extension/nodesTree';
-import { seedDemoStates, type DemoStates } from '../../support/demoStates';
-import { startNodes, type RedisServer } from '../../support/redisServer';
+import type { LockElement, LocksTreeElement } from '../../../src/extension/views/locksTree';
+import type { NodeElement } from '../../../src/extension/views/nodesTree';
+import { seedDemoStates, type DemoStates } from '../../../src/dev/demoStates';
+import { startNodes, type RedisServer } from '../../../src/dev/redisServer';
 import { configure, getApi, hoverRow, lockRows, resetSettings, rowOf, waitFor } from './helpers';
 
 describe('Locks and Nodes views', function () {
@@ -85,7 +85,7 @@ describe('Locks and Nodes views', function () {
       const icon = c.item.iconPath as vscode.ThemeIcon;
       assert.equal(icon.color?.id, c.label.startsWith('A') ? 'charts.blue' : 'charts.orange');
     }
-    // The split's copies have ten minutes left: one duration format on every surface (src/core/present.ts).
+    // The split's copies have ten minutes left: one duration format on every surface (src/core/vocabulary/describe.ts).
     assert.match(children[0].description, /^[0-9a-f]{13}… · \d+ min \d+ s$/);
     assert.equal(children[4].description, 'absent');
     assert.equal(children[0].item.contextValue, 'copy;present;token;');

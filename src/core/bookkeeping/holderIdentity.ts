@@ -1,0 +1,43 @@
+// Who holds a lock, carried in the token itself so that recording it costs no round trip
+// on the acquire path (wire format: docs/formats.md, "Holder identity in the token").
+//
+//   <32 hex random>.<since, base 36>.<base64url of a small JSON identity>
+//
+// The random part keeps 128 bits, so our tokens stay as unguessable as before; the rest
+// is printable ASCII without ',' and stays far below the inspector's 512-byte token
+// bound. Waiter entries use the same encoding (the random part is then per acquire call).
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { boundedText, MAX_HOST_BYTES, MAX_NAME_BYTES } from '../vocabulary/holderToken';
+
+export type { Identity } from '../vocabulary/holderToken';
+export { decodeIdentity, holderOf, processIdOf, holderLabel, boundedText } from '../vocabulary/holderToken';
+
+/** 'full' reveals name, host and pid; 'anonymous' only the name (and the random process id). */
+export type IdentityMode = 'full' | 'anonymous';
+
+export interface IdentityOptions {
+  /** Shown as the holder's name; default the process title. At most 64 bytes are kept. */
+  holderName?: string;
+  identity?: IdentityMode;
+}
+
+/** Random per-process id: pids repeat across containers (pid 1), this does not. */
+export const PROCESS_ID = randomBytes(8).toString('hex');
+
+/** The part of the token that is the same for every acquisition of one Redlock. */
+export function encodeIdentity(options: IdentityOptions): string {
+  const name = boundedText(options.holderName ?? process.title ?? 'node', MAX_NAME_BYTES) || 'node';
+  const body: Record<string, unknown> = { i: PROCESS_ID, n: name };
+  if (options.identity !== 'anonymous') {
+    body.h = boundedText(hostname(), MAX_HOST_BYTES);
+    body.p = process.pid;
+  }
+  return Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
+}
+
+/** A token (or waiter id) from its random part, the instant and the encoded identity. */
+export function tokenWithIdentity(random: string, sinceMs: number, encoded: string): string {
+  return `${random}.${Math.floor(sinceMs).toString(36)}.${encoded}`;
+}
+

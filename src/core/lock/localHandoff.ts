@@ -1,0 +1,141 @@
+// In-process handoff between the calls of one Redlock (docs/decisions.md, "Lock round
+// costs"). A release wakes the first retrying call of the same instance waiting for one
+// of its resources, instead of leaving the resource free until some retry delay runs out;
+// and while a lock of this instance holds a resource within its validity, a retry of the
+// same instance knows, without asking, that a quorum would refuse it. The woken call still
+// acquires through a quorum like any attempt: a wake is only an earlier retry, never a grant.
+import { performance } from 'node:perf_hooks';
+import { LockAbortedError } from './errors';
+import type { Resource } from '../vocabulary/resource';
+
+/**
+ * One retrying acquire call, queued on its resources from its start to its end: a wake
+ * that comes while it is not asleep (its attempt in flight) ends its next sleep at once.
+ */
+export interface RetryWaiter {
+  /** Resolves after `ms` or at a wake; rejects on abort. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** Leaves the queues; a wake it did not use passes to the next call in line. */
+  done(): void;
+}
+
+interface Queued {
+  keys: string[];
+  woken: boolean;
+  wake: () => void;
+}
+
+/** A lock of this instance: its token and the monotonic instant its validity runs out. */
+interface Held {
+  token: string | Buffer;
+  deadline: number;
+}
+
+/** Buffer resources get a prefix no UTF-8 text starts with; a collision only wakes early. */
+const keyOf = (r: Resource): string => (typeof r === 'string' ? r : `\u0000${r.toString('latin1')}`);
+
+const sameToken = (a: string | Buffer, b: string | Buffer): boolean =>
+  typeof a === 'string' && typeof b === 'string' ? a === b : Buffer.from(a).equals(Buffer.from(b));
+
+export class LocalHandoff {
+  /** Per resource, retrying calls in the order they started. */
+  private readonly queues = new Map<string, Queued[]>();
+  private readonly held = new Map<string, Held>();
+  /** Locks that are never released are forgotten once expired, swept as the map grows. */
+  private sweepAt = 1024;
+
+  /** Queues a retrying call on `keys` until its `done()`. */
+  waiter(resources: readonly Resource[]): RetryWaiter {
+    let wakeSleep: (() => void) | undefined;
+    const q: Queued = {
+      keys: resources.map(keyOf),
+      woken: false,
+      wake: () => {
+        if (wakeSleep) wakeSleep();
+        else q.woken = true;
+      },
+    };
+    for (const k of q.keys) {
+      const queue = this.queues.get(k);
+      if (queue) queue.push(q);
+      else this.queues.set(k, [q]);
+    }
+    return {
+      sleep: (ms, signal) => new Promise<void>((resolve, reject) => {
+        if (signal?.aborted) return reject(new LockAbortedError('acquire aborted'));
+        if (q.woken) {
+          q.woken = false;
+          return resolve();
+        }
+        const end = (): void => {
+          wakeSleep = undefined;
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+        };
+        wakeSleep = () => {
+          end();
+          resolve();
+        };
+        const timer = setTimeout(wakeSleep, ms);
+        const onAbort = (): void => {
+          end();
+          reject(new LockAbortedError('acquire aborted'));
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+      }),
+      done: () => {
+        this.remove(q);
+        if (q.woken) for (const k of q.keys) this.queues.get(k)?.[0]?.wake();
+      },
+    };
+  }
+
+  /** A lock of this instance took `keys` (again, after an extend) until `deadline`. */
+  hold(keys: readonly Resource[], token: string | Buffer, deadline: number): void {
+    const h = { token, deadline };
+    for (const r of keys) this.held.set(keyOf(r), h);
+    if (this.held.size > this.sweepAt) {
+      const t = performance.now();
+      for (const [k, x] of this.held) if (x.deadline <= t) this.held.delete(k);
+      this.sweepAt = Math.max(1024, 2 * this.held.size);
+    }
+  }
+
+  /**
+   * The lock with `token` is being released: its resources are no longer known held, and
+   * the first retrying call of each wakes. One per resource, since every other one would
+   * only be refused by the one woken first (a herd of attempts costs each a round).
+   */
+  released(keys: readonly Resource[], token: string | Buffer): void {
+    for (const r of keys) {
+      const k = keyOf(r);
+      const h = this.held.get(k);
+      if (h && sameToken(h.token, token)) this.held.delete(k);
+      this.queues.get(k)?.[0]?.wake();
+    }
+  }
+
+  /** Whether a lock of this instance holds one of `keys` within its validity. */
+  holds(keys: readonly Resource[]): boolean {
+    if (this.held.size === 0) return false;
+    const t = performance.now();
+    for (const r of keys) {
+      const k = keyOf(r);
+      const h = this.held.get(k);
+      if (!h) continue;
+      if (h.deadline > t) return true;
+      this.held.delete(k);
+    }
+    return false;
+  }
+
+  private remove(q: Queued): void {
+    for (const k of q.keys) {
+      const queue = this.queues.get(k);
+      if (!queue) continue;
+      const i = queue.indexOf(q);
+      if (i >= 0) queue.splice(i, 1);
+      if (queue.length === 0) this.queues.delete(k);
+    }
+  }
+}

@@ -1,0 +1,444 @@
+// The Redlock algorithm (redis.io distlock) over N independent nodes.
+import { LockAbortedError, NodeAttempt, RedlockError } from './errors';
+import { checkDistinct, createNodes, NodeInput, RedisNode, waitForQuorum } from '../connection/nodes';
+import { acquireKeysOn, extendKeysOn, lockCommands, releaseKeysOn } from './writeScripts';
+import { DEFAULT_PATTERNS, InspectContext, inspectNodes } from '../read/inspect';
+import { readContextOf, unreadOf } from '../read/context';
+import { runHolding } from './using';
+import { describeAcquireOn, describeExtendOn, describeReleaseOn, ExtendReply, namedByOwner } from './answers';
+import { Watcher, WatchListener, WatchOptions } from '../read/watch';
+import { nodeFacts } from '../read/facts';
+import { quorumOf } from '../vocabulary/classify';
+import { DoctorOptions, DoctorReport, runDoctor } from '../doctor/doctor';
+import type { InspectOptions, InspectPage, NodeFacts } from '../vocabulary/inspectTypes';
+import type { Snapshot } from '../vocabulary/types';
+import type { Resource } from '../vocabulary/resource';
+import { displayKey, displayToken, parseTokenArg } from '../vocabulary/tokens';
+import { encodeIdentity, tokenWithIdentity } from '../bookkeeping/holderIdentity';
+import { entryDue, releaseWaitOn, waitAcquireOn, WaitState, waitState } from '../bookkeeping/waiters';
+import { EventRecorder } from '../bookkeeping/events';
+import { History, readHistory } from '../read/history';
+import { FenceRound, withRaiseFailures } from './fencing';
+import { LocalHandoff } from './localHandoff';
+import { Lock, ownedBy } from './lock';
+import { countGranted, extended, isGrant, now, refusedOutright, Round, round, Settled } from './round';
+import { newToken } from './tokenPool';
+import { forceReleaseOn } from './forceRelease';
+import { AcquireOptions, ForceReleaseResult, ObservedCopy, RedlockOptions, ReleaseNode, ReleaseResult, validateResources, validateTtl } from './options';
+export { validateTtl } from './options';
+
+export { Lock } from './lock';
+export type { LockInit } from './lock';
+export type { RedlockOptions, AcquireOptions, ReleaseOutcome, ReleaseNode, ForceOutcome, ReleaseResult, ForceReleaseResult, ObservedCopy } from './options';
+export type { Resource } from '../vocabulary/resource';
+
+/** One attempt of an acquire call: which try it is, and how it waits if refused. */
+interface AcquireAttempt {
+  keys: Resource[];
+  ttlMs: number;
+  /** 1-based number of this try. */
+  attempt: number;
+  /** No retry follows: a refusal is the call's answer. */
+  final: boolean;
+  /** The waiter entry, or how to make it on the first refusal (only a call that retries). */
+  waiting?: WaitState | (() => WaitState);
+  onRefused?: (nodes: NodeAttempt[]) => void;
+  fencing: boolean;
+}
+
+export class Redlock {
+  readonly nodes: RedisNode[];
+  readonly quorum: number;
+  readonly driftFactor: number;
+  private readonly options: RedlockOptions;
+  private connecting: Promise<void> | undefined;
+  /** The identity part of every token this instance writes (holders.ts). */
+  private readonly identity: string;
+  private readonly events: EventRecorder | undefined;
+  /** Locks this instance holds and retries sleeping out their delay (localHandoff.ts). */
+  private readonly local = new LocalHandoff();
+  /** Releases resolved early whose stragglers are still answering. */
+  private readonly releasing = new Set<Promise<unknown>>();
+
+  constructor(nodes: readonly NodeInput[], options: RedlockOptions = {}) {
+    this.options = options;
+    this.driftFactor = options.driftFactor ?? 0.01;
+    this.nodes = createNodes(nodes, options);
+    this.quorum = quorumOf(this.nodes.length);
+    this.identity = encodeIdentity(options);
+    this.events = options.events ? new EventRecorder(() => this.nodes.map((n) => ({ client: n.client, isCluster: n.isCluster })), options.events === true ? {} : options.events, options.commandTimeoutMs ?? 1000) : undefined;
+    const wait = options.connectTimeoutMs ?? 2000;
+    // A quorum of identified connections is enough to start: one frozen node must not
+    // delay every call by the connect timeout; calls wait for the rest within their deadline.
+    this.connecting = waitForQuorum(this.nodes, this.quorum, wait).then(() => {
+      this.connecting = undefined;
+    });
+  }
+
+  /**
+   * The first calls after construction wait (bounded) for connections; every call rejects
+   * (NodeConfigError) while two entries are known to reach one server. No round trip.
+   */
+  private async ready(): Promise<void> {
+    if (this.connecting) await this.connecting;
+    checkDistinct(this.nodes);
+  }
+
+  /** Why a node's identity rests on host:port only (the user may not run INFO), per node. */
+  get warnings(): string[] {
+    return this.nodes.flatMap((n) => (n.identityWarning ? [n.identityWarning] : []));
+  }
+
+  private deadlineFor(ttlMs: number): number {
+    return this.options.commandTimeoutMs ?? Math.min(500, Math.max(50, Math.round(ttlMs / 20)));
+  }
+
+  private own(lock: Lock): Lock {
+    return ownedBy(lock, this);
+  }
+
+  private drift(ttlMs: number): number {
+    return Math.round(ttlMs * this.driftFactor) + 2;
+  }
+
+  async acquire(resource: Resource | Resource[], ttlMs: number, options: AcquireOptions = {}): Promise<Lock> {
+    const keys = Array.isArray(resource) ? resource : [resource];
+    validateResources(keys);
+    validateTtl(ttlMs);
+    const retries = options.retryCount ?? this.options.retryCount ?? 0;
+    const signal = options.signal;
+    if (this.connecting) await this.connecting;
+    checkDistinct(this.nodes);
+    let last: RedlockError | undefined;
+    const delay = this.options.retryDelayMs ?? 200;
+    const jitterMax = this.options.retryJitterMs ?? 100;
+    // Only a call that will retry is a waiter; its entry exists from its first refusal
+    // (made then, so an uncontended acquire builds nothing).
+    let wait: WaitState | undefined;
+    const waiting = retries > 0 ? (): WaitState => (wait ??= waitState(tokenWithIdentity(newToken(), Date.now(), this.identity), keys, delay, jitterMax, this.deadlineFor(ttlMs))) : undefined;
+    // Queued from the first attempt, so a release during it is not missed.
+    const sleeper = retries > 0 ? this.local.waiter(keys) : undefined;
+    try {
+      for (let attempt = 0; attempt <= retries; attempt++) {
+        if (signal?.aborted) throw new LockAbortedError('acquire aborted');
+        if (attempt > 0) {
+          const jitter = Math.random() * jitterMax;
+          await sleeper!.sleep(delay + jitter, signal);
+          // Held by a lock of this instance within its validity: a quorum would refuse this
+          // attempt, so it is counted refused without a round; only the waiter entry is
+          // kept fresh. Never the last attempt (its error names every node's answer), nor
+          // when the caller watches each node's answer.
+          const w = wait as WaitState | undefined;
+          if (attempt < retries && w?.listed && !options.onAttempt && this.local.holds(keys)) {
+            await this.refreshWaiter(w, ttlMs);
+            continue;
+          }
+        }
+        const onRefused = options.onAttempt && ((nodes: NodeAttempt[]): void => options.onAttempt!({ attempt: attempt + 1, attempts: retries + 1, nodes }));
+        const result = await this.attemptAcquire({ keys, ttlMs, attempt: attempt + 1, final: attempt === retries, waiting: wait ?? (attempt < retries ? waiting : undefined), onRefused, fencing: options.fencing === true });
+        if (result instanceof Lock) {
+          this.local.hold(keys, result.rawToken, result.deadline);
+          this.events?.record('acquired', keys, result.token);
+          return result;
+        }
+        if (result) last = result;
+      }
+    } catch (e) {
+      // Aborted while listed: take the entry off now rather than at its deadline.
+      const w = wait as WaitState | undefined;
+      if (w?.listed) void round(this.nodes, (node) => releaseWaitOn(node.client, [], '', w, false), this.deadlineFor(ttlMs)).settled;
+      throw e;
+    } finally {
+      sleeper?.done();
+    }
+    throw last!;
+  }
+
+  /** Resolves undefined for a failed attempt that is not the last: a retry follows. */
+  private async attemptAcquire({ keys, ttlMs, attempt, final, waiting, onRefused, fencing }: AcquireAttempt): Promise<Lock | RedlockError | undefined> {
+    const listed = typeof waiting === 'object' ? waiting : undefined;
+    const token = tokenWithIdentity(newToken(), Date.now(), this.identity);
+    const q = this.quorum;
+    const px = String(ttlMs);
+    const drift = this.drift(ttlMs);
+    const start = now();
+    const fence = fencing ? new FenceRound(this.nodes, keys) : undefined;
+    const r = round(
+      this.nodes,
+      (node) => {
+        if (fence) return fence.grant(node, token, px);
+        if (listed?.listed && listed.keys.length > 0) return waitAcquireOn(node.client, keys, token, px, listed);
+        if (keys.length === 1) return node.client.set(keys[0], token, 'PX', px, 'NX') as Promise<unknown>;
+        return acquireKeysOn(node.client, keys, token, px);
+      },
+      this.deadlineFor(ttlMs),
+      (rs, pending) => {
+        const granted = countGranted(rs);
+        return granted >= q || granted + pending < q;
+      },
+    );
+    const results = await r.decided;
+    let elapsed = now() - start;
+    let validity = ttlMs - elapsed - drift;
+    const shown = keys.map(displayKey);
+    // A fence counts only once a quorum holds it, and inside the validity window like the grant.
+    let raised: Awaited<ReturnType<FenceRound['raise']>> | undefined;
+    if (fence && countGranted(results) >= q && validity > 0) {
+      raised = await fence.raise(q, Math.min(this.deadlineFor(ttlMs), validity));
+      elapsed = now() - start;
+      validity = ttlMs - elapsed - drift;
+    }
+    if (countGranted(results) >= q && validity > 0 && raised?.ok !== false) {
+      // Nodes whose grant did not take the waiter off still list it: unlist it there, after
+      // the fact (a fenced grant runs the fence script, which knows nothing of waiters).
+      if (listed && listed.keys.length > 0) void r.settled.then((all) => this.unlistWhereRefused(all, listed, fence !== undefined));
+      const settled = (): Promise<NodeAttempt[]> => r.settled.then((all) => this.describeAcquire(keys, all));
+      return this.own(new Lock({ token, resources: shown, validityMs: Math.floor(validity), ttlMs, settled, deadline: start + ttlMs - drift, keys, rawToken: token, fences: raised?.fences }));
+    }
+    // Some nodes may have granted without the reply arriving: undo on all of them. The
+    // release goes out after the SET on each connection, so it also undoes a late one.
+    // A retrying call is listed as a waiter by this same release (and unlisted when it gives up).
+    const wait = typeof waiting === 'function' ? waiting() : waiting;
+    const t = now();
+    let undo: Round<number>;
+    if (wait && wait.keys.length > 0 && (final ? wait.listed : entryDue(wait, t))) {
+      undo = this.releaseAndWait(keys, token, ttlMs, wait, !final);
+      if (!final) wait.writtenAt = t;
+    } else {
+      // A node that answered with the holder set nothing: only the others need undoing.
+      const undoOn = fence ? this.nodes : this.nodes.filter((_, i) => !refusedOutright(results[i]));
+      undo = round(undoOn, (node) => releaseKeysOn(node.client, keys, token), this.deadlineFor(ttlMs));
+    }
+    const [all] = await Promise.all([r.settled, undo.settled]);
+    if (wait) wait.listed = !final;
+    // Unless a caller shows progress, nobody reads why a retried attempt failed: skip
+    // asking who holds the key.
+    if (!final) {
+      if (onRefused) onRefused(withRaiseFailures(await this.describeAcquire(keys, all), raised?.ok === false ? raised.failures : []));
+      return undefined;
+    }
+    let attempts = await this.describeAcquire(keys, all);
+    if (raised?.ok === false) attempts = withRaiseFailures(attempts, raised.failures);
+    const detail = countGranted(results) >= q && raised?.ok !== false ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
+    const error = new RedlockError('acquire', shown, q, attempts, detail, attempt);
+    this.events?.record('failed', keys, token, error.message);
+    return error;
+  }
+
+  /** Turns round results into per-node answers; a refused SET NX asks who holds the key. */
+  private describeAcquire(keys: Resource[], results: Array<Settled<unknown>>): Promise<NodeAttempt[]> {
+    return describeAcquireOn(this.nodes, keys, results, this.deadlineFor(1000));
+  }
+
+  /** A cluster's answers name the master that owns the key (answers.ts). */
+  private named<T extends { node: string }>(keys: readonly Resource[], list: T[]): T[] {
+    return namedByOwner(this.nodes, keys, list);
+  }
+
+  /** Rewrites the waiter entry on every node when half its life is gone (waiters.ts). */
+  private async refreshWaiter(wait: WaitState, ttlMs: number): Promise<void> {
+    const t = now();
+    if (wait.keys.length === 0 || !entryDue(wait, t)) return;
+    wait.writtenAt = t;
+    await round(this.nodes, (node) => releaseWaitOn(node.client, [], '', wait, true), this.deadlineFor(ttlMs)).settled;
+  }
+
+  private unlistWhereRefused(all: ReadonlyArray<Settled<unknown>>, wait: WaitState, everywhere: boolean): void {
+    this.nodes.forEach((node, i) => {
+      const x = all[i];
+      if (everywhere || !(x.ok && isGrant(x.value))) void releaseWaitOn(node.client, [], '', wait, false).catch(() => undefined);
+    });
+  }
+
+  private releaseAndWait(keys: Resource[], token: string, ttlMs: number, wait: WaitState, add: boolean): Round<number> {
+    return round(this.nodes, (node) => releaseWaitOn(node.client, keys, token, wait, add), this.deadlineFor(ttlMs));
+  }
+
+  async extend(lock: Lock, ttlMs: number): Promise<Lock> {
+    validateTtl(ttlMs);
+    await this.ready();
+    const q = this.quorum;
+    const drift = this.drift(ttlMs);
+    const start = now();
+    const r = round(
+      this.nodes,
+      (node) => extendKeysOn(node.client, lock.keys, lock.rawToken, String(ttlMs)),
+      this.deadlineFor(ttlMs),
+      (rs, pending) => {
+        let ok = 0;
+        for (const x of rs) if (x?.ok && extended(x.value)) ok++;
+        return ok >= q || ok + pending < q;
+      },
+    );
+    const decided = await r.decided;
+    const elapsed = now() - start;
+    const validity = ttlMs - elapsed - drift;
+    const describe = (all: ReadonlyArray<Settled<ExtendReply> | undefined>): NodeAttempt[] => describeExtendOn(this.nodes, lock.keys, all);
+    const granted = describe(decided).filter((a) => a.outcome === 'granted').length;
+    if (granted >= q && validity > 0) {
+      this.local.hold(lock.keys, lock.rawToken, start + ttlMs - drift);
+      this.events?.record('extended', lock.keys, lock.token);
+      return this.own(new Lock({ token: lock.token, resources: lock.resources, validityMs: Math.floor(validity), ttlMs, settled: () => r.settled.then(describe), deadline: start + ttlMs - drift, keys: lock.keys, rawToken: lock.rawToken, fences: lock.fences }));
+    }
+    const detail = granted >= q ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
+    const all = await r.settled;
+    await this.restoreExpiries(lock, all);
+    throw new RedlockError('extend', lock.resources, q, describe(all), detail);
+  }
+
+  /**
+   * A failed extend must not leave longer copies behind (a leftover copy extended by a
+   * huge TTL would outlive everything): put back the expiry it replaced on each node that
+   * extended, where nothing changed since (see RESTORE_EXPIRY in scripts.ts).
+   */
+  private async restoreExpiries(lock: Lock, results: ReadonlyArray<Settled<unknown>>): Promise<void> {
+    const targets: RedisNode[] = [];
+    const args: Array<Array<string | Buffer>> = [];
+    this.nodes.forEach((node, i) => {
+      const r = results[i];
+      if (!r?.ok || !extended(r.value)) return;
+      targets.push(node);
+      args.push([...lock.keys, lock.rawToken, ...(r.value as number[]).slice(1).map(String)]);
+    });
+    if (targets.length === 0) return;
+    await round(targets, (node) => lockCommands(node.client).rliRestoreExpiry(lock.keys.length, ...args[targets.indexOf(node)]), this.deadlineFor(lock.ttlMs)).settled;
+  }
+
+  async release(lock: Lock): Promise<ReleaseResult> {
+    if (this.connecting) await this.connecting;
+    checkDistinct(this.nodes);
+    const q = this.quorum;
+    // Resolves once the outcome is certain (docs/decisions.md): a quorum released, or too
+    // few nodes left to reach one; the rest answer through `settled`.
+    const r = round(this.nodes, (node) => releaseKeysOn(node.client, lock.keys, lock.rawToken), this.deadlineFor(lock.ttlMs), (rs, pending) => {
+      let n = 0;
+      for (const x of rs) if (x?.ok && x.value > 0) n++;
+      return n >= q || n + pending < q;
+    });
+    // A retry of ours woken now writes its SET behind this compare-and-delete on each
+    // connection already identified, so those nodes free the key before they see it.
+    this.local.released(lock.keys, lock.rawToken);
+    const describe = (results: ReadonlyArray<Settled<number> | undefined>): ReleaseNode[] => describeReleaseOn(this.nodes, lock.keys, results);
+    // Stamped when the first node's delete is known, not when the slowest node answers:
+    // a history must not list this release after the next holder's acquisition.
+    let recorded = false;
+    const recordReleased = (results: ReadonlyArray<Settled<number> | undefined>): void => {
+      if (recorded || !results.some((x) => x?.ok && x.value > 0)) return;
+      recorded = true;
+      this.events?.record('released', lock.keys, lock.token);
+    };
+    const settled = r.settled.then((all) => {
+      recordReleased(all);
+      return describe(all) as Awaited<ReleaseResult['settled']>;
+    });
+    // quit() waits for these, so no compare-and-delete is cut off by a closing connection.
+    this.releasing.add(settled);
+    void settled.finally(() => this.releasing.delete(settled));
+    const decided = await r.decided;
+    recordReleased(decided);
+    return { nodes: describe([...decided]), settled };
+  }
+
+  /**
+   * Deletes `resource` only on the nodes that still hold the token observed there;
+   * never a blind DEL. A node missing from `observed`, or observed without a token, is
+   * left alone.
+   */
+  async forceRelease(resource: Resource, observed: readonly ObservedCopy[]): Promise<ForceReleaseResult> {
+    validateResources([resource]);
+    await this.ready();
+    return forceReleaseOn({ nodes: this.nodes, named: (keys, list) => this.named(keys, list), timeoutMs: this.options.commandTimeoutMs ?? 1000 }, resource, observed);
+  }
+
+  /**
+   * Runs `fn` while holding the lock, extending it before expiry. The signal aborts when an
+   * extension fails or the validity deadline passes (even while an extension is in flight).
+   */
+  async using<T>(resource: Resource | Resource[], ttlMs: number, fn: (signal: AbortSignal, lock: Lock) => Promise<T>, options: AcquireOptions = {}): Promise<T> {
+    return runHolding(this, (lock, why) => this.events?.record('lost', lock.keys, lock.token, why), resource, ttlMs, fn, options);
+  }
+
+  /**
+   * A Lock for a token someone else holds (as shown: printable or `hex:`), so it can be
+   * extended or released by compare-and-set on that token: the CLI's `--token`, or a
+   * lock the user sees in a snapshot. `ttlMs` sets the per-node deadline of those calls.
+   */
+  lockFor(resource: Resource | Resource[], token: string, ttlMs = 10_000): Lock {
+    const keys = Array.isArray(resource) ? resource : [resource];
+    validateResources(keys);
+    validateTtl(ttlMs);
+    if (token.length === 0) throw new RangeError('empty token');
+    const raw = parseTokenArg(token);
+    return this.own(new Lock({ token: displayToken(raw), resources: keys.map(displayKey), validityMs: 0, ttlMs, settled: () => Promise.resolve([]), deadline: 0, keys, rawToken: raw }));
+  }
+
+  /** The document `status --json` prints. Reads only. */
+  async inspect(options: InspectOptions = {}): Promise<Snapshot> {
+    return (await this.inspectPage(options)).snapshot;
+  }
+
+  /** A snapshot plus the continuation of a truncated scan ("load more"). */
+  async inspectPage(options: InspectOptions = {}): Promise<InspectPage> {
+    await this.ready();
+    return inspectNodes(this.readContext(), options);
+  }
+
+  /** Live watch: `snapshot` once, then `change` for what changed; stop() ends it. Reads only. */
+  watch(options: WatchOptions, listener: WatchListener): Watcher {
+    const watcher = new Watcher(() => {
+      checkDistinct(this.nodes);
+      return this.readContext();
+    }, options, listener);
+    // A refused node set surfaces through the first tick (listener.error), like any failure.
+    void this.ready().catch(() => undefined).then(() => watcher.start());
+    return watcher;
+  }
+
+  /**
+   * Redis Cluster: the masters among `nodes` (a snapshot's or a watch status's) that did
+   * not answer and own part of the keyspace `patterns` can reach; [] elsewhere. What
+   * `inspectPage()` returns as `unread`, for a watch.
+   */
+  unreadKeyspace(nodes: ReadonlyArray<{ node: string; reachable: boolean }>, patterns: readonly string[] = DEFAULT_PATTERNS): string[] {
+    return unreadOf(this.nodes, nodes, patterns);
+  }
+
+  /** Read paths see a cluster as its masters; everything else as configured. */
+  private readContext(): InspectContext {
+    return readContextOf(this.nodes, this.driftFactor, this.options.readTimeoutMs ?? 2000);
+  }
+
+  /** Version, role, clock offset, persistence and restart risk per node. */
+  async nodeFacts(longestTtlMs = 0): Promise<NodeFacts[]> {
+    await this.ready();
+    return Promise.all(this.readContext().nodes.map((n) => nodeFacts(n, longestTtlMs, this.options.readTimeoutMs ?? 2000)));
+  }
+
+  /** Deployment findings (replicas, eviction, persistence, clocks, permissions...). Reads only. */
+  async doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
+    // Not ready(): two entries of one server are what the doctor reports (same-server),
+    // not a reason to refuse the diagnosis.
+    if (this.connecting) await this.connecting;
+    return runDoctor({ ...this.readContext(), configured: this.nodes.length, quorum: this.quorum, deadlineFor: (ttl) => this.deadlineFor(ttl) }, options);
+  }
+
+  /** The resource's event log from every node, merged, newest first. Reads only. */
+  async history(resource: Resource): Promise<History> {
+    validateResources([resource]);
+    await this.ready();
+    // A cluster client routes the key to its master itself: one vote, as for inspect.
+    const nodes = this.nodes[0].isCluster ? [this.nodes[0]] : this.nodes;
+    return readHistory(nodes, this.nodes[0].isCluster ? 1 : this.quorum, this.options.readTimeoutMs ?? 2000, resource);
+  }
+
+  async quit(): Promise<void> {
+    // In-flight releases first: their `released` events go out before the flush below.
+    await Promise.all(this.releasing);
+    await this.events?.flush();
+    // A call's deadline does not cancel its commands: a SET that answers after the round
+    // gave up, or a compare-and-delete still on its way, must land before the connection
+    // closes, or it could leave a copy behind (bounded: a dead node never answers).
+    await Promise.all(this.nodes.map((n) => n.drained(2000)));
+    await Promise.all(this.nodes.map((n) => n.close()));
+  }
+}

@@ -1,0 +1,69 @@
+// What a read of the nodes carries from page to page: the node set, its deadlines, and per
+// node the keys a scan found and what each key holds. Shared by the scan, the attach
+// passes and the watcher, so none of them imports another for a type.
+import { Cluster } from 'ioredis';
+import { clusterMembers } from '../connection/clusterMembers';
+import { unreadMasters } from '../connection/clusterTopology';
+import type { RedisNode } from '../connection/nodes';
+import type { LockEntry, NodeStatus, Observation, SkippedKey } from '../vocabulary/types';
+
+/** One key's classification: a lock, or why it is not one. */
+export type KeyResult = LockEntry | SkippedKey;
+
+export interface InspectContext {
+  nodes: readonly RedisNode[];
+  /** Redis Cluster: each key lives on one master, so its entry lists that master only (N = 1). */
+  ownerOnly?: boolean;
+  /** Redis Cluster: the slot ranges each of `nodes` owns (empty while the slot map is unknown). */
+  slotRanges?: ReadonlyArray<Array<[number, number]>>;
+  driftFactor: number;
+  /** Per call deadline for one SCAN or read batch. */
+  commandTimeoutMs: number;
+}
+
+export interface Slot {
+  obs: Observation;
+  at: number;
+  /** The resource's fence counter as the scan found it (undefined: read apart); taken (cleared) by classifyKeys. */
+  fence?: number | null;
+  /** The scan found no waiter set beside this key; taken (cleared) by attachWaiters. */
+  noWaiters?: boolean;
+  /** The key classified as its page arrived (null: an internal key); taken by classifyKeys. */
+  pre?: KeyResult | null;
+}
+
+export interface NodeScan {
+  status: NodeStatus;
+  /** latin1 key -> what this node holds and the instant it was read (epoch ms). */
+  reads: Map<string, Slot>;
+  absent: Observation;
+  /** Node clock minus local clock: turns the node's read instants into local ones. */
+  offsetMs: number;
+  cursors: string[];
+  truncated: boolean;
+}
+
+/** What read paths see of a node set: a cluster as its masters, anything else as configured. */
+export function readContextOf(nodes: readonly RedisNode[], driftFactor: number, readTimeoutMs: number): InspectContext {
+  const cluster = nodes[0].client instanceof Cluster ? nodes[0].client : undefined;
+  const members = cluster ? clusterMembers(cluster) : undefined;
+  return {
+    nodes: members ? members.map((m) => m.node) : nodes,
+    ownerOnly: members !== undefined,
+    slotRanges: members?.map((m) => m.ranges),
+    driftFactor,
+    commandTimeoutMs: readTimeoutMs,
+  };
+}
+
+/**
+ * Redis Cluster: the masters among `seen` (a snapshot's or a watch status's nodes) that did
+ * not answer and own part of the keyspace `patterns` can reach; [] elsewhere.
+ */
+export function unreadOf(nodes: readonly RedisNode[], seen: ReadonlyArray<{ node: string; reachable: boolean }>, patterns: readonly string[]): string[] {
+  const client = nodes[0].client;
+  if (!(client instanceof Cluster)) return [];
+  const ranges = new Map(clusterMembers(client).map((m) => [m.node.id, m.ranges]));
+  const members = seen.map((n) => ({ reachable: n.reachable, ranges: ranges.get(n.node) ?? [] }));
+  return unreadMasters(patterns, members).map((i) => seen[i].node);
+}

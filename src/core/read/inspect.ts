@@ -1,0 +1,421 @@
+// Snapshots: SCAN every node (never KEYS) within a key cap and a time budget, read each
+// key once per node with one read-only script per batch, then classify. Read paths never
+// write: only TYPE/PTTL/STRLEN/GET/HLEN/HKEYS/HSTRLEN/HGET/ZCARD/ZRANGE run, in a
+// `no-writes` script.
+import { isInternalKey } from '../bookkeeping/internalKeys';
+import { attachHolders, attachWaiters, flagDeadlocks, NO_WAITERS } from './holdersRead';
+import { attachFences, pageCounter } from './fenceRead';
+import { performance } from 'node:perf_hooks';
+import { clockNow, withDeadline } from '../connection/deadline';
+import { classify, quorumOf, skipReason, validityAt, withExpiring } from '../vocabulary/classify';
+import type { InspectContext, KeyResult, NodeScan, Slot } from './context';
+export type { InspectContext, NodeScan, Slot } from './context';
+import type { InspectOptions, InspectPage, ScanCursor } from '../vocabulary/inspectTypes';
+import { downStatus, RedisNode } from '../connection/nodes';
+import type Redis from 'ioredis';
+import { absentOn, decodeScanPage, pageCursor, pageKeyCount, ReadBatch, readInternalOf, readObservations, requestScanPage } from './readScripts';
+import { InternalWalk } from './internalWalk';
+import { displayKey } from '../vocabulary/tokens';
+import { exactKeysOn, unreadMasters } from '../connection/clusterTopology';
+import type { LockEntry, Observation, SkippedKey, Snapshot } from '../vocabulary/types';
+
+export const DEFAULT_PATTERNS = ['*lock*'];
+const SCAN_COUNT = 1000;
+/** Pages that waited for the internal walk, classified per page arriving once it is complete. */
+const CATCH_UP_PAGES = 1;
+const READ_BATCH = 1000;
+/** Cursor of a pattern whose scan finished ('0' is a scan not yet started). */
+const DONE = 'done';
+const PRINTABLE_ASCII_NAME = /^[\x20-\x7e]*$/;
+
+export function validatePatterns(patterns: string[]): void {
+  if (patterns.length === 0) throw new RangeError('no key pattern given');
+  for (const p of patterns) if (p.length === 0) throw new RangeError('empty key pattern');
+}
+
+export async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buffer[], scan: NodeScan): Promise<void> {
+  for (let i = 0; i < keys.length; i += READ_BATCH) {
+    const chunk = keys.slice(i, i + READ_BATCH);
+    const batches = node.clusterMember
+      ? await withDeadline(readEachKey(node, chunk, scan.absent), ctx.commandTimeoutMs)
+      : [await withDeadline(readObservations(node.client, chunk, node.id, scan.absent), ctx.commandTimeoutMs)];
+    for (let j = 0; j < chunk.length; j++) {
+      const batch = batches.length === 1 ? batches[0] : batches[j];
+      scan.reads.set(chunk[j].toString('latin1'), { obs: batch.observations[batches.length === 1 ? j : 0], at: batch.nodeTimeMs - scan.offsetMs });
+    }
+  }
+}
+
+/** A cluster refuses scripts over keys of several slots: one script call per key, pipelined. */
+function readEachKey(node: RedisNode, keys: Buffer[], absent: Observation): Promise<ReadBatch[]> {
+  return Promise.all(keys.map((k) => readObservations(node.client, [k], node.id, absent)));
+}
+
+/** Called with keys read by a page script, their ids and their slots (set, counters included). */
+type OnPage = (scan: NodeScan, ids: string[], slots: Slot[]) => void;
+
+/**
+ * SCANs one node. `onPage`, when given, is called with the ids of the keys read by the
+ * page script (standalone nodes) once their slots are set, fence counters included.
+ */
+export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number, onPage?: OnPage): Promise<NodeScan> {
+  const scan: NodeScan = {
+    status: { node: node.id, reachable: false, latencyMs: null, error: null, outcome: 'unreachable' },
+    reads: new Map(),
+    absent: absentOn(node.id),
+    offsetMs: 0,
+    cursors: startCursors.slice(),
+    truncated: false,
+  };
+  try {
+    // A node that just (re)connected is read once the server it reaches is known and distinct.
+    if (!node.identified) await withDeadline(node.gate(ctx.commandTimeoutMs), ctx.commandTimeoutMs);
+    // TIME doubles as the health probe: its round trip is the latency, its answer the offset.
+    const t0 = performance.now();
+    const sent = clockNow();
+    const time = node.client.time();
+    // The node's key count paces the walk of internal keys (InternalWalk.pace); O(1).
+    const size = node.clusterMember ? Promise.resolve(null) : node.client.dbsize().catch(() => null);
+    const [sec, usec] = await withDeadline(time, ctx.commandTimeoutMs);
+    const rtt = performance.now() - t0;
+    scan.offsetMs = Number(sec) * 1000 + Number(usec) / 1000 - (sent + rtt / 2);
+    scan.status.latencyMs = Math.round(rtt * 100) / 100;
+    scan.status.reachable = true;
+    scan.status.outcome = 'ok';
+    node.latencyMs = scan.status.latencyMs;
+    const pendingReads: Promise<void>[] = [];
+    let scanned = 0;
+    const outOfBudget = (): boolean => scanned >= maxKeys || performance.now() > deadline;
+    // Standalone pages: the internal keys are walked beside the patterns; a page read
+    // before that walk is complete waits for it (its keys' counters are not known yet).
+    const walk = new InternalWalk();
+    const keysOnNode = await withDeadline(size, ctx.commandTimeoutMs);
+    let pages = 0;
+    const waiting: Array<[string[], Slot[]]> = [];
+    const settle = ([ids, slots]: [string[], Slot[]]): void => {
+      let known = 0;
+      for (let i = 0; i < ids.length; i++) if (walk.fill(ids[i], slots[i])) known++;
+      // Keys whose counters are still to read are classified with the rest.
+      if (known === ids.length) onPage?.(scan, ids, slots);
+      else if (known > 0) onPage?.(scan, ids.filter((_, i) => slots[i].fence !== undefined), slots.filter((x) => x.fence !== undefined));
+    };
+    for (let p = 0; p < patterns.length && !scan.truncated; p++) {
+      let cursor = scan.cursors[p];
+      if (cursor === DONE) continue;
+      if (outOfBudget()) {
+        scan.truncated = true;
+        break;
+      }
+      if (node.clusterMember) {
+        while (cursor !== DONE) {
+          const [next, keys] = await withDeadline(node.client.scanBuffer(cursor, 'MATCH', patterns[p], 'COUNT', SCAN_COUNT), ctx.commandTimeoutMs);
+          cursor = String(next) === '0' ? DONE : String(next);
+          scan.cursors[p] = cursor;
+          const fresh = keys.filter((k) => !scan.reads.has(k.toString('latin1')));
+          scanned += keys.length;
+          // Overlap: the batch is read while the next SCAN goes out.
+          if (fresh.length) pendingReads.push(readBatch(ctx, node, fresh, scan));
+          if (cursor !== DONE && outOfBudget()) scan.truncated = true;
+          if (scan.truncated) break;
+        }
+        continue;
+      }
+      const client = node.client as Redis;
+      let inFlight: Promise<unknown[]> | undefined = requestScanPage(client, cursor, patterns[p], SCAN_COUNT, walk.cursor, walk.count);
+      while (inFlight) {
+        const flat = await withDeadline(inFlight, ctx.commandTimeoutMs);
+        const next = pageCursor(flat);
+        cursor = next === '0' ? DONE : next;
+        scan.cursors[p] = cursor;
+        scanned += pageKeyCount(flat);
+        const page = decodeScanPage(flat, node.id, scan.absent);
+        if (page.internalCursor !== null) walk.add(page.internalCursor, page.internals);
+        pages++;
+        // The pages left before the key cap cuts the scan, at this rate of keys per page.
+        if (keysOnNode !== null && !walk.complete) walk.pace(keysOnNode, (maxKeys - scanned) / (scanned / pages));
+        inFlight = undefined;
+        if (cursor !== DONE) {
+          if (outOfBudget()) scan.truncated = true;
+          // The node works on the next page while this one is taken in here.
+          else inFlight = requestScanPage(client, cursor, patterns[p], SCAN_COUNT, walk.cursor, walk.count);
+        }
+        const at = page.nodeTimeMs - scan.offsetMs;
+        const ids: string[] = new Array(page.keys.length);
+        const slots: Slot[] = new Array(page.keys.length);
+        for (let i = 0; i < page.keys.length; i++) {
+          ids[i] = page.keys[i].toString('latin1');
+          // Handed on with the ids: no lookup by name per key afterwards.
+          slots[i] = { obs: page.observations[i], at, fence: undefined, noWaiters: false, pre: undefined };
+          scan.reads.set(ids[i], slots[i]);
+        }
+        const read: [string[], Slot[]] = [ids, slots];
+        if (walk.cursor !== null) waiting.push(read);
+        else if (!walk.complete) {
+          // Given up: each page is looked up by name as it arrives.
+          for (const w of [...waiting.splice(0), read]) if (w[0].length) pendingReads.push(lookUpInternal(ctx, client, scan, w, onPage));
+        } else {
+          settle(read);
+          // Pages that waited, CATCH_UP_PAGES per page arriving: the node keeps working meanwhile.
+          for (let w = 0; w < CATCH_UP_PAGES && waiting.length; w++) settle(waiting.shift()!);
+        }
+        // The call's budget ran out on a page of fat keys: the rest in calls of their own.
+        if (page.unread.length) pendingReads.push(readBatch(ctx, node, page.unread, scan));
+      }
+    }
+    if (walk.complete) for (const w of waiting.splice(0)) settle(w);
+    // The walk did not finish (a cut scan, a short pattern walk): those pages' keys are
+    // looked up by name, one call per page, as each page did before the walk existed.
+    for (const w of waiting) if (w[0].length) pendingReads.push(lookUpInternal(ctx, node.client as Redis, scan, w, onPage));
+    await Promise.all(pendingReads);
+  } catch (e) {
+    Object.assign(scan.status, downStatus(e, node));
+    scan.reads.clear();
+  }
+  return scan;
+}
+
+/** Sets the fence counters and waiter-set presence of a page's keys read by name (see readInternalOf). */
+async function lookUpInternal(ctx: InspectContext, client: Redis, scan: NodeScan, [ids, slots]: [string[], Slot[]], onPage?: OnPage): Promise<void> {
+  const keys = ids.map((id) => Buffer.from(id, 'latin1'));
+  const { fences, noWaiters } = await withDeadline(readInternalOf(client, keys), ctx.commandTimeoutMs);
+  // The node would not say: counters and waiters are read apart after classification.
+  if (fences === undefined) return;
+  for (let i = 0; i < ids.length; i++) {
+    slots[i].fence = fences ? pageCounter(fences[i]) : null;
+    slots[i].noWaiters = noWaiters;
+  }
+  onPage?.(scan, ids, slots);
+}
+
+/** Nodes that did not come across a key read it directly, so "absent" means absent. */
+export async function fillGaps(ctx: InspectContext, scans: NodeScan[], union: Set<string>): Promise<void> {
+  await Promise.all(
+    scans.map(async (scan, i) => {
+      if (!scan.status.reachable) return;
+      const missing: Buffer[] = [];
+      for (const id of union) if (!scan.reads.has(id)) missing.push(Buffer.from(id, 'latin1'));
+      try {
+        await readBatch(ctx, ctx.nodes[i], missing, scan);
+      } catch (e) {
+        Object.assign(scan.status, downStatus(e, ctx.nodes[i]));
+        scan.reads.clear();
+      }
+    }),
+  );
+}
+
+function unreachableOn(scan: NodeScan): Observation {
+  return Object.freeze({ node: scan.status.node, state: 'unreachable', token: null, pttlMs: null, type: null, format: null, holdCount: null, reason: scan.status.error ?? 'unreachable', holder: null });
+}
+
+/** What classifying one key gives: a lock or a skipped key (a lock has a verdict). */
+
+const isLock = (r: KeyResult): r is LockEntry => (r as LockEntry).verdict !== undefined;
+
+/** Per-call state of classifyKey: shared by every key of one classification. */
+interface ClassifyScratch {
+  unreachable: Array<Observation | null>;
+  /** classify() only reads this during the call: one scratch array serves every key. */
+  readAtMs: number[];
+  /** Set by classifyKey: whether every fence counter of its lock was read with its page. */
+  fencesKnown: boolean;
+}
+
+function scratchOf(scans: NodeScan[]): ClassifyScratch {
+  return { unreachable: scans.map((scan) => (scan.status.reachable ? null : unreachableOn(scan))), readAtMs: new Array(scans.length), fencesKnown: false };
+}
+
+/** Classifies one key (not an internal one) from what each node holds; `onlySlot`: a one-node scan's slot for it, when the caller has it. */
+function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: number, expiringThresholdMs: number, scratch: ClassifyScratch, onlySlot?: Slot): KeyResult {
+  const { unreachable, readAtMs } = scratch;
+  const key = keyOf(id);
+  let observations: Observation[];
+  let fence: number | null = null;
+  let holding = 0;
+  let fencesKnown = !ctx.ownerOnly;
+  if (ctx.ownerOnly) {
+    const owner = scans.findIndex((s) => s.reads.has(id));
+    const slot = scans[owner].reads.get(id)!;
+    observations = [slot.obs];
+    readAtMs[0] = slot.at;
+  } else {
+    const n = scans.length;
+    observations = new Array(n);
+    let token: string | null = null;
+    for (let i = 0; i < n; i++) {
+      const slot = unreachable[i] ? undefined : (onlySlot ?? scans[i].reads.get(id));
+      const o = unreachable[i] ?? slot?.obs ?? scans[i].absent;
+      // Copies of one token share one string: a watch holds 100k keys x N nodes.
+      if (o.token !== null) {
+        if (token === o.token) o.token = token;
+        else token = o.token;
+      }
+      observations[i] = o;
+      readAtMs[i] = slot?.at ?? nowMs;
+      if (unreachable[i]) continue;
+      const f = slot?.fence;
+      if (f === undefined) {
+        fencesKnown = false;
+        continue;
+      }
+      // Taken once: a later classification (a watch tick) reads the counter afresh.
+      slot!.fence = undefined;
+      if (f === null) continue;
+      if (fence === null || f > fence) {
+        fence = f;
+        holding = 1;
+      } else if (f === fence) holding++;
+    }
+  }
+  const c = classify({ observations, readAtMs, nowMs, driftFactor: ctx.driftFactor, expiringThresholdMs });
+  scratch.fencesKnown = fencesKnown;
+  if (!c) return { key, reason: skipReason(observations) };
+  if (!fencesKnown) fence = null;
+  // holder and waiters in the literal: one object shape, no property added later.
+  const entry: LockEntry = { key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, fence, fenceRisk: fence !== null && holding < c.quorum, nodes: observations, holder: null, waiters: NO_WAITERS };
+  attachHolders(entry, c.quorumToken);
+  return entry;
+}
+
+/**
+ * A single node's snapshot classifies each SCAN page's keys as the page arrives, while the
+ * node works on the next one; classifyKeys then only brings their validity to its own
+ * instant. Internal keys get null.
+ */
+export function preclassifyPage(ctx: InspectContext, scan: NodeScan, ids: readonly string[], slots: readonly Slot[], expiringThresholdMs: number): void {
+  const scans = [scan];
+  const scratch = scratchOf(scans);
+  const nowMs = clockNow();
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    slots[i].pre = isInternalKey(id) ? null : classifyKey(ctx, scans, id, nowMs, expiringThresholdMs, scratch, slots[i]);
+  }
+}
+
+/**
+ * A key classified ahead (preclassifyPage), as classify() would have it at `nowMs`: on one
+ * node only the validity and the `expiring` flag depend on the instant.
+ */
+function atInstant(result: KeyResult, slot: Slot, nowMs: number, driftFactor: number, expiringThresholdMs: number): KeyResult {
+  if (!isLock(result) || result.validityMs === null) return result;
+  const e = result;
+  // A finite validity means a present copy with a TTL: it expires at its read instant + PTTL.
+  e.validityMs = validityAt(slot.at + e.nodes[0].pttlMs!, nowMs, driftFactor);
+  const expiring = e.validityMs !== null && e.validityMs < expiringThresholdMs;
+  if (expiring !== e.flags.includes('expiring')) e.flags = withExpiring(e.flags, expiring);
+  return result;
+}
+
+/**
+ * Classifies every key of `ids` from what each node holds; keys in byte order.
+ * `lockIds[i]` is the latin1 identity of `locks[i]`, `skippedIds[i]` that of `skipped[i]`.
+ */
+export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number): { locks: LockEntry[]; lockIds: string[]; skipped: SkippedKey[]; skippedIds: string[]; fencesToRead: number[]; waitersToRead: number[] } {
+  const locks: LockEntry[] = [];
+  const lockIds: string[] = [];
+  const skippedIds: string[] = [];
+  const skipped: SkippedKey[] = [];
+  /** Indexes into `locks` whose fence counters were not all read with their scan page. */
+  const fencesToRead: number[] = [];
+  /**
+   * Indexes into `locks` whose waiters attachWaiters must still look for: all but the
+   * locks classified with their page when that page had no waiter set at all.
+   */
+  const waitersToRead: number[] = [];
+  const scratch = scratchOf(scans);
+  const single = scans.length === 1 && !ctx.ownerOnly && scratch.unreachable[0] === null;
+  // latin1 strings compare code unit by code unit: the same order as the bytes.
+  for (const id of [...ids].sort()) {
+    let result: KeyResult | undefined;
+    let waitersKnown = false;
+    const slot = single ? scans[0].reads.get(id) : undefined;
+    const pre = slot?.pre;
+    if (pre !== undefined) {
+      // Taken once, as the slot's fence counter was.
+      slot!.pre = undefined;
+      if (pre === null) continue;
+      result = atInstant(pre, slot!, nowMs, ctx.driftFactor, expiringThresholdMs);
+      // Only pages that carried their counters (null: none) are classified ahead.
+      scratch.fencesKnown = true;
+      waitersKnown = slot!.noWaiters === true;
+    } else {
+      // Fence counters, waiter sets and event logs are the core's own bookkeeping, never locks.
+      if (isInternalKey(id)) continue;
+      result = classifyKey(ctx, scans, id, nowMs, expiringThresholdMs, scratch);
+    }
+    if (!isLock(result)) {
+      skipped.push(result);
+      skippedIds.push(id);
+      continue;
+    }
+    if (!scratch.fencesKnown) fencesToRead.push(locks.length);
+    if (!waitersKnown) waitersToRead.push(locks.length);
+    locks.push(result);
+    lockIds.push(id);
+  }
+  return { locks, lockIds, skipped, skippedIds, fencesToRead, waitersToRead };
+}
+
+/** Printable ASCII names are their own display form; only other bytes need decoding. */
+export function keyOf(id: string): string {
+  return PRINTABLE_ASCII_NAME.test(id) && !id.startsWith('hex:') ? id : displayKey(Buffer.from(id, 'latin1'));
+}
+
+export async function inspectNodes(ctx: InspectContext, options: InspectOptions = {}): Promise<InspectPage> {
+  const cont = options.continueFrom ?? null;
+  const patterns = cont ? cont.patterns : options.patterns?.length ? options.patterns : DEFAULT_PATTERNS;
+  validatePatterns(patterns);
+  const maxKeys = options.maxKeys ?? 10_000;
+  const deadline = performance.now() + (options.timeBudgetMs ?? 3_000);
+  const expiringThresholdMs = options.expiringThresholdMs ?? 2_000;
+
+  // One node: each page is classified while the node reads the next (see preclassifyPage).
+  const onPage: OnPage | undefined = ctx.nodes.length === 1 && !ctx.ownerOnly ? (scan, ids, slots) => preclassifyPage(ctx, scan, ids, slots, expiringThresholdMs) : undefined;
+  const scans = await Promise.all(ctx.nodes.map((node) => scanNode(ctx, node, patterns, cont?.cursors[node.id] ?? patterns.map(() => '0'), maxKeys, deadline, onPage)));
+  // Key identity is the latin1 form of its bytes: lossless, and cheap to compare. A single
+  // node's keys are the union already, and it has no gaps to fill.
+  let union: Iterable<string> = scans[0].reads.keys();
+  if (scans.length > 1) {
+    const all = new Set<string>();
+    for (const s of scans) for (const id of s.reads.keys()) all.add(id);
+    if (!ctx.ownerOnly) await fillGaps(ctx, scans, all);
+    union = all;
+  }
+
+  const nowMs = clockNow();
+  const { locks, lockIds, skipped, fencesToRead, waitersToRead } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);
+  await attachFences(ctx, scans, locks, lockIds, fencesToRead);
+  // A fresh entry without waiters already says so (no waiters, no process ids to match).
+  let waited = 0;
+  if (waitersToRead.length === locks.length) waited = await attachWaiters(ctx, scans, locks, lockIds);
+  else if (waitersToRead.length > 0) waited = await attachWaiters(ctx, scans, waitersToRead.map((i) => locks[i]), waitersToRead.map((i) => lockIds[i]));
+  // A wait cycle takes two locks with waiters; fresh entries carry no deadlock flag to clear.
+  if (waited > 1) flagDeadlocks(locks);
+  const unread = unreadPart(ctx, scans, patterns, skipped);
+  const truncated = scans.some((s) => s.truncated);
+  const snapshot: Snapshot = { quorum: ctx.ownerOnly ? 1 : quorumOf(ctx.nodes.length), nodes: scans.map((s) => s.status), locks, skipped, truncated };
+  const next: ScanCursor | null = truncated
+    ? { patterns, cursors: Object.fromEntries(ctx.nodes.map((n, i) => [n.id, scans[i].status.reachable ? scans[i].cursors : (cont?.cursors[n.id] ?? patterns.map(() => '0'))])) }
+    : null;
+  return { snapshot, next, takenAtMs: nowMs, unread };
+}
+
+/**
+ * Cluster masters that own part of the requested keyspace and did not answer. An exact
+ * key on such a master is listed in `skipped` as unreachable: its lock is unknown, not
+ * absent.
+ */
+export function unreadPart(ctx: InspectContext, scans: NodeScan[], patterns: readonly string[], skipped: SkippedKey[]): string[] {
+  if (!ctx.slotRanges) return [];
+  const members = scans.map((s, i) => ({ reachable: s.status.reachable, ranges: ctx.slotRanges![i] ?? [] }));
+  const silent = unreadMasters(patterns, members);
+  let added = false;
+  for (const key of exactKeysOn(patterns, members, silent)) {
+    const shown = displayKey(Buffer.from(key));
+    if (skipped.some((k) => k.key === shown)) continue;
+    skipped.push({ key: shown, reason: 'unreachable' });
+    added = true;
+  }
+  if (added) skipped.sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
+  return silent.map((i) => scans[i].status.node);
+}

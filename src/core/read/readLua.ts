@@ -1,0 +1,304 @@
+// The read scripts' Lua text and the bounds they read within. Every one reads only:
+// TYPE/PTTL/STRLEN/GET/GETRANGE/HLEN/HKEYS/HSTRLEN/HGET/ZCARD/ZRANGE and SCAN.
+import { INTERNAL_PREFIX } from '../bookkeeping/internalKeys';
+
+/** Largest string value read; longer ones are reported by size only. */
+export const MAX_VALUE_BYTES = 512;
+/** Largest hash or zset read, in fields or members. */
+export const MAX_ITEMS = 64;
+/** Largest hash or zset read, in bytes (MEMORY USAGE ... SAMPLES 0), checked before any member is copied. */
+export const MAX_SHAPE_BYTES = 64 * 1024;
+/**
+ * What one script call may read before it hands back a continuation: values created in
+ * Lua and bytes copied. Keeps every call of the inspector far below a millisecond-scale
+ * stall of the node, however fat the keys of a page are (docs/decisions.md "Bounded reads").
+ */
+export const CALL_ITEMS = 1024;
+export const CALL_BYTES = 128 * 1024;
+/** A fence counter is at most 15 digits: its first 16 bytes tell whether a value is one. */
+export const FENCE_BYTES = 16;
+
+// Reads one key: type, pttl, payload, cost. A payload that is an integer means "not read":
+// >= 0 is the size of a value over its bound (bytes, or items), -1 a type we do not read,
+// -2 a hash or zset whose size the user may not ask (MEMORY denied). The cost (values
+// created, bytes copied) feeds the call's budget.
+export const READ_KEY = `
+local function readKey(k, maxBytes, maxItems, maxShape, maxBytesArg, knownPttl, knownRange)
+  -- knownPttl, knownRange: what the caller already read of this key (PTTL, the bounded
+  -- GETRANGE's reply), so no command runs twice.
+  local p = knownPttl or redis.call('PTTL', k)
+  local t = 'none'
+  local v = -1
+  local items, bytes = 1, 0
+  if p ~= -2 then
+    -- Most keys under a lock pattern are strings: one bounded GETRANGE answers the type and
+    -- the value, and never copies more than maxBytes + 1 bytes of a huge one.
+    -- maxBytesArg is maxBytes as the caller's ARGV string: a Lua number argument is
+    -- formatted anew on every call (a tenth of a page's time on the node).
+    local s = knownRange
+    if s == nil then s = redis.pcall('GETRANGE', k, '0', maxBytesArg) end
+    if type(s) == 'string' then
+      t = 'string'
+      bytes = #s
+      if #s > maxBytes then v = redis.call('STRLEN', k) else v = s end
+    else
+      t = redis.call('TYPE', k)['ok']
+      if t == 'hash' or t == 'zset' then
+        local n
+        if t == 'hash' then n = redis.call('HLEN', k) else n = redis.call('ZCARD', k) end
+        if n > maxItems then v = n else
+          -- The exact size before a single member is copied: the default sample is fooled
+          -- by one fat member among small ones, SAMPLES 0 counts them all (n <= maxItems).
+          local mem = redis.pcall('MEMORY', 'USAGE', k, 'SAMPLES', '0')
+          if type(mem) ~= 'number' then v = -2
+          elseif mem > maxShape then v = mem
+          else
+            bytes = mem
+            if t == 'hash' then
+              v = redis.call('HGETALL', k)
+              items = items + #v
+              for j = 1, #v do
+                if #v[j] > maxBytes then v = n break end
+              end
+            else
+              v = redis.call('ZRANGE', k, 0, -1)
+              items = items + #v
+              for j = 1, #v do
+                if #v[j] > maxBytes then v = n break end
+              end
+            end
+          end
+        end
+      end
+    end
+  end
+  return t, p, v, items, bytes
+end
+`;
+
+// Both scripts start with the node's TIME: a script sees one frozen clock for expiries,
+// so that instant (less the node's clock offset) is when every PTTL in it was read.
+// Both read at least one key, then stop once the call's budget is spent.
+
+/** The given keys: [sec, usec, number read, then type (1 for string), pttl, payload per key read]. */
+export const INSPECT = `#!lua flags=no-writes
+${READ_KEY}
+local now = redis.call('TIME')
+local out = { now[1], now[2], 0 }
+local maxBytes, maxItems, maxShape = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local budgetItems, budgetBytes = tonumber(ARGV[4]), tonumber(ARGV[5])
+local items, bytes, n = 0, 0, 0
+for i = 1, #KEYS do
+  if n > 0 and (items >= budgetItems or bytes >= budgetBytes) then break end
+  local t, p, v, ci, cb = readKey(KEYS[i], maxBytes, maxItems, maxShape, ARGV[1])
+  items, bytes, n = items + ci, bytes + cb, n + 1
+  out[3 * i + 1] = t == 'string' and 1 or t
+  out[3 * i + 2] = p
+  out[3 * i + 3] = v
+end
+out[3] = n
+return out`;
+
+// The internal keys beside key `k`, byte for byte as internalKey() names them
+// (src/core/bookkeeping/internalKeys.ts): `<prefix><kind>:` then `=k` when k has a hash tag of its
+// own, else `{k}`.
+export const INTERNAL_KEY = `
+local function besideOf(k)
+  local open = string.find(k, '{', 1, true)
+  if open then
+    local close = string.find(k, '}', open + 1, true)
+    if close and close > open + 1 then return '=' .. k end
+  end
+  return '{' .. k .. '}'
+end
+local function internalKey(kind, k)
+  return '${INTERNAL_PREFIX}' .. kind .. ':' .. besideOf(k)
+end
+-- EXISTS over names[1..m]; nil when refused (an ACL may deny the internal keys: the
+-- page's own reads still count, as they did when these were separate calls).
+local function countOf(names, m)
+  local r = redis.pcall('EXISTS', unpack(names, 1, m))
+  if type(r) ~= 'number' then return nil end
+  return r
+end
+-- How many internal keys of the given kinds beside keys[1..n] exist, in EXISTS calls of
+-- 500 names at most (each key's tag looked up once for all kinds); nil: refused.
+local function existing(kinds, keys, n)
+  local found, names, m = 0, {}, 0
+  for i = 1, n do
+    local beside = besideOf(keys[i])
+    for j = 1, #kinds do
+      names[m + j] = '${INTERNAL_PREFIX}' .. kinds[j] .. ':' .. beside
+    end
+    m = m + #kinds
+    if m + #kinds > 500 or i == n then
+      local c = countOf(names, m)
+      if c == nil then return nil end
+      found, m = found + c, 0
+    end
+  end
+  return found
+end
+`;
+
+/**
+ * The internal keys beside the given keys (ARGV), looked up by name: [fences, waiters].
+ * `fences`: 0 when no key has a fence counter, -1 when the node refused to say (read them
+ * apart), else one entry per key: its counter's first 16 bytes (longer is not a counter:
+ * FENCE_BYTES), false where none. `waiters`: 1 when no key has a waiter set, 0 when some
+ * may (read them apart). What a page's keys need when the walk of the internal keys did
+ * not finish (see SCAN_PAGE).
+ */
+export const INTERNAL_OF = `#!lua flags=no-writes
+${INTERNAL_KEY}
+local keys, n = ARGV, #ARGV
+local out = { 0, 0 }
+local any = existing({ 'fence', 'waiters' }, keys, n)
+if any == nil then
+  out[1] = -1
+elseif any == 0 then
+  out[2] = 1
+else
+  local f = existing({ 'fence' }, keys, n)
+  if f == nil then
+    out[1] = -1
+  elseif f > 0 then
+    local fences = {}
+    for i = 1, n do
+      local v = redis.pcall('GETRANGE', internalKey('fence', keys[i]), '0', '${FENCE_BYTES - 1}')
+      fences[i] = type(v) == 'string' and #v > 0 and v or false
+    end
+    out[1] = fences
+  end
+  if existing({ 'waiters' }, keys, n) == 0 then out[2] = 1 end
+end
+return out`;
+
+/**
+ * One SCAN page run on the server, then each key read there: [sec, usec, cursor, number
+ * read, internal cursor, internal keys, then key, pttl, payload per key read, then the
+ * keys left unread when the budget ran out]. Saves sending every key name back. The
+ * payload of a string read whole is the string itself; any other is { type, payload as
+ * readKey gives it }.
+ * Beside it, when ARGV[9] is a cursor (not ''), one page of a second walk over the
+ * internal keys of the whole keyspace (COUNT ARGV[10]): its next cursor, and a flat list
+ * of name, value: a fence counter's first 16 bytes (FENCE_BYTES), 1 for a waiter set, 0
+ * for a counter the node would not read or the budget left unread (read it apart). Once that walk is complete,
+ * every internal key present throughout it has been listed, so the page's keys need no
+ * lookup by name (docs/decisions.md "One call per SCAN page").
+ * Standalone nodes only: a cluster refuses scripts touching undeclared keys.
+ */
+export const SCAN_PAGE = `#!lua flags=no-writes
+${READ_KEY}
+local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
+local now = redis.call('TIME')
+local out = { now[1], now[2], page[1], 0, '', 0 }
+local keys = page[2]
+local maxBytes, maxItems, maxShape = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local budgetItems, budgetBytes = tonumber(ARGV[7]), tonumber(ARGV[8])
+local maxBytesArg = ARGV[4]
+local items, bytes, n = 0, 0, 0
+for i = 1, #keys do
+  if n > 0 and (items >= budgetItems or bytes >= budgetBytes) then break end
+  local k = keys[i]
+  local j = 3 * i
+  -- Most keys are short strings: read here, without readKey's call and type (a tenth of
+  -- the page's time on the node); readKey reads every other key on from these replies.
+  local p = redis.call('PTTL', k)
+  local s = false
+  if p ~= -2 then s = redis.pcall('GETRANGE', k, '0', maxBytesArg) end
+  out[j + 4] = k
+  out[j + 5] = p
+  if type(s) == 'string' and #s <= maxBytes then
+    out[j + 6] = s
+    items, bytes = items + 1, bytes + #s
+  else
+    local t, _, v, ci, cb = readKey(k, maxBytes, maxItems, maxShape, maxBytesArg, p, s)
+    out[j + 6] = { t, v }
+    items, bytes = items + ci, bytes + cb
+  end
+  n = n + 1
+end
+out[4] = n
+if ARGV[9] ~= '' then
+  local walk = redis.call('SCAN', ARGV[9], 'MATCH', '${INTERNAL_PREFIX}*', 'COUNT', ARGV[10])
+  -- Counters read, at most the call's item budget: the rest are read apart.
+  local found, m, reads = {}, 0, 0
+  local from = ${INTERNAL_PREFIX.length + 1}
+  for _, k in ipairs(walk[2]) do
+    local kind = string.sub(k, from, from + 7)
+    if string.sub(kind, 1, 6) == 'fence:' then
+      -- A counter is at most 15 digits: 16 bytes tell whether a value is one.
+      local v = 0
+      if reads < budgetItems then
+        v = redis.pcall('GETRANGE', k, '0', '${FENCE_BYTES - 1}')
+        reads = reads + 1
+        if type(v) ~= 'string' then v = 0 end
+      end
+      if v ~= '' then
+        found[m + 1], found[m + 2], m = k, v, m + 2
+      end
+    elseif kind == 'waiters:' then
+      found[m + 1], found[m + 2], m = k, 1, m + 2
+    end
+  end
+  out[5], out[6] = walk[1], found
+end
+for i = n + 1, #keys do out[#out + 1] = keys[i] end
+return out`;
+
+/** A watch tick's page: names and PTTLs only: [sec, usec, cursor, key, pttl, ...]. */
+export const SCAN_TTL_PAGE = `#!lua flags=no-writes
+local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
+local now = redis.call('TIME')
+local out = { now[1], now[2], page[1] }
+local keys = page[2]
+for i = 1, #keys do
+  out[#out + 1] = keys[i]
+  out[#out + 1] = redis.call('PTTL', keys[i])
+end
+return out`;
+
+/** The digest a page gets when its keys without expiry are too costly to read in one call: never equal to a previous one. */
+export const UNDIGESTED = '*';
+
+/**
+ * A watch tick's cheapest question: has anything on this SCAN page changed? Answered by
+ * a checksum over the page's keys: their count and their absolute expiries (PEXPIRETIME,
+ * stable while nothing changes; Redis >= 7.0), plain and position-weighted sums, plus a
+ * SHA1 over name and bounded value of keys without expiry, whose value may change without
+ * touching any TTL. Arithmetic instead of hashing every name keeps a quiet tick at about a
+ * microsecond and a half per key on the node. [next cursor, checksum]; the checksum is
+ * UNDIGESTED when reading the keys without expiry would exceed the call's budget.
+ */
+export const DIGEST_PAGE = `#!lua flags=no-writes
+${READ_KEY}
+local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
+local keys = page[2]
+local sum, weighted = 0, 0
+local extra, n = {}, 0
+local items, bytes = 0, 0
+local budgetItems, budgetBytes = tonumber(ARGV[7]), tonumber(ARGV[8])
+for i = 1, #keys do
+  local k = keys[i]
+  local e = redis.call('PEXPIRETIME', k)
+  if e == -1 then
+    if items >= budgetItems or bytes >= budgetBytes then return { page[1], '${UNDIGESTED}' } end
+    -- No expiry (PEXPIRETIME -1) is PTTL -1: not asked again.
+    local t, _, v, ci, cb = readKey(k, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[4], -1)
+    items, bytes = items + ci, bytes + cb
+    if type(v) == 'table' then
+      local parts = {}
+      for j = 1, #v do parts[j] = #v[j] .. ':' .. v[j] end
+      v = table.concat(parts, ',')
+    end
+    n = n + 1
+    extra[n] = #k .. ':' .. k .. '=' .. t .. '/' .. tostring(v)
+  else
+    sum = sum + e
+    weighted = weighted + e * i
+  end
+end
+local digest = #keys .. ':' .. string.format('%.0f', sum) .. ':' .. string.format('%.0f', weighted)
+if n > 0 then digest = digest .. ':' .. redis.sha1hex(table.concat(extra, '\\n')) end
+return { page[1], digest }`;

@@ -1,0 +1,210 @@
+// One read-only script per SCAN batch: TYPE, PTTL and a bounded value for every key,
+// so a batch costs one round trip and the value reads never leave their bounds.
+import type Redis from 'ioredis';
+import type { Cluster } from 'ioredis';
+import { MAX_TOKEN_BYTES, recognise, RawValue } from '../vocabulary/formats';
+import { displayToken } from '../vocabulary/tokens';
+import type { Observation } from '../vocabulary/types';
+import { defineOnce } from '../connection/lua';
+import { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, INSPECT, INTERNAL_OF, SCAN_PAGE, SCAN_TTL_PAGE, DIGEST_PAGE } from './readLua';
+export { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, FENCE_BYTES, UNDIGESTED } from './readLua';
+
+const BOUNDS = [String(MAX_VALUE_BYTES), String(MAX_ITEMS), String(MAX_SHAPE_BYTES), String(CALL_ITEMS), String(CALL_BYTES)];
+
+interface InspectCommand {
+  rliInspectBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
+  rliScanPageBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
+  rliInternalOfBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
+  rliScanTtlPageBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
+  rliDigestPage(numKeys: number, ...args: string[]): Promise<[string, string]>;
+}
+
+const READ_SCRIPTS = {
+  rliInspect: { lua: INSPECT, readOnly: true },
+  rliScanPage: { lua: SCAN_PAGE, readOnly: true },
+  rliInternalOf: { lua: INTERNAL_OF, readOnly: true },
+  rliScanTtlPage: { lua: SCAN_TTL_PAGE, readOnly: true },
+  rliDigestPage: { lua: DIGEST_PAGE, readOnly: true },
+};
+
+function inspectCommand(client: Redis | Cluster): InspectCommand {
+  return defineOnce<InspectCommand>(client, READ_SCRIPTS);
+}
+
+function decodeRaw(type: string, payload: unknown): RawValue {
+  if (typeof payload === 'number') {
+    if (payload === -2) return { type, unreadable: 'size-unknown' };
+    return payload >= 0 ? { type, tooLarge: true, size: payload } : { type };
+  }
+  if (type === 'string') return { type, value: payload as Buffer };
+  if (type === 'hash') {
+    const flat = payload as Buffer[];
+    const entries: Array<[Buffer, Buffer]> = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) entries.push([flat[i], flat[i + 1]]);
+    return { type, entries };
+  }
+  if (type === 'zset') return { type, members: payload as Buffer[] };
+  return { type: 'none' };
+}
+
+/** Frozen and shared: absent is the most common observation on a partial lock. */
+export function absentOn(node: string): Observation {
+  return Object.freeze({ node, state: 'absent', token: null, pttlMs: null, type: null, format: null, holdCount: null, reason: null, holder: null });
+}
+
+function toObservation(node: string, type: string, pttl: number, payload: unknown, absent: Observation): Observation {
+  if (type === 'none') return absent;
+  // The common case, a string token, skips the intermediate objects (a snapshot reads
+  // 100k+ of them); formats.recognise still decides everything else.
+  if (type === 'string' && Buffer.isBuffer(payload) && payload.length > 0 && payload.length <= MAX_TOKEN_BYTES) {
+    // `holder` is set by attachHolders; present from the start, every copy has one shape.
+    return { node, state: 'present', token: displayToken(payload), pttlMs: pttl < 0 ? -1 : pttl, type, format: 'string', holdCount: null, reason: null, holder: null };
+  }
+  const r = recognise(decodeRaw(type, payload));
+  const present = r.state === 'present';
+  return {
+    node,
+    state: r.state,
+    token: r.token,
+    pttlMs: present ? (pttl < 0 ? -1 : pttl) : null,
+    type,
+    format: r.format,
+    holdCount: r.holdCount,
+    reason: r.reason,
+    holder: null,
+  };
+}
+
+export interface ReadBatch {
+  /** The node's clock when it read the batch (epoch ms). */
+  nodeTimeMs: number;
+  observations: Observation[];
+}
+
+/** The scripts send the common type, string, as the integer 1: no reply buffer per key. */
+function typeName(t: unknown): string {
+  return t === 1 ? 'string' : String(t);
+}
+
+function timeOf(sec: unknown, usec: unknown): number {
+  return Number(sec) * 1000 + Number(usec) / 1000;
+}
+
+/**
+ * Reads a batch of keys on one client; observations in key order. Each script call reads
+ * what its budget allows and the next call continues with the keys left.
+ */
+export async function readObservations(client: Redis | Cluster, keys: Buffer[], node: string, absent: Observation): Promise<ReadBatch> {
+  const observations: Observation[] = new Array(keys.length);
+  let nodeTimeMs = 0;
+  for (let from = 0; from < keys.length;) {
+    const rest = from === 0 ? keys : keys.slice(from);
+    const flat = await inspectCommand(client).rliInspectBuffer(rest.length, ...rest, ...BOUNDS);
+    if (from === 0) nodeTimeMs = timeOf(flat[0], flat[1]);
+    const n = Math.max(1, Number(flat[2]));
+    for (let i = 0, j = 3; i < n && from + i < keys.length; i++, j += 3) {
+      observations[from + i] = toObservation(node, typeName(flat[j]), Number(flat[j + 1]), flat[j + 2], absent);
+    }
+    from += n;
+  }
+  return { nodeTimeMs, observations };
+}
+
+export interface ScannedPage extends ReadBatch {
+  cursor: string;
+  keys: Buffer[];
+  observations: Observation[];
+  /** Keys of the page the call's budget left unread: read them with readObservations. */
+  unread: Buffer[];
+  /** The walk of the internal keys: its next cursor ('0': complete), null when the call did not walk it. */
+  internalCursor: string | null;
+  /** That walk's finds: name, then a counter's first bytes, 1 (a waiter set) or 0 (a counter not read). */
+  internals: unknown[];
+}
+
+/**
+ * Sends one server-side SCAN page; keys are read in the same script call, within its
+ * budget. With `internalCursor`, the call also walks one page of internal keys (COUNT
+ * `internalCount`).
+ */
+export function requestScanPage(client: Redis, cursor: string, pattern: string, count: number, internalCursor: string | null, internalCount: number): Promise<unknown[]> {
+  return inspectCommand(client).rliScanPageBuffer(0, cursor, pattern, String(count), ...BOUNDS, internalCursor ?? '', String(internalCount));
+}
+
+export function pageCursor(flat: unknown[]): string {
+  return String(flat[2]);
+}
+
+/** Where the page's per-key reads start (see SCAN_PAGE). */
+const PAGE_HEAD = 6;
+
+/** Keys the page listed, read or not. */
+export function pageKeyCount(flat: unknown[]): number {
+  const n = Number(flat[3]);
+  return n + (flat.length - PAGE_HEAD - 3 * n);
+}
+
+export function decodeScanPage(flat: unknown[], node: string, absent: Observation): ScannedPage {
+  const n = Number(flat[3]);
+  const keys: Buffer[] = new Array(n);
+  const observations: Observation[] = new Array(n);
+  let j = PAGE_HEAD;
+  for (let i = 0; i < n; i++, j += 3) {
+    keys[i] = flat[j] as Buffer;
+    const payload = flat[j + 2];
+    if (Buffer.isBuffer(payload)) observations[i] = toObservation(node, 'string', Number(flat[j + 1]), payload, absent);
+    else {
+      const [type, value] = payload as [Buffer, unknown];
+      observations[i] = toObservation(node, String(type), Number(flat[j + 1]), value, absent);
+    }
+  }
+  const walked = String(flat[4]);
+  return {
+    nodeTimeMs: timeOf(flat[0], flat[1]),
+    cursor: pageCursor(flat),
+    keys,
+    observations,
+    unread: flat.slice(j) as Buffer[],
+    internalCursor: walked === '' ? null : walked,
+    internals: Array.isArray(flat[5]) ? flat[5] : [],
+  };
+}
+
+export interface InternalOf {
+  /** Per key: its fence counter's raw first bytes (null: none); null when none has one, undefined when the node would not say. */
+  fences: Array<Buffer | null> | null | undefined;
+  /** True when no key has a waiter set (else the waiters are read apart). */
+  noWaiters: boolean;
+}
+
+/** The internal keys beside `keys`, looked up by name (see INTERNAL_OF). */
+export async function readInternalOf(client: Redis, keys: Buffer[]): Promise<InternalOf> {
+  const [fences, waiters] = await inspectCommand(client).rliInternalOfBuffer(0, ...keys);
+  return { fences: Array.isArray(fences) ? (fences as Array<Buffer | null>) : fences === -1 ? undefined : null, noWaiters: Number(waiters) === 1 };
+}
+
+export interface TtlPage {
+  nodeTimeMs: number;
+  cursor: string;
+  keys: Buffer[];
+  pttls: number[];
+}
+
+/** One SCAN page with PTTLs only: what a watch tick compares against what it knows. */
+export async function scanTtlPage(client: Redis, cursor: string, pattern: string, count: number): Promise<TtlPage> {
+  const flat = await inspectCommand(client).rliScanTtlPageBuffer(0, cursor, pattern, String(count));
+  const n = (flat.length - 3) / 2;
+  const keys: Buffer[] = new Array(n);
+  const pttls: number[] = new Array(n);
+  for (let i = 0, j = 3; i < n; i++, j += 2) {
+    keys[i] = flat[j] as Buffer;
+    pttls[i] = Number(flat[j + 1]);
+  }
+  return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: pageCursor(flat), keys, pttls };
+}
+
+/** The digest of one SCAN page (see DIGEST_PAGE); rejects on Redis < 7.0 (no PEXPIRETIME). */
+export async function digestPage(client: Redis, cursor: string, pattern: string, count: number): Promise<{ cursor: string; digest: string }> {
+  const [next, digest] = await inspectCommand(client).rliDigestPage(0, cursor, pattern, String(count), ...BOUNDS);
+  return { cursor: String(next), digest: String(digest) };
+}

@@ -1,0 +1,369 @@
+// Live watch: a full snapshot first, then ticks that emit only what changed.
+// A quiet tick costs almost nothing: each SCAN page is answered by one checksum of its
+// keys' absolute expiries (see DIGEST_PAGE); only a page whose checksum moved is listed
+// with PTTLs, and only a key that appeared, vanished, lost its TTL or whose expiry jumped
+// (a new SET, an extend) has its value read again. Only those keys, and keys whose
+// `expiring` flag may have flipped, are classified again. Ticks are single-flight.
+// One watcher serves any number of consumers (the CLI, the editor's views, the exporter):
+// see docs/architecture.md for the flow and docs/decisions.md for the rates.
+import { performance } from 'node:perf_hooks';
+import { quorumOf } from '../vocabulary/classify';
+import { nodeFacts } from './facts';
+import { clockNow } from '../connection/deadline';
+import type { InspectContext, NodeScan } from './context';
+import { classifyKeys, DEFAULT_PATTERNS, fillGaps, scanNode, validatePatterns } from './inspect';
+import type { NodeFacts } from '../vocabulary/inspectTypes';
+import { attachFences } from './fenceRead';
+import type { LockEntry, SkippedKey, Snapshot } from '../vocabulary/types';
+import { attachWaiters, flagDeadlocks } from './holdersRead';
+import { countedDown, expiriesOf, Known, sameEntry, waitersText } from './watchDiff';
+import { coversInternalKeys, INTERNAL_PATTERN, lockIdOfInternal, NodeWatch, refreshNode } from './watchNode';
+import type { WatchListener, WatchOptions, WatchStatus, WatchSubscription } from './watchTypes';
+export { JUMP_TOLERANCE_MS } from './watchDiff';
+export type { WatchChange, WatchListener, WatchOptions, WatchStatus, WatchSubscription } from './watchTypes';
+
+export class Watcher {
+  private states: NodeWatch[] = [];
+  private known = new Map<string, Known>();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  /** Callers of refresh() arriving during a tick share the one tick queued after it. */
+  private queued: { facts: boolean; promise: Promise<void> } | undefined;
+  private stopped = false;
+  private started = false;
+  private paused = false;
+  private ctx!: InspectContext;
+  private readonly patterns: string[];
+  private readonly scanPatterns: string[];
+  private intervalMs: number;
+  private pages = 1;
+  private lastStatus: WatchStatus | undefined;
+  private lastFacts: NodeFacts[] | undefined;
+  private factsAt = -Infinity;
+  private lastTickAt = 0;
+  private readonly listeners = new Set<WatchListener>();
+
+  constructor(
+    /** Read at every tick: a cluster's masters may change under a running watch. */
+    private readonly context: () => InspectContext,
+    private readonly options: WatchOptions,
+    listener?: WatchListener,
+  ) {
+    this.patterns = options.patterns?.length ? options.patterns : DEFAULT_PATTERNS;
+    validatePatterns(this.patterns);
+    this.scanPatterns = coversInternalKeys(this.patterns) ? this.patterns : [...this.patterns, INTERNAL_PATTERN];
+    this.intervalMs = options.intervalMs ?? 1000;
+    if (listener) this.listeners.add(listener);
+  }
+
+  /**
+   * Adds a consumer. One that arrives after the first tick is sent the current state
+   * (snapshot, facts) at once, so it never waits a tick to show something.
+   */
+  subscribe(listener: WatchListener): WatchSubscription {
+    this.listeners.add(listener);
+    const now = this.snapshot();
+    if (now) listener.snapshot?.(now);
+    if (this.lastFacts) listener.facts?.(this.lastFacts);
+    return { dispose: () => void this.listeners.delete(listener) };
+  }
+
+  private emit<K extends keyof WatchListener>(kind: K, ...args: Parameters<NonNullable<WatchListener[K]>>): void {
+    for (const l of [...this.listeners]) {
+      const f = l[kind] as ((...a: unknown[]) => void) | undefined;
+      if (!f) continue;
+      try {
+        f.apply(l, args);
+      } catch (e) {
+        // One consumer's bug must not stop the others, nor the watch.
+        if (kind !== 'error') this.emit('error', e);
+      }
+    }
+  }
+
+  /** The full current state, every copy's PTTL counted down to the last tick; none before it. */
+  snapshot(): Snapshot | undefined {
+    if (!this.started || !this.lastStatus) return undefined;
+    return this.fullSnapshot(this.lastStatus, this.states.map((s) => s.scan), this.lastTickAt);
+  }
+
+  /** Local epoch ms of the last tick: the instant the PTTLs it emitted were counted to. */
+  get takenAtMs(): number {
+    return this.lastTickAt;
+  }
+
+  get status(): WatchStatus | undefined {
+    return this.lastStatus;
+  }
+
+  get facts(): NodeFacts[] | undefined {
+    return this.lastFacts;
+  }
+
+  /** Keys watched per node: the `maxKeys` page times the pages loaded. */
+  get keyLimit(): number {
+    return (this.options.maxKeys ?? 100_000) * this.pages;
+  }
+
+  start(): void {
+    if (this.timer === undefined && !this.running) this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.listeners.clear();
+    await this.queued?.promise.catch(() => undefined);
+    await this.running;
+  }
+
+  /** Pausing keeps the state and the subscribers; only the timer stops. refresh() still reads. */
+  setPaused(paused: boolean): void {
+    if (this.paused === paused) return;
+    this.paused = paused;
+    if (paused) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    } else if (!this.running) this.schedule(0);
+  }
+
+  /** A new rate (e.g. slower while nobody looks); a shorter one applies from now. */
+  setIntervalMs(ms: number): void {
+    const before = this.intervalMs;
+    this.intervalMs = ms;
+    if (ms < before && this.timer !== undefined && !this.running) {
+      clearTimeout(this.timer);
+      this.schedule(Math.min(ms, Math.max(0, this.lastTickAt + ms - clockNow())));
+    }
+  }
+
+  /** Watches one more `maxKeys` page per node from now on; resolves after a tick that reads it. */
+  loadMore(): Promise<void> {
+    this.pages++;
+    return this.refresh();
+  }
+
+  /**
+   * A tick that starts after this call (so a write just made is in it); with `facts`, the
+   * node facts are read too. Resolves when it is done; errors go to the listeners.
+   */
+  refresh(options: { facts?: boolean } = {}): Promise<void> {
+    if (this.queued) {
+      this.queued.facts ||= options.facts === true;
+      return this.queued.promise;
+    }
+    const queued = { facts: options.facts === true, promise: Promise.resolve() };
+    this.queued = queued;
+    queued.promise = (async () => {
+      await this.running;
+      // Queued -> running with no await in between: a caller arriving now queues behind it.
+      if (this.queued === queued) this.queued = undefined;
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      await this.runTick(queued.facts);
+    })();
+    return queued.promise;
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped || this.paused) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.runTick(false);
+    }, delay);
+  }
+
+  private async runTick(facts: boolean): Promise<void> {
+    if (this.stopped) return;
+    const started = performance.now();
+    const run = (async () => {
+      try {
+        await this.tick();
+        const every = this.options.factsEveryMs;
+        if (facts || (every !== undefined && clockNow() - this.factsAt >= every)) await this.readFacts();
+      } catch (e) {
+        this.emit('error', e);
+      }
+    })();
+    this.running = run;
+    await run;
+    this.running = undefined;
+    if (!this.queued) this.schedule(Math.max(0, this.intervalMs - (performance.now() - started)));
+  }
+
+  private async readFacts(): Promise<void> {
+    const ctx = this.ctx ?? this.context();
+    let longest = 0;
+    for (const k of this.known.values()) for (const e of k.expiries) if (e !== null && e >= 0) longest = Math.max(longest, e - this.lastTickAt);
+    this.factsAt = clockNow();
+    const facts = await Promise.all(ctx.nodes.map((n) => nodeFacts(n, longest, ctx.commandTimeoutMs)));
+    this.lastFacts = facts;
+    this.emit('facts', facts);
+  }
+
+  /** One tick: refresh what each node holds, classify what may have changed, emit. */
+  async tick(): Promise<void> {
+    const ctx = this.context();
+    const ids = (c: InspectContext): string => c.nodes.map((n) => n.id).join('\n');
+    if (this.ctx && ids(ctx) !== ids(this.ctx)) this.states = [];
+    this.ctx = ctx;
+    const maxKeys = this.keyLimit;
+    const deadline = performance.now() + (this.options.timeBudgetMs ?? 3_000);
+
+    const dirty = new Set<string>();
+    let everything = false;
+    this.states = await Promise.all(
+      ctx.nodes.map(async (node, i): Promise<NodeWatch> => {
+        const known = this.states[i];
+        // A node seen for the first time, or back from an outage, is read in full.
+        if (!known || !known.scan.status.reachable || node.clusterMember) {
+          everything = true;
+          const scan = await scanNode(ctx, node, this.scanPatterns, this.scanPatterns.map(() => '0'), maxKeys, deadline);
+          return { scan, pages: new Map(), digests: known?.digests ?? true };
+        }
+        const before = known.scan.status.reachable;
+        await refreshNode(this.ctx, this.scanPatterns, this.pages, known, i, maxKeys, deadline, dirty);
+        if (known.scan.status.reachable !== before) everything = true;
+        return known;
+      }),
+    );
+    const scans = this.states.map((s) => s.scan);
+
+    // Keys some node holds; a key new to the watch is read on every other node too.
+    // A quiet tick touches only the dirty keys: the rest of the watch state stands as is.
+    const heldSomewhere = (id: string): boolean => scans.some((s) => { const slot = s.reads.get(id); return slot !== undefined && slot.obs !== s.absent; });
+    const removed: string[] = [];
+    const toClassify = new Set<string>();
+    let nowMs: number;
+    if (everything) {
+      const union = new Set<string>();
+      for (const s of scans) for (const [id, slot] of s.reads) if (slot.obs !== s.absent) union.add(id);
+      if (!ctx.ownerOnly) await fillGaps(ctx, scans, union);
+      for (const s of scans) for (const id of s.reads.keys()) if (!union.has(id)) s.reads.delete(id);
+      nowMs = clockNow();
+      for (const [id, k] of this.known) {
+        if (!union.has(id)) {
+          if (k.kind === 'lock') removed.push(k.key);
+          this.known.delete(id);
+        }
+      }
+      for (const id of union) toClassify.add(id);
+    } else {
+      const fresh = new Set<string>();
+      const gone: string[] = [];
+      for (const id of dirty) {
+        if (heldSomewhere(id)) {
+          fresh.add(id);
+          toClassify.add(id);
+        } else gone.push(id);
+      }
+      if (!ctx.ownerOnly && fresh.size) await fillGaps(ctx, scans, fresh);
+      for (const id of gone) {
+        for (const s of scans) s.reads.delete(id);
+        const k = this.known.get(id);
+        if (k) {
+          if (k.kind === 'lock') removed.push(k.key);
+          this.known.delete(id);
+        }
+      }
+      nowMs = clockNow();
+      // A fence read between a grant and its raise looks at risk: read it again next tick.
+      for (const [id, k] of this.known) if (k.recheckAt <= nowMs || k.entry?.fenceRisk) toClassify.add(id);
+    }
+    const threshold = this.options.expiringThresholdMs ?? 2_000;
+    const { locks, lockIds, skipped, skippedIds, fencesToRead } = classifyKeys(ctx, scans, toClassify, nowMs, threshold);
+    await attachFences(ctx, scans, locks, lockIds, fencesToRead);
+    const waitChanged = await this.refreshWaiters(ctx, scans, locks, lockIds, dirty);
+    const added: LockEntry[] = [];
+    const changed: LockEntry[] = [];
+    // The first tick emits one full snapshot: no per-key change copies to build (at 100k
+    // keys they would double the peak memory).
+    const first = !this.started;
+    locks.forEach((e, li) => {
+      const id = lockIds[li];
+      const expiries = expiriesOf(e, scans, id, ctx.ownerOnly === true, nowMs);
+      const before = this.known.get(id);
+      const counted = (): LockEntry => countedDown(e, scans, id, ctx.ownerOnly === true, nowMs);
+      const recheckAt = e.validityMs !== null && e.validityMs >= threshold ? nowMs + (e.validityMs - threshold) : Infinity;
+      if (first) {
+        // Nothing to compare with.
+      } else if (!before || before.kind !== 'lock') added.push(counted());
+      else if (!sameEntry(before, e, expiries)) changed.push(counted());
+      this.known.set(id, { key: e.key, expiries, recheckAt, kind: 'lock', entry: e });
+    });
+    for (const id of waitChanged) {
+      const k = this.known.get(id);
+      if (k?.kind === 'lock' && !lockIds.includes(id)) changed.push(countedDown(k.entry!, scans, id, ctx.ownerOnly === true, nowMs));
+    }
+    skipped.forEach((sk, i) => {
+      const id = skippedIds[i];
+      const before = this.known.get(id);
+      if (before?.kind === 'lock') removed.push(before.key);
+      this.known.set(id, { key: sk.key, expiries: [], recheckAt: Infinity, kind: 'skipped', skipped: sk });
+    });
+
+    const status: WatchStatus = {
+      quorum: ctx.ownerOnly ? 1 : quorumOf(ctx.nodes.length),
+      nodes: scans.map((s) => ({ ...s.status })),
+      truncated: scans.some((s) => s.truncated),
+    };
+    this.lastStatus = status;
+    this.lastTickAt = nowMs;
+    if (!this.started) {
+      this.started = true;
+      this.emit('snapshot', this.fullSnapshot(status, scans, nowMs));
+    } else if (added.length || changed.length || removed.length) {
+      this.emit('change', { at: new Date(nowMs).toISOString(), added, changed, removed }, status);
+    }
+    this.emit('status', status);
+  }
+
+  /**
+   * Reads the waiters of reclassified locks, of locks whose waiter set or log changed, and
+   * of locks that had waiters (an entry expires by its score, with no write to notice);
+   * then re-flags deadlocks over every lock. Returns ids of known, not reclassified locks
+   * whose waiters or deadlock changed.
+   */
+  private async refreshWaiters(ctx: InspectContext, scans: NodeScan[], locks: LockEntry[], lockIds: string[], dirty: Set<string>): Promise<Set<string>> {
+    const fresh = new Set(lockIds);
+    const ids = [...lockIds];
+    const entries = [...locks];
+    const before = new Map<string, string>();
+    const consider = (id: string): void => {
+      const k = this.known.get(id);
+      if (fresh.has(id) || before.has(id) || k?.kind !== 'lock') return;
+      before.set(id, waitersText(k.entry));
+      ids.push(id);
+      entries.push(k.entry!);
+    };
+    for (const id of dirty) {
+      const lockId = lockIdOfInternal(id);
+      if (lockId !== null) consider(lockId);
+    }
+    for (const [id, k] of this.known) if (k.kind === 'lock' && (k.entry!.waiters?.length ?? 0) > 0) consider(id);
+    await attachWaiters(ctx, scans, entries, ids);
+    const all: LockEntry[] = [...locks];
+    for (const [id, k] of this.known) if (k.kind === 'lock' && !fresh.has(id)) all.push(k.entry!);
+    const touched = new Set(flagDeadlocks(all));
+    const out = new Set<string>();
+    for (const [id, k] of this.known) {
+      if (k.kind !== 'lock' || fresh.has(id)) continue;
+      const was = before.get(id);
+      if ((was !== undefined && was !== waitersText(k.entry)) || touched.has(k.entry!)) out.add(id);
+    }
+    return out;
+  }
+
+  private fullSnapshot(status: WatchStatus, scans: NodeScan[], nowMs: number): Snapshot {
+    const ids = [...this.known.keys()].sort();
+    const locks: LockEntry[] = [];
+    const skipped: SkippedKey[] = [];
+    for (const id of ids) {
+      const k = this.known.get(id)!;
+      if (k.kind === 'lock') locks.push(countedDown(k.entry!, scans, id, this.ctx.ownerOnly === true, nowMs));
+      else skipped.push(k.skipped!);
+    }
+    return { quorum: status.quorum, nodes: status.nodes, locks, skipped, truncated: status.truncated };
+  }
+}

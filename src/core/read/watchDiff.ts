@@ -1,0 +1,61 @@
+// What counts as a change between two watch ticks: everything but the countdown itself,
+// with expiry instants allowed to move by the read error.
+import type { NodeScan } from './context';
+import type { LockEntry, SkippedKey } from '../vocabulary/types';
+
+/**
+ * Expiry instants may differ by the read-instant error without being a jump (an extend,
+ * a new SET). The one tolerance every change detector uses: the watcher, the panel history.
+ */
+export const JUMP_TOLERANCE_MS = 25;
+export const waitersText = (e: LockEntry | undefined): string => JSON.stringify([e?.waiters ?? [], e?.cycle ?? null]);
+
+
+export interface Known {
+  key: string;
+  expiries: Array<number | null>;
+  /** Local epoch ms after which the `expiring` flag may flip: classify again then. */
+  recheckAt: number;
+  kind: 'lock' | 'skipped';
+  entry?: LockEntry;
+  skipped?: SkippedKey;
+}
+
+/** The same entry with each present copy's PTTL counted down to `nowMs`. */
+export function countedDown(e: LockEntry, scans: NodeScan[], id: string, ownerOnly: boolean, nowMs: number): LockEntry {
+  return {
+    ...e,
+    nodes: e.nodes.map((o, i) => {
+      const slot = ownerOnly ? scans.find((s) => s.reads.has(id))?.reads.get(id) : scans[i].reads.get(id);
+      if (o.state !== 'present' || o.pttlMs === null || o.pttlMs < 0 || !slot) return o;
+      return { ...o, pttlMs: Math.max(0, Math.round(slot.at + o.pttlMs - nowMs)) };
+    }),
+  };
+}
+
+/** Each copy's expiry instant (local epoch ms; -1 no expiry, null no copy), as countedDown() would count it. */
+export function expiriesOf(e: LockEntry, scans: NodeScan[], id: string, ownerOnly: boolean, nowMs: number): Array<number | null> {
+  return e.nodes.map((o, i) => {
+    if (o.pttlMs === null || o.pttlMs < 0) return o.pttlMs;
+    const slot = ownerOnly ? scans.find((s) => s.reads.has(id))?.reads.get(id) : scans[i].reads.get(id);
+    if (o.state !== 'present' || !slot) return nowMs + o.pttlMs;
+    return nowMs + Math.max(0, Math.round(slot.at + o.pttlMs - nowMs));
+  });
+}
+
+/** "Changed" is everything but the countdown itself; expiries may move by the read error. */
+export function sameEntry(a: Known, e: LockEntry, expiries: Array<number | null>): boolean {
+  const b = a.entry!;
+  if (b.verdict !== e.verdict || b.flags.join() !== e.flags.join() || b.nodes.length !== e.nodes.length) return false;
+  if (waitersText(b) !== waitersText(e)) return false;
+  if (b.fence !== e.fence || b.fenceRisk !== e.fenceRisk) return false;
+  for (let i = 0; i < e.nodes.length; i++) {
+    const x = b.nodes[i];
+    const y = e.nodes[i];
+    if (x.state !== y.state || x.token !== y.token || x.format !== y.format || x.holdCount !== y.holdCount || x.reason !== y.reason) return false;
+    const ex = a.expiries[i];
+    const ey = expiries[i];
+    if (typeof ex === 'number' && typeof ey === 'number' && ex >= 0 && ey >= 0 ? Math.abs(ex - ey) > JUMP_TOLERANCE_MS : ex !== ey) return false;
+  }
+  return true;
+}

@@ -1,0 +1,139 @@
+// One node's part of a watch tick: each SCAN page answered by a checksum of its keys'
+// absolute expiries, listed with PTTLs only when the checksum moved, and a key read again
+// only when it appeared, vanished, lost its TTL or its expiry jumped.
+import type Redis from 'ioredis';
+import { performance } from 'node:perf_hooks';
+import { clockNow, withDeadline } from '../connection/deadline';
+import { downStatus } from '../connection/nodes';
+import { INTERNAL_PREFIX, parseInternalKey } from '../bookkeeping/internalKeys';
+import type { InspectContext, NodeScan } from './context';
+import { readBatch } from './inspect';
+import { digestPage, scanTtlPage, UNDIGESTED } from './readScripts';
+import { JUMP_TOLERANCE_MS } from './watchDiff';
+
+/**
+ * Waiter sets and event logs are scanned beside the user's patterns: their expiry moves at
+ * every write, so a changed page points at the lock whose waiters or history changed.
+ */
+export const INTERNAL_PATTERN = `${INTERNAL_PREFIX}*`;
+
+/** The lock id (latin1 bytes) an internal key id belongs to, or null. */
+export function lockIdOfInternal(id: string): string | null {
+  if (!id.startsWith(INTERNAL_PREFIX)) return null;
+  const parsed = parseInternalKey(Buffer.from(id, 'latin1').toString('utf8'));
+  return parsed === null ? null : Buffer.from(parsed.resource, 'utf8').toString('latin1');
+}
+
+/**
+ * A pattern that starts and ends with `*` matches the internal keys of every resource it
+ * matches (they contain the resource's name): the default `*lock*` needs no extra pass over
+ * the keyspace.
+ */
+export function coversInternalKeys(patterns: readonly string[]): boolean {
+  return patterns.every((p) => p === '*' || (p.length >= 2 && p.startsWith('*') && p.endsWith('*') && !p.endsWith('\\*')));
+}
+
+const SCAN_COUNT = 1000;
+
+
+export interface PageMemo {
+  digest: string;
+  ids: string[];
+}
+
+export interface NodeWatch {
+  scan: NodeScan;
+  /** `${pattern index} ${cursor}` -> what that page held when its digest was taken. */
+  pages: Map<string, PageMemo>;
+  /** false on Redis < 7.0 (no PEXPIRETIME): every page is listed with PTTLs. */
+  digests: boolean;
+}
+
+/**
+ * Brings one node's reads up to date; adds every key that may have changed to `dirty`.
+ * `loadedPages`: each page loaded reads at least one more SCAN page, however small maxKeys is.
+ */
+export async function refreshNode(ctx: InspectContext, scanPatterns: readonly string[], loadedPages: number, w: NodeWatch, i: number, maxKeys: number, deadline: number, dirty: Set<string>): Promise<void> {
+  const node = ctx.nodes[i];
+  const client = node.client as Redis;
+  const known = w.scan;
+  const pages = new Map<string, PageMemo>();
+  let listed = false;
+  let scanned = 0;
+  // Each page loaded reads at least one more SCAN page, however small maxKeys is.
+  let scanPages = 0;
+  let complete = true;
+  try {
+    for (let p = 0; p < scanPatterns.length && complete; p++) {
+      const pattern = scanPatterns[p];
+      let cursor = '0';
+      do {
+        if ((scanned >= maxKeys && scanPages >= loadedPages) || performance.now() > deadline) {
+          complete = false;
+          break;
+        }
+        const memoKey = `${p} ${cursor}`;
+        let digest: string | undefined;
+        if (w.digests) {
+          try {
+            const d = await withDeadline(digestPage(client, cursor, pattern, SCAN_COUNT), ctx.commandTimeoutMs);
+            digest = d.digest;
+            const memo = w.pages.get(memoKey);
+            if (memo && memo.digest === digest && digest !== UNDIGESTED) {
+              pages.set(memoKey, memo);
+              scanned += memo.ids.length;
+              scanPages++;
+              cursor = d.cursor;
+              continue;
+            }
+          } catch (e) {
+            if (!/unknown command|PEXPIRETIME/i.test(e instanceof Error ? e.message : '')) throw e;
+            w.digests = false;
+          }
+        }
+        listed = true;
+        const page = await withDeadline(scanTtlPage(client, cursor, pattern, SCAN_COUNT), ctx.commandTimeoutMs);
+        const at = page.nodeTimeMs - known.offsetMs;
+        const ids: string[] = new Array(page.keys.length);
+        const toRead: Buffer[] = [];
+        for (let k = 0; k < page.keys.length; k++) {
+          const id = page.keys[k].toString('latin1');
+          ids[k] = id;
+          const pttl = page.pttls[k];
+          if (pttl === -2) continue;
+          const slot = known.reads.get(id);
+          const o = slot?.obs;
+          // New here, not a lock copy before, without expiry, or its expiry jumped: read it.
+          if (!o || o.state !== 'present' || o.pttlMs === null || pttl === -1 || o.pttlMs === -1 || Math.abs(at + pttl - (slot!.at + o.pttlMs)) > JUMP_TOLERANCE_MS) {
+            toRead.push(page.keys[k]);
+            dirty.add(id);
+          }
+        }
+        await readBatch(ctx, node, toRead, known);
+        if (digest !== undefined) pages.set(memoKey, { digest, ids });
+        else pages.set(memoKey, { digest: '', ids });
+        scanned += page.keys.length;
+        scanPages++;
+        cursor = page.cursor;
+      } while (cursor !== '0');
+    }
+    if (complete && listed) {
+      // A key this node held but no longer lists is gone from it.
+      const seen = new Set<string>();
+      for (const memo of pages.values()) for (const id of memo.ids) seen.add(id);
+      for (const [id, slot] of known.reads) {
+        if (!seen.has(id) && slot.obs !== known.absent) {
+          known.reads.set(id, { obs: known.absent, at: clockNow() });
+          dirty.add(id);
+        }
+      }
+    }
+    w.pages = pages;
+    known.truncated = !complete;
+  } catch (e) {
+    known.status = { ...known.status, ...downStatus(e, node) };
+    for (const id of known.reads.keys()) dirty.add(id);
+    known.reads.clear();
+    w.pages = new Map();
+  }
+}

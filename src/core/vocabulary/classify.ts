@@ -1,0 +1,180 @@
+// Verdict, flags and validity of one key across the N configured nodes
+// (docs/vocabulary.md). Pure: every renderer shows what this decides and decides nothing itself.
+import type { Classification, Flag, Observation, Verdict } from './types';
+import { dataRecord } from './tokens';
+
+export interface ClassifyInput {
+  observations: Observation[];
+  /** Per observation: epoch ms at which that node was read. */
+  readAtMs: readonly number[];
+  nowMs: number;
+  driftFactor: number;
+  expiringThresholdMs: number;
+}
+
+/**
+ * The flags of a lock without any: one frozen array shared by every such entry (a snapshot
+ * holds 100k+ of them). Flags are replaced, never changed in place.
+ */
+export const NO_FLAGS = Object.freeze([]) as unknown as Flag[];
+
+/** The order flags are listed in, everywhere (`deadlock` is added last, by holdersRead.ts). */
+export const FLAG_ORDER: readonly Flag[] = ['no-ttl', 'ttl-skew', 'expiring', 'degraded', 'reentrant', 'deadlock'];
+
+export function quorumOf(n: number): number {
+  return Math.floor(n / 2) + 1;
+}
+
+/** null when no node holds a present copy: such a key is not a lock (see skipReason). */
+export function classify(input: ClassifyInput): Classification | null {
+  // Plain loops, no intermediate arrays: a snapshot classifies 100k+ keys.
+  const { observations, nowMs, driftFactor } = input;
+  const n = observations.length;
+  const q = quorumOf(n);
+  let holders: Record<string, number> | undefined;
+  let distinct = 0;
+  let firstToken = '';
+  let unreachable = 0;
+  let noTtl = false;
+  let reentrant = false;
+  for (let i = 0; i < n; i++) {
+    const o = observations[i];
+    if (o.state === 'unreachable') unreachable++;
+    if (o.state !== 'present') continue;
+    // A present copy always carries a token; '' keeps a malformed one counted, not lost.
+    const token = o.token ?? '';
+    if (holders === undefined) {
+      holders = dataRecord<number>();
+      holders[token] = 1;
+      firstToken = token;
+      distinct = 1;
+    } else {
+      const seen = holders[token];
+      if (seen === undefined) distinct++;
+      holders[token] = (seen ?? 0) + 1;
+    }
+    if (pttlOf(o) === -1) noTtl = true;
+    if (o.holdCount !== null && o.holdCount > 1) reentrant = true;
+  }
+  if (holders === undefined) return null;
+
+  let verdict: Verdict;
+  let quorumToken: string | undefined;
+  if (distinct >= 2) {
+    verdict = 'split';
+    // 2Q > N, so at most one token reaches a quorum, even in a split.
+    for (const t in holders) if (holders[t] >= q) quorumToken = t;
+  } else if (holders[firstToken] >= q) {
+    verdict = 'held';
+    quorumToken = firstToken;
+  } else {
+    verdict = holders[firstToken] + unreachable >= q ? 'unknown' : 'partial';
+  }
+
+  let validityMs: number | null = null;
+  let skew = false;
+  if (quorumToken !== undefined) {
+    const expiries = expiryScratch;
+    let m = 0;
+    let longestPttl = -1;
+    for (let i = 0; i < n; i++) {
+      const o = observations[i];
+      if (o.state !== 'present' || (o.token ?? '') !== quorumToken) continue;
+      const pttl = pttlOf(o);
+      // An unknown PTTL counts as "no expiry": the copy may outlive every TTL.
+      expiries[m++] = pttl === -1 ? Infinity : (input.readAtMs[i] ?? nowMs) + pttl;
+      if (pttl > longestPttl) longestPttl = pttl;
+    }
+    validityMs = validityOf(expiries, m, q, nowMs, driftFactor);
+    // The allowance stops shrinking at the expiring threshold: copies written a few ms
+    // apart do not turn skewed as the lock runs down (docs/vocabulary.md, "Flags").
+    skew = m > 1 && hasTtlSkew(expiries, m, Math.max(longestPttl, input.expiringThresholdMs), driftFactor);
+  }
+
+  const expiring = validityMs !== null && validityMs < input.expiringThresholdMs;
+  let flags = NO_FLAGS;
+  if (noTtl || skew || expiring || unreachable > 0 || reentrant) {
+    flags = [];
+    const on: Record<Flag, boolean> = { 'no-ttl': noTtl, 'ttl-skew': skew, expiring, degraded: unreachable > 0, reentrant, deadlock: false };
+    for (const f of FLAG_ORDER) if (on[f]) flags.push(f);
+  }
+
+  return { verdict, flags, validityMs, quorum: q, holders, quorumToken: quorumToken ?? null };
+}
+
+function pttlOf(o: Observation): number {
+  return o.pttlMs === null || o.pttlMs < 0 ? -1 : o.pttlMs;
+}
+
+/**
+ * The expiry instants of one key's quorum copies: classify() is synchronous, so one array
+ * serves every call (a snapshot classifies 100k+ keys; an array each was measurable).
+ */
+const expiryScratch: number[] = [];
+
+/** Expiry instants `expiries[0..m)` of the quorum token's copies (Infinity: no expiry). */
+function hasTtlSkew(expiries: readonly number[], m: number, longestFinitePttl: number, driftFactor: number): boolean {
+  let min = Infinity;
+  let max = -Infinity;
+  let infinite = false;
+  for (let i = 0; i < m; i++) {
+    const e = expiries[i];
+    if (e === Infinity) {
+      infinite = true;
+      continue;
+    }
+    if (e < min) min = e;
+    if (e > max) max = e;
+  }
+  if (max === -Infinity) return false;
+  if (infinite) return true;
+  const allowance = driftFactor * longestFinitePttl + 2;
+  return max - min > allowance;
+}
+
+// The Q-th largest remaining time is what a quorum of this token's copies still
+// guarantees; the drift term is the same allowance Redlock applies when acquiring.
+function validityOf(expiries: number[], m: number, q: number, nowMs: number, driftFactor: number): number | null {
+  if (q > m) return null;
+  if (m > 1) {
+    // Largest first, in place: m is the node count, a handful.
+    for (let i = 1; i < m; i++) {
+      const e = expiries[i];
+      let j = i - 1;
+      for (; j >= 0 && expiries[j] < e; j--) expiries[j + 1] = expiries[j];
+      expiries[j + 1] = e;
+    }
+  }
+  return validityAt(expiries[q - 1], nowMs, driftFactor);
+}
+
+/** What a quorum whose Q-th largest expiry is `e` (Infinity: none) still guarantees at `nowMs`. */
+export function validityAt(e: number, nowMs: number, driftFactor: number): number | null {
+  if (e === Infinity) return null;
+  const r = e - nowMs;
+  return Math.floor(Math.max(0, r - (driftFactor * r + 2)));
+}
+
+/** `flags` with `expiring` on or off, in FLAG_ORDER. */
+export function withExpiring(flags: Flag[], on: boolean): Flag[] {
+  const rest: Flag[] = flags.filter((f) => f !== 'expiring');
+  if (!on) return rest;
+  const rank = FLAG_ORDER.indexOf('expiring');
+  let at = 0;
+  while (at < rest.length && FLAG_ORDER.indexOf(rest[at]) < rank) at++;
+  rest.splice(at, 0, 'expiring');
+  return rest;
+}
+
+/** Why a key with no present copy was skipped: the unreadable reasons, else 'unreachable' or 'absent'. */
+export function skipReason(observations: Observation[]): string {
+  const reasons: string[] = [];
+  for (const o of observations) {
+    if (o.state !== 'unreadable') continue;
+    const reason = o.reason ?? 'unreadable';
+    if (!reasons.includes(reason)) reasons.push(reason);
+  }
+  if (reasons.length > 0) return reasons.join(', ');
+  if (observations.length > 0 && observations.every((o) => o.state === 'unreachable')) return 'unreachable';
+  return 'absent';
+}

@@ -1,0 +1,116 @@
+// The shared vocabulary (docs/vocabulary.md). The CLI, the trees and the webview render these
+// types; none of them classifies anything on its own.
+
+export type Verdict = 'split' | 'held' | 'unknown' | 'partial';
+export type Flag = 'no-ttl' | 'ttl-skew' | 'expiring' | 'degraded' | 'reentrant' | 'deadlock';
+export type ObservationState = 'present' | 'absent' | 'unreachable' | 'unreadable';
+
+/** Lock layouts the inspector recognises (see formats.ts). */
+export type LockFormat =
+  | 'string'            // SET NX PX token: node-redlock and forks, redsync, redis-semaphore mutex, hand-written
+  | 'redisson-lock'     // hash <uuid>:<threadId> -> hold count
+  | 'redisson-rwlock'   // hash with mode = read | write
+  | 'semaphore';        // zset of holder ids (redis-semaphore)
+
+/** One key on one node, as read at `readAt` (ms since epoch, local clock). */
+export interface Observation {
+  node: string;
+  state: ObservationState;
+  /** Display form (printable UTF-8 as is, else `hex:<hex>`); multi-holder formats join sorted ids with ','. */
+  token: string | null;
+  /** -1 for no expiry. */
+  pttlMs: number | null;
+  type: string | null;
+  format: LockFormat | null;
+  holdCount: number | null;
+  reason: string | null;
+  /** Who holds this copy, when its token says so (ours, Redisson's thread); else null. */
+  holder?: Holder | null;
+}
+
+/** A lock's holder as its token reveals it (docs/formats.md); null fields are not revealed. */
+export interface Holder {
+  name: string | null;
+  host: string | null;
+  pid: number | null;
+  /** Epoch ms of the acquisition. */
+  since: number | null;
+  /** Redisson's thread id. */
+  thread?: number | null;
+}
+
+/** A client whose acquire is retrying; `since` is its first refused attempt (epoch ms). */
+export interface Waiter {
+  name: string | null;
+  host: string | null;
+  pid: number | null;
+  since: number | null;
+  /** Set only for an entry that could not be decoded ('unreadable'). */
+  reason?: string;
+}
+
+export interface ClassifyOptions {
+  driftFactor: number;
+  expiringThresholdMs: number;
+}
+
+export interface Classification {
+  verdict: Verdict;
+  flags: Flag[];
+  validityMs: number | null;
+  quorum: number;
+  /** token -> number of nodes holding it. A null-prototype object: tokens may be any string. */
+  holders: Record<string, number>;
+  /**
+   * The token on a quorum of nodes (at most one can be, even in a split), else null. It is
+   * the lock's holder: validity is its validity, and Extend extends it (docs/decisions.md).
+   * Not part of a LockEntry (the `status --json` shape is fixed): read it with quorumTokenOf().
+   */
+  quorumToken: string | null;
+}
+
+export interface LockEntry extends Omit<Classification, 'quorumToken'> {
+  key: string;
+  /** The highest fence counter any node holds for this resource; null when none does. */
+  fence: number | null;
+  /** Fewer than a quorum of reachable nodes hold `fence`: the next fence may repeat one. */
+  fenceRisk: boolean;
+  nodes: Observation[];
+  /** The quorum token's holder; null when no token has a quorum or it carries no identity. */
+  holder?: Holder | null;
+  /** Clients retrying an acquire of this key, merged across nodes, oldest first. */
+  waiters?: Waiter[];
+  /** Set with the `deadlock` flag: every key of the wait cycle, sorted. */
+  cycle?: string[];
+}
+
+/**
+ * How a node's last read ended, decided once from its reply (src/core/connection/replies.ts): `ok`;
+ * `auth` (a password missing or wrong); `timeout` (no reply within the deadline);
+ * `refused` (it replied and refused: NOPERM, READONLY, MOVED...); `unreachable` (no
+ * connection, or not serving for now: BUSY, LOADING, MASTERDOWN).
+ */
+export type NodeOutcome = 'ok' | 'auth' | 'timeout' | 'refused' | 'unreachable';
+
+export interface NodeStatus {
+  node: string;
+  reachable: boolean;
+  latencyMs: number | null;
+  /** The node's words (or the connection's) when it did not answer; for people, not tests. */
+  error: string | null;
+  outcome: NodeOutcome;
+}
+
+export interface SkippedKey {
+  key: string;
+  reason: string;
+}
+
+/** The document `status --json` prints. */
+export interface Snapshot {
+  quorum: number;
+  nodes: NodeStatus[];
+  locks: LockEntry[];
+  skipped: SkippedKey[];
+  truncated: boolean;
+}

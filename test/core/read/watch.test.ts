@@ -1,0 +1,181 @@
+import assert from 'node:assert/strict';
+import { Redlock, Snapshot, WatchChange } from '../../../src/core';
+import { useNodes } from '../../support/nodesFixture';
+import { RedisServer } from '../../../src/dev/redisServer';
+import { waitFor } from '../../support/wait';
+
+async function getCalls(s: RedisServer): Promise<number> {
+  const c = s.client();
+  const info = await c.info('commandstats');
+  c.disconnect();
+  // Value reads: the inspector's GETRANGE and the extend script's GET.
+  let calls = 0;
+  for (const m of info.matchAll(/cmdstat_(?:get|getrange):calls=(\d+)/g)) calls += Number(m[1]);
+  return calls;
+}
+
+describe('watch on real nodes', function () {
+  const fx = useNodes(3, { commandTimeoutMs: 300, readTimeoutMs: 300 });
+
+  it('emits a full snapshot, then added, changed and removed', async () => {
+    const held = await fx.rl.acquire('lock:w1', 30_000);
+    await held.settled;
+    const snapshots: Snapshot[] = [];
+    const changes: WatchChange[] = [];
+    const w = fx.rl.watch({ intervalMs: 50 }, { snapshot: (s) => snapshots.push(s), change: (c) => changes.push(c) });
+    try {
+      await waitFor(() => snapshots.length === 1, 5000, 'first snapshot');
+      assert.deepEqual(snapshots[0].locks.map((l) => l.key), ['lock:w1']);
+
+      const second = await fx.rl.acquire('lock:w2', 30_000);
+      await second.settled;
+      const add = await waitFor(() => changes.find((c) => c.added.some((l) => l.key === 'lock:w2')), 5000, 'added');
+      assert.ok(!Number.isNaN(Date.parse(add.at)));
+      assert.equal(add.added[0].verdict, 'held');
+
+      await fx.rl.extend(held, 120_000);
+      const ch = await waitFor(() => changes.find((c) => c.changed.some((l) => l.key === 'lock:w1')), 5000, 'changed');
+      const entry = ch.changed.find((l) => l.key === 'lock:w1')!;
+      assert.ok(entry.nodes.every((n) => n.pttlMs! > 100_000));
+
+      await fx.rl.release(second);
+      await waitFor(() => changes.find((c) => c.removed.includes('lock:w2')), 5000, 'removed');
+      // Nothing else changed: no event ever reported lock:w1 as added or removed.
+      assert.ok(changes.every((c) => !c.removed.includes('lock:w1') && !c.added.some((l) => l.key === 'lock:w1')));
+    } finally {
+      await w.stop();
+    }
+  });
+
+  it('does not re-read values when nothing changed, and re-reads an extended key', async () => {
+    const a = await fx.rl.acquire('lock:steady', 60_000);
+    await a.settled;
+    let ticks = 0;
+    const w = fx.rl.watch({ intervalMs: 20 }, { snapshot: () => ticks++, change: () => undefined });
+    try {
+      await waitFor(() => ticks === 1, 5000, 'first snapshot');
+      const tick = w.tick.bind(w);
+      let after = 0;
+      w.tick = async () => {
+        await tick();
+        after++;
+      };
+      const before = await getCalls(fx.servers[0]);
+      await waitFor(() => after >= 10, 5000, '10 ticks');
+      assert.equal(await getCalls(fx.servers[0]), before, 'a quiet tick read a value');
+      await fx.rl.extend(a, 120_000);
+      const seen = after;
+      await waitFor(() => after >= seen + 3, 5000, '3 more ticks');
+      // One read is the extend's own compare (GET), one the watch's single re-read.
+      assert.equal(await getCalls(fx.servers[0]), before + 2, 'the extended key is read once');
+    } finally {
+      await w.stop();
+    }
+  });
+
+  it('never overlaps ticks, even when a node is paused past the interval', async () => {
+    await (await fx.rl.acquire('lock:slowtick', 60_000)).settled;
+    let first = false;
+    const w = fx.rl.watch({ intervalMs: 10 }, { snapshot: () => (first = true), change: () => undefined });
+    try {
+      await waitFor(() => first, 5000, 'first snapshot');
+      let active = 0;
+      let maxActive = 0;
+      let done = 0;
+      const tick = w.tick.bind(w);
+      w.tick = async () => {
+        active++;
+        maxActive = Math.max(maxActive, active);
+        try {
+          await tick();
+        } finally {
+          active--;
+          done++;
+        }
+      };
+      fx.servers[2].pause();
+      await waitFor(() => done >= 3, 10_000, '3 ticks with a paused node');
+      assert.equal(maxActive, 1);
+    } finally {
+      fx.servers[2].resume();
+      await w.stop();
+    }
+  });
+
+  it('reports a node outage as degraded and its return', async () => {
+    await (await fx.rl.acquire('lock:outage', 60_000)).settled;
+    const changes: WatchChange[] = [];
+    let first = false;
+    const w = fx.rl.watch({ intervalMs: 50 }, { snapshot: () => (first = true), change: (c) => changes.push(c) });
+    try {
+      await waitFor(() => first, 5000, 'first snapshot');
+      fx.servers[1].pause();
+      const down = await waitFor(() => changes.find((c) => c.changed.some((l) => l.flags.includes('degraded'))), 5000, 'degraded');
+      assert.equal(down.changed[0].nodes[1].state, 'unreachable');
+      fx.servers[1].resume();
+      await waitFor(() => changes.find((c) => c.changed.some((l) => l.key === 'lock:outage' && !l.flags.includes('degraded'))), 5000, 'back');
+    } finally {
+      await w.stop();
+    }
+  });
+
+  it('works on a single node (N = 1)', async () => {
+    const one = new Redlock([fx.servers[0].url], { readTimeoutMs: 300 });
+    const changes: WatchChange[] = [];
+    let first: Snapshot | undefined;
+    const w = one.watch({ intervalMs: 50 }, { snapshot: (s) => (first = s), change: (c) => changes.push(c) });
+    try {
+      await waitFor(() => first, 5000, 'first snapshot');
+      assert.equal(first!.quorum, 1);
+      const lock = await one.acquire('lock:single', 10_000);
+      const add = await waitFor(() => changes.find((c) => c.added.length > 0), 5000, 'added');
+      assert.equal(add.added[0].key, 'lock:single');
+      assert.equal(add.added[0].verdict, 'held');
+      await one.release(lock);
+      await waitFor(() => changes.find((c) => c.removed.includes('lock:single')), 5000, 'removed');
+    } finally {
+      await w.stop();
+      await one.quit();
+    }
+  });
+
+  it('flags a lock as expiring when its validity runs low, without any write', async () => {
+    const changes: WatchChange[] = [];
+    let first: Snapshot | undefined;
+    const lock = await fx.rl.acquire('lock:fading', 2600);
+    await lock.settled;
+    const w = fx.rl.watch({ intervalMs: 50, expiringThresholdMs: 2000 }, { snapshot: (s) => (first = s), change: (c) => changes.push(c) });
+    try {
+      await waitFor(() => first, 5000, 'first snapshot');
+      assert.deepEqual(first!.locks[0].flags, []);
+      const c = await waitFor(() => changes.find((x) => x.changed.some((l) => l.flags.includes('expiring'))), 5000, 'expiring');
+      assert.ok(c.changed[0].validityMs! < 2000);
+    } finally {
+      await w.stop();
+    }
+  });
+
+  it('sees a lock without TTL change hands, though no expiry moved', async () => {
+    await Promise.all(fx.servers.map(async (s) => {
+      const c = s.client();
+      await c.set('lock:stuck', 'first-holder');
+      c.disconnect();
+    }));
+    const changes: WatchChange[] = [];
+    let first: Snapshot | undefined;
+    const w = fx.rl.watch({ intervalMs: 50 }, { snapshot: (s) => (first = s), change: (c) => changes.push(c) });
+    try {
+      await waitFor(() => first, 5000, 'first snapshot');
+      assert.equal(first!.locks[0].nodes[0].token, 'first-holder');
+      await Promise.all(fx.servers.map(async (s) => {
+        const c = s.client();
+        await c.set('lock:stuck', 'second-holder');
+        c.disconnect();
+      }));
+      const c = await waitFor(() => changes.find((x) => x.changed.some((l) => l.key === 'lock:stuck')), 5000, 'changed');
+      assert.ok(c.changed[0].nodes.every((n) => n.token === 'second-holder'));
+    } finally {
+      await w.stop();
+    }
+  });
+});
