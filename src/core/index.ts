@@ -18,6 +18,8 @@ export { decodeIdentity, holderOf, PROCESS_ID } from './bookkeeping/holderIdenti
 export type { IdentityMode, IdentityOptions, Identity } from './bookkeeping/holderIdentity';
 export type { LockEvent, EventType, EventOptions } from './bookkeeping/events';
 export type { History } from './read/history';
+export { DEFAULT_AUDIT_SINCE_MS } from './read/auditRead';
+export type { AuditQuery, AuditReport } from './read/auditRead';
 export { fencedWrite, readFenced, fenceKeyOf } from './lock/fencing';
 export type { FencedWriteResult } from './lock/fencing';
 export { readTlsFiles, checkTls, PLAIN_ON_TLS } from './connection/tls';

@@ -19,10 +19,12 @@ interface Plan {
   retryCount: number;
   retryDelayMs: number;
   identity?: 'full' | 'anonymous';
+  /** Record events (history, audit). */
+  events?: boolean;
 }
 
 const plan = JSON.parse(process.argv[2]) as Plan;
-const redlock = new core.Redlock(plan.urls, { holderName: plan.name, identity: plan.identity, retryDelayMs: plan.retryDelayMs, retryJitterMs: 20 });
+const redlock = new core.Redlock(plan.urls, { holderName: plan.name, identity: plan.identity, retryDelayMs: plan.retryDelayMs, retryJitterMs: 20, events: plan.events });
 const lines = createInterface({ input: process.stdin });
 const queue: string[] = [];
 let wake: (() => void) | undefined;

@@ -7,11 +7,10 @@ import type Redis from 'ioredis';
 import type { Cluster } from 'ioredis';
 import { decodeIdentity } from '../vocabulary/holderToken';
 import type { Resource } from '../vocabulary/resource';
-import type { Holder } from '../vocabulary/types';
 import { internalKeyOf } from './internalKeys';
 import { defineOnce } from '../connection/lua';
-
-export type EventType = 'acquired' | 'extended' | 'released' | 'lost' | 'failed';
+import type { EventDetail, EventType, LockEvent } from '../vocabulary/lockEvents';
+export type { EventDetail, EventType, LockEvent } from '../vocabulary/lockEvents';
 const TYPES: readonly string[] = ['acquired', 'extended', 'released', 'lost', 'failed'];
 
 export interface EventOptions {
@@ -19,17 +18,6 @@ export interface EventOptions {
   max?: number;
   /** A log not written for this long disappears; default 24 h. */
   ttlMs?: number;
-}
-
-/** One entry as `history --json` shows it; garbage shows as type 'unreadable'. */
-export interface LockEvent {
-  /** Epoch ms, the recording client's clock; null for an unreadable entry. */
-  at: number | null;
-  type: EventType | 'unreadable';
-  holder: Holder | null;
-  token: string | null;
-  /** Why an acquire failed, or why an entry is unreadable. */
-  reason?: string;
 }
 
 export const DEFAULT_MAX_EVENTS = 100;
@@ -76,11 +64,19 @@ function commands(client: Redis | Cluster): EventCommands {
 }
 
 /** The stored form: compact JSON, bounded. */
-export function encodeEvent(at: number, type: EventType, token: string, reason?: string): string {
+export function encodeEvent(at: number, type: EventType, token: string, detail: EventDetail = {}): string {
   const body: Record<string, unknown> = { at, type, token };
-  if (reason !== undefined) body.reason = reason.slice(0, MAX_REASON);
+  if (detail.reason !== undefined) body.reason = detail.reason.slice(0, MAX_REASON);
+  if (detail.ttlMs !== undefined) body.ttlMs = detail.ttlMs;
+  if (detail.validityMs !== undefined) body.validityMs = Math.floor(detail.validityMs);
+  if (detail.fence !== undefined) body.fence = detail.fence;
+  if (detail.waitMs !== undefined) body.waitMs = Math.round(detail.waitMs);
+  if (detail.held !== undefined) body.held = detail.held;
+  if (detail.operation !== undefined) body.operation = detail.operation;
   return JSON.stringify(body);
 }
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 const unreadable = (reason: string): LockEvent => ({ at: null, type: 'unreadable', holder: null, token: null, reason });
 
@@ -106,6 +102,13 @@ export function decodeEvent(raw: Buffer | number): LockEvent {
     token: b.token,
   };
   if (typeof b.reason === 'string') event.reason = b.reason.slice(0, MAX_REASON);
+  // Entries are untrusted: a field of the wrong shape is left out, never passed on.
+  if (isCount(b.ttlMs) && b.ttlMs > 0) event.ttlMs = b.ttlMs;
+  if (isCount(b.validityMs)) event.validityMs = b.validityMs;
+  if (isCount(b.fence) && b.fence > 0) event.fence = b.fence;
+  if (isCount(b.waitMs)) event.waitMs = b.waitMs;
+  if (typeof b.held === 'boolean') event.held = b.held;
+  if (b.operation === 'extend') event.operation = 'extend';
   return event;
 }
 
@@ -131,8 +134,8 @@ export class EventRecorder {
     this.ttl = String(Math.max(1, Math.floor(options.ttlMs ?? DEFAULT_EVENTS_TTL_MS)));
   }
 
-  record(type: EventType, resources: readonly Resource[], token: string, reason?: string): void {
-    const entry = encodeEvent(Date.now(), type, token, reason);
+  record(type: EventType, resources: readonly Resource[], token: string, detail?: EventDetail): void {
+    const entry = encodeEvent(Date.now(), type, token, detail);
     for (const r of resources) {
       const key = internalKeyOf('events', r);
       if (key === null) continue;

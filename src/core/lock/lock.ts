@@ -2,6 +2,8 @@
 // answer on demand, and release at scope exit.
 import './disposable';
 import type { Resource } from '../vocabulary/resource';
+import { displayKey, displayToken, parseTokenArg } from '../vocabulary/tokens';
+import { validateResources, validateTtl } from './options';
 import type { NodeAttempt } from './errors';
 import { now } from './round';
 
@@ -100,4 +102,14 @@ const owners = new WeakMap<Lock, { release(lock: Lock): Promise<unknown> }>();
 export function ownedBy(lock: Lock, owner: { release(lock: Lock): Promise<unknown> }): Lock {
   owners.set(lock, owner);
   return lock;
+}
+
+/** A Lock for a token someone else holds (as shown: printable or `hex:`): see Redlock.lockFor. */
+export function lockForToken(resource: Resource | Resource[], token: string, ttlMs: number): Lock {
+  const keys = Array.isArray(resource) ? resource : [resource];
+  validateResources(keys);
+  validateTtl(ttlMs);
+  if (token.length === 0) throw new RangeError('empty token');
+  const raw = parseTokenArg(token);
+  return new Lock({ token: displayToken(raw), resources: keys.map(displayKey), validityMs: 0, ttlMs, settled: () => Promise.resolve([]), deadline: 0, keys, rawToken: raw });
 }

@@ -1,7 +1,7 @@
 // The Redlock algorithm (redis.io distlock) over N independent nodes.
 import { LockAbortedError, NodeAttempt, RedlockError } from './errors';
 import { checkDistinct, createNodes, NodeInput, RedisNode, waitForQuorum } from '../connection/nodes';
-import { acquireKeysOn, extendKeysOn, lockCommands, releaseKeysOn } from './writeScripts';
+import { acquireKeysOn, extendKeysOn, releaseKeysOn } from './writeScripts';
 import { DEFAULT_PATTERNS, InspectContext, inspectNodes } from '../read/inspect';
 import { readContextOf, unreadOf } from '../read/context';
 import { runHolding } from './using';
@@ -13,17 +13,19 @@ import { DoctorOptions, DoctorReport, runDoctor } from '../doctor/doctor';
 import type { InspectOptions, InspectPage, NodeFacts } from '../vocabulary/inspectTypes';
 import type { Snapshot } from '../vocabulary/types';
 import type { Resource } from '../vocabulary/resource';
-import { displayKey, displayToken, parseTokenArg } from '../vocabulary/tokens';
+import { displayKey } from '../vocabulary/tokens';
 import { encodeIdentity, tokenWithIdentity } from '../bookkeeping/holderIdentity';
 import { entryDue, releaseWaitOn, waitAcquireOn, WaitState, waitState } from '../bookkeeping/waiters';
 import { EventRecorder } from '../bookkeeping/events';
 import { History, readHistory } from '../read/history';
+import { AuditQuery, AuditReport, readAudit } from '../read/auditRead';
 import { FenceRound, withRaiseFailures } from './fencing';
 import { LocalHandoff } from './localHandoff';
-import { Lock, ownedBy } from './lock';
+import { Lock, lockForToken, ownedBy } from './lock';
 import { countGranted, extended, isGrant, now, refusedOutright, Round, round, Settled } from './round';
 import { newToken } from './tokenPool';
 import { forceReleaseOn } from './forceRelease';
+import { restoreExpiriesOn } from './restoreExpiries';
 import { AcquireOptions, ForceReleaseResult, ObservedCopy, RedlockOptions, ReleaseNode, ReleaseResult, validateResources, validateTtl } from './options';
 export { validateTtl } from './options';
 
@@ -44,6 +46,8 @@ interface AcquireAttempt {
   waiting?: WaitState | (() => WaitState);
   onRefused?: (nodes: NodeAttempt[]) => void;
   fencing: boolean;
+  /** Epoch ms of the call's first refused attempt, if one was. */
+  refusedAt?: number;
 }
 
 export class Redlock {
@@ -118,6 +122,8 @@ export class Redlock {
     const waiting = retries > 0 ? (): WaitState => (wait ??= waitState(tokenWithIdentity(newToken(), Date.now(), this.identity), keys, delay, jitterMax, this.deadlineFor(ttlMs))) : undefined;
     // Queued from the first attempt, so a release during it is not missed.
     const sleeper = retries > 0 ? this.local.waiter(keys) : undefined;
+    // When the first attempt was refused: a grant after it recorded how long it waited.
+    let refusedAt: number | undefined;
     try {
       for (let attempt = 0; attempt <= retries; attempt++) {
         if (signal?.aborted) throw new LockAbortedError('acquire aborted');
@@ -130,17 +136,19 @@ export class Redlock {
           // when the caller watches each node's answer.
           const w = wait as WaitState | undefined;
           if (attempt < retries && w?.listed && !options.onAttempt && this.local.holds(keys)) {
+            refusedAt ??= Date.now();
             await this.refreshWaiter(w, ttlMs);
             continue;
           }
         }
         const onRefused = options.onAttempt && ((nodes: NodeAttempt[]): void => options.onAttempt!({ attempt: attempt + 1, attempts: retries + 1, nodes }));
-        const result = await this.attemptAcquire({ keys, ttlMs, attempt: attempt + 1, final: attempt === retries, waiting: wait ?? (attempt < retries ? waiting : undefined), onRefused, fencing: options.fencing === true });
+        const result = await this.attemptAcquire({ keys, ttlMs, attempt: attempt + 1, final: attempt === retries, waiting: wait ?? (attempt < retries ? waiting : undefined), onRefused, fencing: options.fencing === true, refusedAt });
         if (result instanceof Lock) {
           this.local.hold(keys, result.rawToken, result.deadline);
-          this.events?.record('acquired', keys, result.token);
+          this.events?.record('acquired', keys, result.token, { ttlMs, validityMs: result.validityMs, fence: result.fence, waitMs: refusedAt === undefined ? undefined : Date.now() - refusedAt });
           return result;
         }
+        refusedAt ??= Date.now();
         if (result) last = result;
       }
     } catch (e) {
@@ -155,7 +163,7 @@ export class Redlock {
   }
 
   /** Resolves undefined for a failed attempt that is not the last: a retry follows. */
-  private async attemptAcquire({ keys, ttlMs, attempt, final, waiting, onRefused, fencing }: AcquireAttempt): Promise<Lock | RedlockError | undefined> {
+  private async attemptAcquire({ keys, ttlMs, attempt, final, waiting, onRefused, fencing, refusedAt }: AcquireAttempt): Promise<Lock | RedlockError | undefined> {
     const listed = typeof waiting === 'object' ? waiting : undefined;
     const token = tokenWithIdentity(newToken(), Date.now(), this.identity);
     const q = this.quorum;
@@ -221,7 +229,7 @@ export class Redlock {
     if (raised?.ok === false) attempts = withRaiseFailures(attempts, raised.failures);
     const detail = countGranted(results) >= q && raised?.ok !== false ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
     const error = new RedlockError('acquire', shown, q, attempts, detail, attempt);
-    this.events?.record('failed', keys, token, error.message);
+    this.events?.record('failed', keys, token, { reason: error.message, waitMs: refusedAt === undefined ? undefined : Date.now() - refusedAt });
     return error;
   }
 
@@ -277,31 +285,16 @@ export class Redlock {
     const granted = describe(decided).filter((a) => a.outcome === 'granted').length;
     if (granted >= q && validity > 0) {
       this.local.hold(lock.keys, lock.rawToken, start + ttlMs - drift);
-      this.events?.record('extended', lock.keys, lock.token);
+      this.events?.record('extended', lock.keys, lock.token, { ttlMs, validityMs: validity });
       return this.own(new Lock({ token: lock.token, resources: lock.resources, validityMs: Math.floor(validity), ttlMs, settled: () => r.settled.then(describe), deadline: start + ttlMs - drift, keys: lock.keys, rawToken: lock.rawToken, fences: lock.fences }));
     }
     const detail = granted >= q ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
     const all = await r.settled;
-    await this.restoreExpiries(lock, all);
-    throw new RedlockError('extend', lock.resources, q, describe(all), detail);
-  }
-
-  /**
-   * A failed extend must not leave longer copies behind (a leftover copy extended by a
-   * huge TTL would outlive everything): put back the expiry it replaced on each node that
-   * extended, where nothing changed since (see RESTORE_EXPIRY in scripts.ts).
-   */
-  private async restoreExpiries(lock: Lock, results: ReadonlyArray<Settled<unknown>>): Promise<void> {
-    const targets: RedisNode[] = [];
-    const args: Array<Array<string | Buffer>> = [];
-    this.nodes.forEach((node, i) => {
-      const r = results[i];
-      if (!r?.ok || !extended(r.value)) return;
-      targets.push(node);
-      args.push([...lock.keys, lock.rawToken, ...(r.value as number[]).slice(1).map(String)]);
-    });
-    if (targets.length === 0) return;
-    await round(targets, (node) => lockCommands(node.client).rliRestoreExpiry(lock.keys.length, ...args[targets.indexOf(node)]), this.deadlineFor(lock.ttlMs)).settled;
+    await restoreExpiriesOn(this.nodes, lock, all, this.deadlineFor(lock.ttlMs));
+    const error = new RedlockError('extend', lock.resources, q, describe(all), detail);
+    // The evidence of a holder that worked past its lease (docs/audit.md).
+    this.events?.record('failed', lock.keys, lock.token, { operation: 'extend', reason: error.message });
+    throw error;
   }
 
   async release(lock: Lock): Promise<ReleaseResult> {
@@ -329,6 +322,12 @@ export class Redlock {
     };
     const settled = r.settled.then((all) => {
       recordReleased(all);
+      // A quorum said the token was gone already: the holder released after its lease
+      // (expired, or taken by another): the evidence the audit needs (docs/audit.md).
+      if (!recorded && all.filter((x) => x.ok && x.value === 0).length >= q) {
+        recorded = true;
+        this.events?.record('released', lock.keys, lock.token, { held: false });
+      }
       return describe(all) as Awaited<ReleaseResult['settled']>;
     });
     // quit() waits for these, so no compare-and-delete is cut off by a closing connection.
@@ -355,7 +354,7 @@ export class Redlock {
    * extension fails or the validity deadline passes (even while an extension is in flight).
    */
   async using<T>(resource: Resource | Resource[], ttlMs: number, fn: (signal: AbortSignal, lock: Lock) => Promise<T>, options: AcquireOptions = {}): Promise<T> {
-    return runHolding(this, (lock, why) => this.events?.record('lost', lock.keys, lock.token, why), resource, ttlMs, fn, options);
+    return runHolding(this, (lock, why) => this.events?.record('lost', lock.keys, lock.token, { reason: why }), resource, ttlMs, fn, options);
   }
 
   /**
@@ -364,12 +363,7 @@ export class Redlock {
    * lock the user sees in a snapshot. `ttlMs` sets the per-node deadline of those calls.
    */
   lockFor(resource: Resource | Resource[], token: string, ttlMs = 10_000): Lock {
-    const keys = Array.isArray(resource) ? resource : [resource];
-    validateResources(keys);
-    validateTtl(ttlMs);
-    if (token.length === 0) throw new RangeError('empty token');
-    const raw = parseTokenArg(token);
-    return this.own(new Lock({ token: displayToken(raw), resources: keys.map(displayKey), validityMs: 0, ttlMs, settled: () => Promise.resolve([]), deadline: 0, keys, rawToken: raw }));
+    return this.own(lockForToken(resource, token, ttlMs));
   }
 
   /** The document `status --json` prints. Reads only. */
@@ -426,10 +420,19 @@ export class Redlock {
   async history(resource: Resource): Promise<History> {
     validateResources([resource]);
     await this.ready();
-    // A cluster client routes the key to its master itself: one vote, as for inspect.
-    const nodes = this.nodes[0].isCluster ? [this.nodes[0]] : this.nodes;
-    return readHistory(nodes, this.nodes[0].isCluster ? 1 : this.quorum, this.options.readTimeoutMs ?? 2000, resource);
+    return readHistory(this.logNodes(), this.logQuorum(), this.options.readTimeoutMs ?? 2000, resource);
   }
+
+  /** Findings of the safety audit over the recorded histories (docs/audit.md). Reads only. */
+  async audit(query: AuditQuery = {}): Promise<AuditReport> {
+    if (query.resource !== undefined) validateResources([query.resource]);
+    await this.ready();
+    return readAudit(this.readContext(), this.logNodes(), this.logQuorum(), query);
+  }
+
+  // Event logs: a cluster client routes the key to its master itself: one vote, as for inspect.
+  private logNodes = (): RedisNode[] => (this.nodes[0].isCluster ? [this.nodes[0]] : this.nodes);
+  private logQuorum = (): number => (this.nodes[0].isCluster ? 1 : this.quorum);
 
   async quit(): Promise<void> {
     // In-flight releases first: their `released` events go out before the flush below.

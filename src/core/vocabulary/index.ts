@@ -11,3 +11,7 @@ export * from './deadlocks';
 export * from './libraries';
 export * from './inspectTypes';
 export * from './describe';
+export * from './lockEvents';
+export * from './leases';
+export * from './audit';
+export * from './lockStats';

@@ -1,8 +1,6 @@
 // Holders, waiters and deadlocks across real processes: each worker is a separate node
 // process using the built core (dist/core), seen by the built CLI and by the core.
 import assert from 'node:assert/strict';
-import { ChildProcess, spawn } from 'node:child_process';
-import { resolve } from 'node:path';
 import Redis from 'ioredis';
 import { Redlock } from '../../../src/core';
 import type { LockEntry, Snapshot } from '../../../src/core';
@@ -11,58 +9,7 @@ import { Exporter } from '../../../src/cli/exporterMetrics';
 import { READ_WAITERS } from '../../../src/core/bookkeeping/waiters';
 import { RedisServer, startNodes } from '../../../src/dev/redisServer';
 import { waitFor } from '../../support/wait';
-
-const WORKER = resolve(__dirname, '..', '..', 'support', 'holderWorker.js');
-
-interface Worker {
-  proc: ChildProcess;
-  pid: number;
-  /** Resolves when the worker printed `word`. */
-  said(word: string, timeoutMs?: number): Promise<void>;
-  send(word: string): void;
-  exited: Promise<number | null>;
-}
-
-function startWorker(plan: Record<string, unknown>): Worker {
-  const proc = spawn(process.execPath, [WORKER, JSON.stringify({ ttlMs: 30_000, retryCount: 0, retryDelayMs: 100, ...plan })], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  const seen = new Set<string>();
-  const waiting = new Map<string, () => void>();
-  proc.stdout!.on('data', (d) => {
-    out += String(d);
-    for (const w of out.split('\n')) {
-      seen.add(w.trim());
-      waiting.get(w.trim())?.();
-    }
-  });
-  let err = '';
-  proc.stderr!.on('data', (d) => (err += String(d)));
-  const exited = new Promise<number | null>((r) => proc.once('exit', (c) => r(c)));
-  return {
-    proc,
-    pid: proc.pid!,
-    exited,
-    send: (word) => proc.stdin!.write(word + '\n'),
-    said: (word, timeoutMs = 10_000) =>
-      new Promise<void>((res, rej) => {
-        if (seen.has(word)) return res();
-        const timer = setTimeout(() => rej(new Error(`worker did not say "${word}" within ${timeoutMs} ms; stdout=${out} stderr=${err}`)), timeoutMs);
-        waiting.set(word, () => {
-          clearTimeout(timer);
-          res();
-        });
-        void exited.then((c) => rej(new Error(`worker exited (${c}) before saying "${word}"; stdout=${out} stderr=${err}`)));
-      }),
-  };
-}
-
-async function stopWorker(w: Worker): Promise<void> {
-  if (w.proc.exitCode !== null || w.proc.signalCode !== null) return;
-  w.send('stop');
-  const timer = setTimeout(() => w.proc.kill('SIGKILL'), 5000);
-  await w.exited;
-  clearTimeout(timer);
-}
+import { startWorker, stopWorker, Worker } from '../../support/holderProcess';
 
 describe('holders, waiters and deadlocks (real processes)', function () {
   this.timeout(30_000);

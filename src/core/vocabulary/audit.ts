@@ -1,0 +1,118 @@
+// The safety audit: did exclusion ever break? Reads one lock's history as leases and
+// names every finding with the events that prove it. What each finding can and cannot
+// prove: docs/audit.md.
+import { chronological, Lease, leasesOf } from './leases';
+import type { LockEvent } from './lockEvents';
+
+export type AuditKind = 'overlap' | 'past-lease' | 'fence-order' | 'lost-unnoticed' | 'expired-unreleased';
+export const AUDIT_KINDS: readonly AuditKind[] = ['overlap', 'past-lease', 'fence-order', 'lost-unnoticed', 'expired-unreleased'];
+
+export interface AuditHolder {
+  token: string;
+  holder: LockEvent['holder'];
+}
+
+export interface AuditFinding {
+  kind: AuditKind;
+  resource: string;
+  /** Epoch ms the finding happened, by the recording clients' clocks. */
+  at: number;
+  holders: AuditHolder[];
+  /** The recorded events that prove it, oldest first. */
+  evidence: LockEvent[];
+  /** What it means, in one sentence (plain text; keys and tokens are not in it). */
+  detail: string;
+}
+
+export interface AuditOptions {
+  /** Epoch ms the audit looks back to (events before it still shape the leases). */
+  fromMs?: number;
+  nowMs: number;
+  /**
+   * Clock disagreement allowed between two recording clients before an overlap or a late
+   * action counts: events are stamped by each client's own clock.
+   */
+  toleranceMs?: number;
+}
+
+/** Clients on one machine agree to the ms; different machines by NTP's tens of ms. */
+export const AUDIT_TOLERANCE_MS = 25;
+
+const holderOf = (l: Lease): AuditHolder => ({ token: l.token, holder: l.holder });
+const ms = (n: number): string => `${Math.round(n)} ms`;
+
+/** Every finding in one resource's history, oldest first. */
+export function auditHistory(resource: string, events: readonly LockEvent[], options: AuditOptions): AuditFinding[] {
+  const tol = options.toleranceMs ?? AUDIT_TOLERANCE_MS;
+  const leases = leasesOf(events, options.nowMs);
+  const findings: AuditFinding[] = [];
+  const add = (kind: AuditKind, at: number, holders: Lease[], evidence: LockEvent[], detail: string): void => {
+    const sorted = chronological(evidence);
+    findings.push({ kind, resource, at, holders: holders.map(holderOf), evidence: sorted.filter((e, i) => sorted.indexOf(e) === i), detail });
+  };
+
+  // overlap: a grant while another hold's lease still ran and it had not let go.
+  for (let i = 0; i < leases.length; i++) {
+    const b = leases[i];
+    for (let j = 0; j < i; j++) {
+      const a = leases[j];
+      if (a.token === b.token) continue;
+      const until = validAt(a, b.start);
+      if (until === null) continue;
+      const aLetGo = a.end === 'released' || a.end === 'lost' ? Math.min(a.endAt!, until) : until;
+      if (b.start >= a.start && b.start < aLetGo - tol) {
+        const evidence = [...a.events.filter((e) => e.at! <= b.start), b.events[0]];
+        add('overlap', b.start, [a, b], evidence, `a second holder was granted the lock ${ms(aLetGo - b.start)} before the first holder's lease ended: both held a quorum at once`);
+      }
+    }
+  }
+
+  // fence-order: a fence handed out that is not above an earlier one.
+  let top: Lease | undefined;
+  for (const l of leases) {
+    if (l.fence === undefined) continue;
+    if (top && l.fence <= top.fence!) add('fence-order', l.start, [top, l], [top.events[0], l.events[0]], `fence ${l.fence} was handed out after fence ${top.fence}: a storage that trusts fences would accept stale writes`);
+    if (!top || l.fence > top.fence!) top = l;
+  }
+
+  for (const l of leases) {
+    if (l.validUntil === null) continue;
+    // past-lease: an extend, a release or a failed extend after the lease ran out.
+    const late = l.events.filter((e) => (e.type === 'extended' || e.type === 'released' || (e.type === 'failed' && e.operation === 'extend')) && e.at! > leaseAt(l, e) + tol);
+    const gone = l.events.find((e) => e.type === 'released' && e.held === false);
+    if (gone && !late.includes(gone)) late.push(gone);
+    if (late.length > 0) {
+      const first = chronological(late)[0];
+      const over = first.at! - leaseAt(l, first);
+      add('past-lease', first.at!, [l], [l.events[0], ...late], over > 0 ? `the holder acted ${ms(over)} after its lease had ended (a paused or slow client)` : 'the holder released a lock that no node held any more: it had worked past its lease');
+    }
+    // lost-unnoticed: the lease ran out, and the holder learned of it only later.
+    const lost = l.events.find((e) => e.type === 'lost');
+    if (lost && lost.at! > leaseAt(l, lost) + tol) add('lost-unnoticed', leaseAt(l, lost), [l], [l.events[0], lost], `the lease ran out ${ms(lost.at! - leaseAt(l, lost))} before its holder noticed the loss`);
+    // expired-unreleased: let run out, most often a crash.
+    if (l.end === 'expired') add('expired-unreleased', l.endAt!, [l], l.events, 'the holder never released the lock; it ran out (a crash, or a client that forgot to release)');
+  }
+
+  const from = options.fromMs ?? -Infinity;
+  return findings.filter((f) => f.at >= from).sort((a, b) => a.at - b.at);
+}
+
+/** The lease end in force at `t`: the grant's or the last extension's at or before it. */
+function validAt(l: Lease, t: number): number | null {
+  let until: number | null = null;
+  for (const x of l.events) {
+    if (x.at! > t) break;
+    if ((x.type === 'acquired' || x.type === 'extended') && x.validityMs !== undefined) until = x.at! + x.validityMs;
+  }
+  return until;
+}
+
+/** The lease end in force when `e` happened: the last extension before it counts. */
+function leaseAt(l: Lease, e: LockEvent): number {
+  let until = l.validUntil!;
+  for (const x of l.events) {
+    if (x === e) break;
+    if ((x.type === 'acquired' || x.type === 'extended') && x.validityMs !== undefined) until = x.at! + x.validityMs;
+  }
+  return until;
+}

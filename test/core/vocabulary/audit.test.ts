@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { auditHistory, holdTimes, leasesOf, lockStats, percentiles, type LockEvent } from '../../../src/core/vocabulary';
+
+/** One recorded event as the core writes it (validity given as the lease length). */
+function ev(type: LockEvent['type'], at: number, token: string, extra: Partial<LockEvent> = {}): LockEvent {
+  return { at, type, token, holder: null, ...extra };
+}
+const NOW = 1_000_000;
+const audit = (events: LockEvent[], nowMs = NOW) => auditHistory('orders:42', events, { nowMs });
+const kinds = (events: LockEvent[], nowMs = NOW): string[] => audit(events, nowMs).map((f) => f.kind);
+
+describe('audit rules (pure)', () => {
+  it('clean handovers, extensions and a release at the same ms as the next grant: no finding', () => {
+    const events = [
+      ev('acquired', 1000, 'A', { validityMs: 990 }),
+      ev('extended', 1500, 'A', { validityMs: 990 }),
+      ev('released', 2000, 'A'),
+      ev('acquired', 2000, 'B', { validityMs: 990 }),
+      ev('released', 2500, 'B'),
+      ev('acquired', 2600, 'C', { validityMs: 990, fence: 3 }),
+      ev('released', 2700, 'C'),
+      ev('acquired', 2800, 'D', { validityMs: 990, fence: 4 }),
+      ev('released', 2900, 'D'),
+    ];
+    assert.deepEqual(kinds(events.reverse()), []);
+  });
+
+  it('overlap: a grant while the first holder still held its lease, with both grants as evidence', () => {
+    const [f, ...rest] = audit([ev('acquired', 1000, 'A', { validityMs: 9990 }), ev('acquired', 3000, 'B', { validityMs: 9990 }), ev('released', 4000, 'B'), ev('released', 5000, 'A')]);
+    assert.equal(rest.length, 0);
+    assert.equal(f.kind, 'overlap');
+    assert.equal(f.at, 3000);
+    assert.deepEqual(f.holders.map((h) => h.token), ['A', 'B']);
+    assert.deepEqual(f.evidence.map((e) => `${e.type} ${e.token}`), ['acquired A', 'acquired B']);
+  });
+
+  it('no overlap once the first lease ran out, nor within the clock tolerance', () => {
+    assert.deepEqual(kinds([ev('acquired', 1000, 'A', { validityMs: 1000 }), ev('acquired', 2001, 'B', { validityMs: 1000 }), ev('released', 2500, 'B')]), ['expired-unreleased']);
+    assert.deepEqual(kinds([ev('acquired', 1000, 'A', { validityMs: 1000 }), ev('released', 2010, 'A'), ev('acquired', 1990, 'B', { validityMs: 1000 }), ev('released', 2500, 'B')]), []);
+  });
+
+  it('an extension counts from when it was made: a grant after a lapsed lease is no overlap, the late extend is past-lease', () => {
+    const events = [ev('acquired', 1000, 'A', { validityMs: 500 }), ev('acquired', 1600, 'B', { validityMs: 5000 }), ev('extended', 1700, 'A', { validityMs: 500 })];
+    assert.deepEqual(kinds(events, 1800), ['past-lease']);
+  });
+
+  it('past-lease: a release that found its lock gone, and how late an action came', () => {
+    const [f] = audit([ev('acquired', 1000, 'A', { validityMs: 300 }), ev('acquired', 1400, 'B', { validityMs: 5000 }), ev('released', 1500, 'B'), ev('released', 2000, 'A', { held: false })]);
+    assert.equal(f.kind, 'past-lease');
+    assert.equal(f.at, 2000);
+    assert.match(f.detail, /700 ms after its lease had ended/);
+    assert.deepEqual(f.evidence.map((e) => `${e.type} ${e.token}`), ['acquired A', 'released A']);
+  });
+
+  it('fence-order: a fence not above an earlier one', () => {
+    const findings = audit([ev('acquired', 1000, 'A', { validityMs: 100, fence: 7 }), ev('released', 1050, 'A'), ev('acquired', 1200, 'B', { validityMs: 100, fence: 7 }), ev('released', 1250, 'B'), ev('acquired', 1300, 'C', { validityMs: 100, fence: 8 }), ev('released', 1350, 'C')]);
+    assert.deepEqual(findings.map((f) => `${f.kind} ${f.holders.map((h) => h.token).join('>')}`), ['fence-order A>B']);
+  });
+
+  it('lost-unnoticed: the loss came long after the lease ran out; expired-unreleased: never released', () => {
+    const findings = audit([ev('acquired', 1000, 'A', { validityMs: 500 }), ev('lost', 4000, 'A'), ev('acquired', 5000, 'B', { validityMs: 500 })], 9000);
+    assert.deepEqual(findings.map((f) => `${f.kind} ${f.at}`), ['lost-unnoticed 1500', 'expired-unreleased 5500']);
+    assert.match(findings[0].detail, /2500 ms before its holder noticed/);
+  });
+
+  it('events without a validity (older recorders) prove nothing: no overlap is claimed', () => {
+    assert.deepEqual(kinds([ev('acquired', 1000, 'A'), ev('acquired', 1200, 'B'), ev('released', 1300, 'B')]), []);
+  });
+
+  it('the window: findings before `fromMs` are left out, leases still shaped by older events', () => {
+    const events = [ev('acquired', 1000, 'A', { validityMs: 100 }), ev('acquired', 5000, 'B', { validityMs: 9000 }), ev('acquired', 6000, 'C', { validityMs: 100 }), ev('released', 6050, 'C')];
+    assert.deepEqual(auditHistory('k', events, { nowMs: 20_000, fromMs: 4000 }).map((f) => f.kind), ['overlap', 'expired-unreleased']);
+  });
+});
+
+describe('hold and wait times (pure)', () => {
+  it('percentiles by nearest rank, and an empty set', () => {
+    assert.deepEqual(percentiles([]), { p50: null, p95: null, p99: null, max: null, count: 0 });
+    const v = Array.from({ length: 100 }, (_, i) => i + 1);
+    assert.deepEqual(percentiles(v), { p50: 50, p95: 95, p99: 99, max: 100, count: 100 });
+  });
+
+  it('a hold ends at its release, or at its lease end when it ran out or was released late', () => {
+    const events = [
+      ev('acquired', 1000, 'A', { validityMs: 900 }), ev('released', 1200, 'A'),
+      ev('acquired', 2000, 'B', { validityMs: 300 }), ev('released', 2900, 'B', { held: false }),
+      ev('acquired', 3000, 'C', { validityMs: 400 }),
+      ev('acquired', 5000, 'D', { validityMs: 9000 }),
+    ];
+    assert.deepEqual(leasesOf(events, 6000).map((l) => l.end), ['released', 'released-late', 'expired', 'open']);
+    assert.deepEqual(holdTimes(events, 6000, 10_000), [200, 300, 400]);
+  });
+
+  it('stats over a window: waits of granted and given-up calls, acquisitions and failures per minute', () => {
+    const events = [
+      ev('acquired', 10_000, 'A', { validityMs: 900, waitMs: 120 }), ev('released', 10_100, 'A'),
+      ev('failed', 20_000, 'B', { waitMs: 3000, reason: 'held' }),
+      ev('failed', 30_000, 'A', { operation: 'extend' }),
+      ev('acquired', 40_000, 'C', { validityMs: 900 }), ev('released', 40_500, 'C'),
+    ];
+    const s = lockStats(events, 60_000, 60_000);
+    assert.equal(s.windowMs, 60_000);
+    assert.deepEqual(s.holdMs, { p50: 100, p95: 500, p99: 500, max: 500, count: 2 });
+    assert.deepEqual(s.waitMs, { p50: 120, p95: 3000, p99: 3000, max: 3000, count: 2 });
+    assert.equal(s.acquisitionsPerMin, 2);
+    assert.equal(s.failuresPerMin, 1);
+  });
+});
