@@ -5,14 +5,15 @@
 // change the exit code, and too few nodes (exit 3) wins over a match.
 import { Command, Option } from 'commander';
 import type { NodeFacts } from '../../core/vocabulary';
-import type { Redlock } from '../../core';
+import type { LockStats, Redlock } from '../../core';
+import { DEFAULT_STATS_WINDOW_MS, formatDuration, parseKeyArg } from '../../core/vocabulary';
 import type { NodeStatus, Snapshot } from '../../core/vocabulary';
 import type { CliContext } from '../context';
 import { escapeText, safeJson } from '../escape';
 import { EXIT, ExitCode } from '../exit';
 import { FAIL_ON_NAMES, failOnParser, matchingLocks } from '../failOn';
 import type { Io } from '../io';
-import { DEFAULT_PATTERN, readOptions, ReadOptions } from '../options';
+import { DEFAULT_PATTERN, durationParser, readOptions, ReadOptions } from '../options';
 import { renderStatus } from '../render';
 import { styleFor } from '../style';
 
@@ -73,7 +74,7 @@ export function unreadLine(unread: readonly string[], nodes: Snapshot['nodes'] =
 /** The node facts a `nodes[]` entry of the JSON document gains; unknown ones as the core says. */
 export type NodeFactFields = Pick<NodeFacts, 'version' | 'role' | 'clockOffsetMs' | 'uptimeS' | 'persistence' | 'restartRisk' | 'libraries'>;
 
-export type StatusDocument = Omit<Snapshot, 'nodes'> & { nodes: Array<NodeStatus & NodeFactFields>; at: number };
+export type StatusDocument = Omit<Snapshot, 'nodes' | 'locks'> & { nodes: Array<NodeStatus & NodeFactFields>; locks: Array<Snapshot['locks'][number] & { stats?: LockStats | null }>; at: number };
 
 const UNKNOWN_FACTS: NodeFactFields = { version: null, role: 'unknown', clockOffsetMs: null, uptimeS: null, persistence: 'unknown', restartRisk: 'unknown', libraries: [] };
 
@@ -94,10 +95,31 @@ export async function jsonStatus(redlock: Redlock, snap: Snapshot, atMs: number)
   return statusDocument(snap, await redlock.nodeFacts(longestTtl(snap)), atMs);
 }
 
-export async function runStatus(redlock: Redlock, cmd: ReadArgs & { failOn?: ReadonlySet<string> }, io: Io): Promise<ExitCode> {
+/** `--stats`: one line per lock with recorded holds or waits in the window. */
+export function renderStats(keys: readonly string[], stats: ReadonlyArray<LockStats | null>, windowMs: number): string {
+  const pct = (p: LockStats['holdMs']): string => (p.count === 0 ? '-' : `p50 ${formatDuration(p.p50!)}, p95 ${formatDuration(p.p95!)}, p99 ${formatDuration(p.p99!)}, max ${formatDuration(p.max!)} (${p.count})`);
+  const lines = keys.flatMap((key, i) => {
+    const s = stats[i];
+    if (!s || (s.holdMs.count === 0 && s.waitMs.count === 0 && s.acquisitionsPerMin === 0)) return [];
+    return [`  ${escapeText(key)}  hold ${pct(s.holdMs)} · wait ${pct(s.waitMs)} · ${s.acquisitionsPerMin}/min acquired, ${s.failuresPerMin}/min failed`];
+  });
+  const head = `Hold and wait times over the last ${formatDuration(windowMs)} (recorded events):`;
+  return lines.length === 0 ? `${head} none recorded.` : [head, ...lines].join('\n');
+}
+
+export async function runStatus(redlock: Redlock, cmd: ReadArgs & { failOn?: ReadonlySet<string>; statsWindowMs?: number }, io: Io): Promise<ExitCode> {
   const page = await redlock.inspectPage({ patterns: cmd.patterns, expiringThresholdMs: cmd.expiringMs });
   const snap = page.snapshot;
-  io.out(cmd.json ? safeJson(await jsonStatus(redlock, snap, page.takenAtMs), 2) : await humanStatus(redlock, snap, cmd, io));
+  const window = cmd.statsWindowMs;
+  const stats = window === undefined ? undefined : await redlock.lockStats(snap.locks.map((l) => parseKeyArg(l.key)), window);
+  if (cmd.json) {
+    const doc = await jsonStatus(redlock, snap, page.takenAtMs);
+    if (stats) doc.locks = doc.locks.map((l, i) => ({ ...l, stats: stats[i] }));
+    io.out(safeJson(doc, 2));
+  } else {
+    io.out(await humanStatus(redlock, snap, cmd, io));
+    if (stats) io.out(renderStats(snap.locks.map((l) => l.key), stats, window!));
+  }
   const code = statusExit(snap);
   if (code !== EXIT.ok) {
     io.err(tooFewNodesLine(snap));
@@ -120,6 +142,10 @@ export async function runStatus(redlock: Redlock, cmd: ReadArgs & { failOn?: Rea
 export function register(program: Command, ctx: CliContext): void {
   readOptions(program.command('status').description('print one snapshot of every lock on the nodes (reads only)'))
     .addOption(new Option('--fail-on <names>', `exit 4 when a lock has one of these verdicts or flags (comma-separated: ${FAIL_ON_NAMES.join(', ')})`).argParser(failOnParser))
-    .action(ctx.action(async (opts: ReadOptions & { failOn?: Set<string> }, cmd: Command) =>
-      ctx.withRedlock(cmd, opts, {}, (redlock) => runStatus(redlock, { ...readArgs(opts), failOn: opts.failOn }, ctx.io))));
+    .option('--stats', 'add hold and wait times from recorded events (p50, p95, p99, max) and acquisitions per minute')
+    .addOption(new Option('--stats-window <duration>', `the window of --stats (default ${formatDuration(DEFAULT_STATS_WINDOW_MS)})`).argParser(durationParser('--stats-window', 1000)))
+    .action(ctx.action(async (opts: ReadOptions & { failOn?: Set<string>; stats?: boolean; statsWindow?: number }, cmd: Command) => {
+      const statsWindowMs = opts.stats || opts.statsWindow !== undefined ? (opts.statsWindow ?? DEFAULT_STATS_WINDOW_MS) : undefined;
+      return ctx.withRedlock(cmd, opts, {}, (redlock) => runStatus(redlock, { ...readArgs(opts), failOn: opts.failOn, statsWindowMs }, ctx.io));
+    }));
 }

@@ -6,6 +6,7 @@ import type { EventOptions } from '../bookkeeping/events';
 import type { ObservationState } from '../vocabulary/types';
 import type { Resource } from '../vocabulary/resource';
 import type { NodeAttempt } from './errors';
+import type { WaitState } from '../bookkeeping/waiters';
 
 export interface RedlockOptions extends NodeSetOptions, IdentityOptions {
   /** Record acquired / extended / released / lost / failed in a capped log per resource. */
@@ -73,4 +74,20 @@ export function validateTtl(ttlMs: number): void {
 export function validateResources(resources: Resource[]): void {
   if (resources.length === 0) throw new RangeError('no resource given');
   for (const r of resources) if (r.length === 0) throw new RangeError('empty resource name');
+}
+
+/** One attempt of an acquire call: which try it is, and how it waits if refused. */
+export interface AcquireAttempt {
+  keys: Resource[];
+  ttlMs: number;
+  /** 1-based number of this try. */
+  attempt: number;
+  /** No retry follows: a refusal is the call's answer. */
+  final: boolean;
+  /** The waiter entry, or how to make it on the first refusal (only a call that retries). */
+  waiting?: WaitState | (() => WaitState);
+  onRefused?: (nodes: NodeAttempt[]) => void;
+  fencing: boolean;
+  /** Epoch ms of the call's first refused attempt, if one was. */
+  refusedAt?: number;
 }

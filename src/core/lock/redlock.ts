@@ -18,7 +18,8 @@ import { encodeIdentity, tokenWithIdentity } from '../bookkeeping/holderIdentity
 import { entryDue, releaseWaitOn, waitAcquireOn, WaitState, waitState } from '../bookkeeping/waiters';
 import { EventRecorder } from '../bookkeeping/events';
 import { History, readHistory } from '../read/history';
-import { AuditQuery, AuditReport, readAudit } from '../read/auditRead';
+import { AuditQuery, AuditReport, readAudit, readLockStats } from '../read/auditRead';
+import type { LockStats } from '../vocabulary/lockStats';
 import { FenceRound, withRaiseFailures } from './fencing';
 import { LocalHandoff } from './localHandoff';
 import { Lock, lockForToken, ownedBy } from './lock';
@@ -26,7 +27,7 @@ import { countGranted, extended, isGrant, now, refusedOutright, Round, round, Se
 import { newToken } from './tokenPool';
 import { forceReleaseOn } from './forceRelease';
 import { restoreExpiriesOn } from './restoreExpiries';
-import { AcquireOptions, ForceReleaseResult, ObservedCopy, RedlockOptions, ReleaseNode, ReleaseResult, validateResources, validateTtl } from './options';
+import { AcquireAttempt, AcquireOptions, ForceReleaseResult, ObservedCopy, RedlockOptions, ReleaseNode, ReleaseResult, validateResources, validateTtl } from './options';
 export { validateTtl } from './options';
 
 export { Lock } from './lock';
@@ -34,21 +35,6 @@ export type { LockInit } from './lock';
 export type { RedlockOptions, AcquireOptions, ReleaseOutcome, ReleaseNode, ForceOutcome, ReleaseResult, ForceReleaseResult, ObservedCopy } from './options';
 export type { Resource } from '../vocabulary/resource';
 
-/** One attempt of an acquire call: which try it is, and how it waits if refused. */
-interface AcquireAttempt {
-  keys: Resource[];
-  ttlMs: number;
-  /** 1-based number of this try. */
-  attempt: number;
-  /** No retry follows: a refusal is the call's answer. */
-  final: boolean;
-  /** The waiter entry, or how to make it on the first refusal (only a call that retries). */
-  waiting?: WaitState | (() => WaitState);
-  onRefused?: (nodes: NodeAttempt[]) => void;
-  fencing: boolean;
-  /** Epoch ms of the call's first refused attempt, if one was. */
-  refusedAt?: number;
-}
 
 export class Redlock {
   readonly nodes: RedisNode[];
@@ -428,6 +414,12 @@ export class Redlock {
     if (query.resource !== undefined) validateResources([query.resource]);
     await this.ready();
     return readAudit(this.readContext(), this.logNodes(), this.logQuorum(), query);
+  }
+
+  /** Hold and wait times of each resource from its recorded events (docs/audit.md). Reads only. */
+  async lockStats(resources: readonly Resource[], windowMs?: number): Promise<Array<LockStats | null>> {
+    await this.ready();
+    return readLockStats(this.logNodes(), this.logQuorum(), this.options.readTimeoutMs ?? 2000, resources, windowMs);
   }
 
   // Event logs: a cluster client routes the key to its master itself: one vote, as for inspect.

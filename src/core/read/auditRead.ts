@@ -1,5 +1,6 @@
-// `audit`: the event logs of one resource, or of every resource whose name matches a
-// pattern, read like `history` (bounded, read-only) and audited (docs/audit.md).
+// `audit` and `status --stats`: event logs read like `history` (bounded, read-only), of
+// one resource, of every resource whose name matches a pattern, or of a snapshot's locks,
+// and audited or measured (docs/audit.md).
 import type Redis from 'ioredis';
 import { performance } from 'node:perf_hooks';
 import { READ_EVENTS } from '../bookkeeping/events';
@@ -7,6 +8,7 @@ import { INTERNAL_PREFIX, parseInternalKey } from '../bookkeeping/internalKeys';
 import { withDeadline } from '../connection/deadline';
 import type { RedisNode } from '../connection/nodes';
 import { auditHistory, AuditFinding } from '../vocabulary/audit';
+import { DEFAULT_STATS_WINDOW_MS, lockStats, LockStats } from '../vocabulary/lockStats';
 import type { Resource } from '../vocabulary/resource';
 import type { NodeStatus } from '../vocabulary/types';
 import type { InspectContext } from './context';
@@ -108,4 +110,22 @@ export async function readAudit(ctx: InspectContext, historyNodes: readonly Redi
   if (nodes.some((n) => !n.reachable)) complete = false;
   findings.sort((a, b) => a.at - b.at || (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
   return { findings, from, to, complete, resources: resources.length, quorum, nodes };
+}
+
+/** Locks whose hold and wait times one `status --stats` reads at most; the rest get null. */
+export const MAX_STATS_LOCKS = 500;
+
+/** Hold and wait times per resource (null beyond MAX_STATS_LOCKS, or when no node answered). */
+export async function readLockStats(historyNodes: readonly RedisNode[], quorum: number, timeoutMs: number, resources: readonly Resource[], windowMs = DEFAULT_STATS_WINDOW_MS, nowMs = Date.now()): Promise<Array<LockStats | null>> {
+  const out: Array<LockStats | null> = resources.map(() => null);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < Math.min(resources.length, MAX_STATS_LOCKS)) {
+      const i = next++;
+      const h = await readHistory(historyNodes, quorum, timeoutMs, resources[i]);
+      if (h.nodes.some((n) => n.reachable)) out[i] = lockStats(h.events, nowMs, windowMs);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_READS, resources.length) }, worker));
+  return out;
 }
