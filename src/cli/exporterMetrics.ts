@@ -1,6 +1,7 @@
 // The Prometheus side of `exporter`: lock state kept current by the core's Watcher (one
 // full snapshot, then changes), node facts refreshed at most once per interval when
-// scraped, and one registry rendered per scrape. Until the first snapshot /metrics
+// scraped, recorded events (hold and wait times, safety findings) likewise at most every
+// 30 s (exporterHistory.ts), and one registry rendered per scrape. Until the first snapshot /metrics
 // answers 503, so a scrape never reports an empty set that was merely not read yet.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -10,6 +11,7 @@ import type { Redlock } from '../core';
 import { FLAG_ORDER } from '../core/vocabulary';
 import type { Flag, LockEntry, Snapshot, Verdict } from '../core/vocabulary';
 import type { Watcher, WatchStatus } from '../core';
+import { HistoryMetrics } from './exporterHistory';
 
 export const VERDICTS: readonly Verdict[] = ['held', 'split', 'unknown', 'partial'];
 // Every flag the classifier can set, in its order: a flag the core gains is exported too.
@@ -21,7 +23,11 @@ export interface ExporterOptions {
   expiringThresholdMs?: number;
   /** Where watcher failures are reported (stderr in the CLI). */
   onError?(message: string): void;
+  /** Recorded events (hold, wait, safety findings) read at most this often; default 30 s. */
+  historyEveryMs?: number;
 }
+
+export const DEFAULT_HISTORY_EVERY_MS = 30_000;
 
 interface Held {
   entry: LockEntry;
@@ -54,7 +60,11 @@ export class Exporter {
     scrape: gauge(this.registry, 'redlock_scrape_duration_seconds', 'Time this scrape took, node facts included.'),
   };
 
-  constructor(private readonly redlock: Redlock, private readonly options: ExporterOptions) {}
+  private readonly history: HistoryMetrics;
+
+  constructor(private readonly redlock: Redlock, private readonly options: ExporterOptions) {
+    this.history = new HistoryMetrics(this.registry, redlock, options.historyEveryMs ?? DEFAULT_HISTORY_EVERY_MS);
+  }
 
   /** True once the watcher delivered its first snapshot. */
   get ready(): boolean {
@@ -125,7 +135,7 @@ export class Exporter {
   async metrics(): Promise<string | undefined> {
     if (!this.status) return undefined;
     const t0 = performance.now();
-    await this.refreshFacts();
+    await Promise.all([this.refreshFacts(), this.history.refresh([...this.locks.keys()])]);
     const g = this.g;
     const byVerdict = new Map<string, number>();
     const byFlag = new Map<string, number>();

@@ -75,7 +75,7 @@ describe('exporter', function () {
       await seed();
       // Generous deadlines: on a loaded machine a slow answer must not read as a node down.
       rl = new Redlock(servers.map((s) => s.url), { readTimeoutMs: 2000, commandTimeoutMs: 2000 });
-      exporter = new Exporter(rl, { patterns: ['lock:*'], intervalMs: 100 });
+      exporter = new Exporter(rl, { patterns: ['lock:*'], intervalMs: 100, historyEveryMs: 0 });
       http = createServer((req, res) => exporter.handle(req, res));
       await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
       url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
@@ -120,6 +120,32 @@ describe('exporter', function () {
       assert.ok(value(m, 'redlock_scrape_duration_seconds') >= 0);
       assert.match(ok.body, /# HELP redlock_locks /);
       assert.match(ok.body, /# TYPE redlock_node_up gauge/);
+    });
+
+    it('hold times by key pattern and safety findings from recorded events', async () => {
+      const key = 'lock:hist:orders:1';
+      const recorder = new Redlock(servers.map((s) => s.url), { events: true });
+      try {
+        for (let i = 0; i < 2; i++) await recorder.release(await recorder.acquire(key, 5000));
+        // A holder whose lease runs out, another takes the lock, then the first releases: past-lease.
+        const late = await recorder.acquire(key, 100);
+        await waitFor(async () => (await Promise.all(servers.map((s) => withClient(s, (c) => c.exists(key))))).every((n) => n === 0), 5000, 'the short lease to run out');
+        await recorder.acquire(key, 30_000);
+        await recorder.release(late);
+      } finally {
+        await recorder.quit();
+      }
+      exporter.start();
+      const ok = await waitFor(async () => { const r = await scrape(`${url}/metrics`); return r.status === 200 && r; }, 10_000, 'first snapshot');
+      const m = samples(ok.body);
+      assert.equal(value(m, 'redlock_hold_seconds_count{pattern="lock:hist:orders:*"}'), 3);
+      assert.ok(value(m, 'redlock_hold_seconds_sum{pattern="lock:hist:orders:*"}') < 10);
+      assert.equal(value(m, 'redlock_safety_violations_total{kind="past-lease"}'), 1);
+      assert.equal(value(m, 'redlock_safety_violations_total{kind="overlap"}'), 0);
+      assert.equal([...m.keys()].some((k) => k.includes('lock:hist:orders:1')), false, 'a key never becomes a label');
+      // Counted once: the next scrape reads the same events again (historyEveryMs 0) and adds nothing.
+      const again = samples((await scrape(`${url}/metrics`)).body);
+      assert.equal(value(again, 'redlock_hold_seconds_count{pattern="lock:hist:orders:*"}'), 3);
     });
 
     it('follows changes: a released lock, and a node that stops answering', async () => {

@@ -6,7 +6,7 @@
 import { Command, Option } from 'commander';
 import type { NodeFacts } from '../../core/vocabulary';
 import type { LockStats, Redlock } from '../../core';
-import { DEFAULT_STATS_WINDOW_MS, formatDuration, parseKeyArg } from '../../core/vocabulary';
+import { DEFAULT_STATS_WINDOW_MS, formatDuration, lockStats, parseKeyArg } from '../../core/vocabulary';
 import type { NodeStatus, Snapshot } from '../../core/vocabulary';
 import type { CliContext } from '../context';
 import { escapeText, safeJson } from '../escape';
@@ -111,7 +111,8 @@ export async function runStatus(redlock: Redlock, cmd: ReadArgs & { failOn?: Rea
   const page = await redlock.inspectPage({ patterns: cmd.patterns, expiringThresholdMs: cmd.expiringMs });
   const snap = page.snapshot;
   const window = cmd.statsWindowMs;
-  const stats = window === undefined ? undefined : await redlock.lockStats(snap.locks.map((l) => parseKeyArg(l.key)), window);
+  const histories = window === undefined ? undefined : await redlock.lockHistories(snap.locks.map((l) => parseKeyArg(l.key)));
+  const stats = histories?.map((h) => (h ? lockStats(h, Date.now(), window) : null));
   if (cmd.json) {
     const doc = await jsonStatus(redlock, snap, page.takenAtMs);
     if (stats) doc.locks = doc.locks.map((l, i) => ({ ...l, stats: stats[i] }));

@@ -18,8 +18,8 @@ import { encodeIdentity, tokenWithIdentity } from '../bookkeeping/holderIdentity
 import { entryDue, releaseWaitOn, waitAcquireOn, WaitState, waitState } from '../bookkeeping/waiters';
 import { EventRecorder } from '../bookkeeping/events';
 import { History, readHistory } from '../read/history';
-import { AuditQuery, AuditReport, readAudit, readLockStats } from '../read/auditRead';
-import type { LockStats } from '../vocabulary/lockStats';
+import { AuditQuery, AuditReport, readAudit, readHistories } from '../read/auditRead';
+import type { LockEvent } from '../vocabulary/lockEvents';
 import { FenceRound, withRaiseFailures } from './fencing';
 import { LocalHandoff } from './localHandoff';
 import { Lock, lockForToken, ownedBy } from './lock';
@@ -416,10 +416,10 @@ export class Redlock {
     return readAudit(this.readContext(), this.logNodes(), this.logQuorum(), query);
   }
 
-  /** Hold and wait times of each resource from its recorded events (docs/audit.md). Reads only. */
-  async lockStats(resources: readonly Resource[], windowMs?: number): Promise<Array<LockStats | null>> {
+  /** Each resource's recorded events, newest first (null when unread): for stats and metrics. Reads only. */
+  async lockHistories(resources: readonly Resource[]): Promise<Array<LockEvent[] | null>> {
     await this.ready();
-    return readLockStats(this.logNodes(), this.logQuorum(), this.options.readTimeoutMs ?? 2000, resources, windowMs);
+    return readHistories(this.logNodes(), this.logQuorum(), this.options.readTimeoutMs ?? 2000, resources);
   }
 
   // Event logs: a cluster client routes the key to its master itself: one vote, as for inspect.

@@ -8,7 +8,7 @@ import { INTERNAL_PREFIX, parseInternalKey } from '../bookkeeping/internalKeys';
 import { withDeadline } from '../connection/deadline';
 import type { RedisNode } from '../connection/nodes';
 import { auditHistory, AuditFinding } from '../vocabulary/audit';
-import { DEFAULT_STATS_WINDOW_MS, lockStats, LockStats } from '../vocabulary/lockStats';
+import type { LockEvent } from '../vocabulary/lockEvents';
 import type { Resource } from '../vocabulary/resource';
 import type { NodeStatus } from '../vocabulary/types';
 import type { InspectContext } from './context';
@@ -112,18 +112,18 @@ export async function readAudit(ctx: InspectContext, historyNodes: readonly Redi
   return { findings, from, to, complete, resources: resources.length, quorum, nodes };
 }
 
-/** Locks whose hold and wait times one `status --stats` reads at most; the rest get null. */
-export const MAX_STATS_LOCKS = 500;
+/** Logs one call reads at most (`status --stats`, the exporter); the rest get null. */
+export const MAX_HISTORY_READS = 500;
 
-/** Hold and wait times per resource (null beyond MAX_STATS_LOCKS, or when no node answered). */
-export async function readLockStats(historyNodes: readonly RedisNode[], quorum: number, timeoutMs: number, resources: readonly Resource[], windowMs = DEFAULT_STATS_WINDOW_MS, nowMs = Date.now()): Promise<Array<LockStats | null>> {
-  const out: Array<LockStats | null> = resources.map(() => null);
+/** Each resource's recorded events, newest first (null beyond MAX_HISTORY_READS, or when no node answered). */
+export async function readHistories(historyNodes: readonly RedisNode[], quorum: number, timeoutMs: number, resources: readonly Resource[]): Promise<Array<LockEvent[] | null>> {
+  const out: Array<LockEvent[] | null> = resources.map(() => null);
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < Math.min(resources.length, MAX_STATS_LOCKS)) {
+    while (next < Math.min(resources.length, MAX_HISTORY_READS)) {
       const i = next++;
       const h = await readHistory(historyNodes, quorum, timeoutMs, resources[i]);
-      if (h.nodes.some((n) => n.reachable)) out[i] = lockStats(h.events, nowMs, windowMs);
+      if (h.nodes.some((n) => n.reachable)) out[i] = h.events;
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_READS, resources.length) }, worker));

@@ -72,3 +72,10 @@ export function leasesOf(events: readonly LockEvent[], nowMs: number): Lease[] {
   }
   return leases;
 }
+
+/** How long a hold that ended lasted: to its release or loss, or to its lease end when it ran out first. */
+export function holdMsOf(l: Lease): number | null {
+  if (l.end === 'open' || l.endAt === null) return null;
+  const end = l.validUntil !== null && (l.end === 'released-late' || l.validUntil < l.endAt) ? l.validUntil : l.endAt;
+  return Math.max(0, end - l.start);
+}

@@ -1,6 +1,6 @@
 // How long holders held and waiters waited, from a lock's history: what `status --stats`
 // adds to each lock (docs/audit.md, "Hold and wait times").
-import { leasesOf } from './leases';
+import { holdMsOf, leasesOf } from './leases';
 import type { LockEvent } from './lockEvents';
 
 export interface Percentiles {
@@ -36,10 +36,8 @@ export function holdTimes(events: readonly LockEvent[], nowMs: number, windowMs:
   const from = nowMs - windowMs;
   const out: number[] = [];
   for (const l of leasesOf(events, nowMs)) {
-    if (l.end === 'open' || l.endAt === null || l.endAt < from || l.endAt > nowMs) continue;
-    // A hold ends when its holder let go or its lease ran out, whichever came first.
-    const end = l.validUntil !== null && (l.end === 'released-late' || l.validUntil < l.endAt) ? l.validUntil : l.endAt;
-    out.push(Math.max(0, end - l.start));
+    const held = holdMsOf(l);
+    if (held !== null && l.endAt! >= from && l.endAt! <= nowMs) out.push(held);
   }
   return out;
 }
