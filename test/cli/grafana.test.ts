@@ -33,13 +33,14 @@ describe('grafana dashboard', () => {
       assert.ok(p.targets.length > 0, p.title);
       for (const t of p.targets) {
         assert.ok(t.refId && t.expr, p.title);
-        for (const m of t.expr.matchAll(/\b[a-z_:][a-z0-9_:]*(?=\s*[{(\s)]|$)/g)) if (m[0].startsWith('redlock_')) used.add(m[0]);
+        // A histogram is served under its own name and queried as _bucket, _sum or _count.
+        for (const m of t.expr.matchAll(/\b[a-z_:][a-z0-9_:]*(?=\s*[{(\s)]|$)/g)) if (m[0].startsWith('redlock_')) used.add(m[0].replace(/_(bucket|sum|count)$/, ''));
         // Every query goes through the dashboard's data source variable.
         assert.equal(t.datasource.uid, '${datasource}');
       }
     }
     for (const name of used) assert.ok(served.includes(name), `${name} is not served by the exporter`);
-    for (const name of ['redlock_locks', 'redlock_lock_flags', 'redlock_node_up', 'redlock_node_latency_seconds', 'redlock_node_clock_offset_seconds']) {
+    for (const name of ['redlock_locks', 'redlock_lock_flags', 'redlock_node_up', 'redlock_node_latency_seconds', 'redlock_node_clock_offset_seconds', 'redlock_hold_seconds', 'redlock_wait_seconds', 'redlock_safety_violations_total']) {
       assert.ok(used.has(name), `${name} has no panel`);
     }
   });
