@@ -12,7 +12,7 @@ import { escapeText, safeJson } from '../escape';
 import { EXIT, ExitCode } from '../exit';
 import { FAIL_ON_NAMES, failOnParser, matchingLocks } from '../failOn';
 import type { Io } from '../io';
-import { DEFAULT_PATTERN, readOptions, ReadOptions } from '../options';
+import { defaultPatterns, readOptions, ReadOptions } from '../options';
 import { renderStatus } from '../render';
 import { styleFor } from '../style';
 
@@ -24,7 +24,7 @@ export interface ReadArgs {
 }
 
 export function readArgs(opts: ReadOptions): ReadArgs {
-  return { patterns: opts.pattern ?? [DEFAULT_PATTERN], expiringMs: opts.expiringMs, json: opts.json === true };
+  return { patterns: opts.pattern ?? defaultPatterns(), expiringMs: opts.expiringMs, json: opts.json === true };
 }
 
 /** What exit codes and node lines need: a snapshot, or a watch's status at a change. */

@@ -49,7 +49,7 @@ export class Watcher {
     private readonly options: WatchOptions,
     listener?: WatchListener,
   ) {
-    this.patterns = options.patterns?.length ? options.patterns : DEFAULT_PATTERNS;
+    this.patterns = options.patterns?.length ? options.patterns : [...DEFAULT_PATTERNS];
     validatePatterns(this.patterns);
     this.scanPatterns = coversInternalKeys(this.patterns) ? this.patterns : [...this.patterns, INTERNAL_PATTERN];
     this.intervalMs = options.intervalMs ?? 1000;

@@ -11,3 +11,6 @@ export * from './deadlocks';
 export * from './libraries';
 export * from './inspectTypes';
 export * from './describe';
+export * from './foreignHolders';
+export * from './foreignKeys';
+export * from './lockShapes';
