@@ -53,9 +53,14 @@ export function longestTtl(snap: Snapshot): number {
   return max;
 }
 
+/** Keys per node the empty-pattern check reads: cheap, and enough for a development Redis. */
+const EMPTY_CHECK_KEYS = 5_000;
+
 export async function humanStatus(redlock: Redlock, snap: Snapshot, cmd: ReadArgs, io: Io): Promise<string> {
   const facts = await redlock.nodeFacts(longestTtl(snap));
-  return renderStatus(snap, facts, { patterns: cmd.patterns, style: styleFor(io.colour) });
+  // Nothing matched: a short walk (a few pages, half a second) looks for locks elsewhere.
+  const outside = snap.locks.length === 0 ? (await redlock.discover({ budgetKeys: EMPTY_CHECK_KEYS, timeBudgetMs: 500 }).catch(() => null))?.patterns : undefined;
+  return renderStatus(snap, facts, { patterns: cmd.patterns, style: styleFor(io.colour), outside });
 }
 
 /**

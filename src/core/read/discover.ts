@@ -34,7 +34,7 @@ export interface Discovery {
   scanned: number;
   /** Keys held, summed over the nodes (DBSIZE; null where a node would not say). */
   keyspace: number;
-  /** Every reachable node's keyspace was walked to its end. */
+  /** Every node's keyspace was walked to its end (false when a node did not answer). */
   complete: boolean;
   patterns: DiscoveredPattern[];
   nodes: NodeStatus[];
@@ -83,7 +83,7 @@ export async function discoverNodes(ctx: InspectContext, options: DiscoverOption
         // A node's empty chunk with its cursor not done: the time budget cut it.
         if (scan.reads.size === 0 && scan.truncated) break;
       }
-      if (status?.reachable && cursors[0] !== 'done') complete = false;
+      if (!status?.reachable || cursors[0] !== 'done') complete = false;
       return status ?? { node: node.id, reachable: false, latencyMs: null, error: 'not read', outcome: 'unreachable' as const };
     }),
   );
