@@ -19,6 +19,8 @@ export { decodeIdentity, holderOf, PROCESS_ID } from './bookkeeping/holderIdenti
 export type { IdentityMode, IdentityOptions, Identity } from './bookkeeping/holderIdentity';
 export type { LockEvent, EventType, EventOptions } from './bookkeeping/events';
 export type { History } from './read/history';
+export { ObservedHistory, mergeHistory } from './read/observedHistory';
+export type { ObservedEvent, ObservedType, HistoryEvent } from './read/observedHistory';
 export { fencedWrite, readFenced, fenceKeyOf } from './lock/fencing';
 export type { FencedWriteResult } from './lock/fencing';
 export { readTlsFiles, checkTls, PLAIN_ON_TLS } from './connection/tls';
