@@ -1,4 +1,4 @@
-// `discover` and the empty-pattern line of `status`, through the built CLI against real nodes.
+// `discover`, the empty-pattern line of `status` and `history --watch`, through the built CLI against real nodes.
 import assert from 'node:assert/strict';
 import Redis from 'ioredis';
 import { Redlock as NodeRedlock } from '@sesamecare-oss/redlock';
@@ -30,6 +30,17 @@ describe('cli: discover and the empty-pattern line', () => {
     assert.equal(s.code, 0, s.stderr);
     assert.match(s.stdout, /^No locks match \*\[lL\]\[oO\]\[cC\]\[kK\]\*, mutex:\*, semaphore:\*\. Lock-shaped keys were seen outside them: orders:\* \(1, /m);
     await held.release();
+  });
+
+  it('history --watch --json adds what it observed of a foreign lock, marked observed', async () => {
+    const held = await new NodeRedlock([c], { retryCount: 0 }).acquire(['orders:9'], 2_000);
+    // The lock expires while the watch runs (seeded or seen taken, its expiry is observed).
+    const r = await runCli(['history', 'orders:9', '--watch', '5s', '--json', '--node', servers[0].url]);
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout) as { resource: string; events: Array<{ type: string; source: string; token: string }> };
+    assert.equal(doc.resource, 'orders:9');
+    assert.deepEqual(doc.events.map((e) => [e.type, e.source, e.token]).filter(([t]) => t === 'expired'), [['expired', 'observed', held.value]]);
+    assert.ok(doc.events.every((e) => e.source === 'observed'));
   });
 
   it('discover exits 3 when the node does not answer', async () => {
