@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import Redis from 'ioredis';
 import { Redlock as NodeRedlock } from '@sesamecare-oss/redlock';
 import { Mutex, Semaphore } from 'redis-semaphore';
+import { createLock, createLockValueWithMetadata, IoredisAdapter } from 'redlock-universal';
 import { useNodes } from '../../support/nodesFixture';
 import type { LockEntry, Snapshot } from '../../../src/core';
 
@@ -95,6 +96,31 @@ describe('their locks: found, one row each, holders decoded', () => {
     assert.deepEqual(lockOf(s, 'job-lock:prod:report').holder, { name: null, host: 'app-7', pid: null, since: Date.parse('2026-11-25T21:00:00.123Z'), thread: null, library: 'ShedLock' });
     assert.deepEqual(lockOf(s, 'lock:ru').holder, { name: 'worker-3', host: null, pid: null, since: 1764104400000, thread: null, library: 'redlock-universal' });
     assert.equal(lockOf(s, 'lock:looks').holder, null);
+  });
+
+  it('redlock-universal: a real lock is one row with its token; its metadata value names the node and instant', async () => {
+    // redlock-universal asks for Node 22 (EBADENGINE on 20); what it writes works here.
+    const handle = await createLock({ adapter: new IoredisAdapter(c), key: 'lock:ru-real', ttl: 30_000 }).acquire();
+    const value = createLockValueWithMetadata('worker-9');
+    await c.set('lock:ru-meta', value, 'PX', 30_000);
+    const s = await fx.rl.inspect();
+    const real = lockOf(s, 'lock:ru-real');
+    assert.deepEqual(Object.keys(real.holders), [handle.value]);
+    assert.equal(real.holder, null);
+    const meta = lockOf(s, 'lock:ru-meta').holder!;
+    assert.equal(meta.name, 'worker-9');
+    assert.equal(meta.library, 'redlock-universal');
+    assert.equal(meta.since, Number(value.split(':')[1]));
+  });
+
+  it('a Redisson read lock lists one owner per reader, with its thread; its timeouts are no rows', async () => {
+    await c.hset('rw-lock', 'mode', 'read', `${UUID}:3`, '1', `${OTHER}:4`, '2');
+    await c.pexpire('rw-lock', 30_000);
+    await c.set(`{rw-lock}:${UUID}:3:rwlock_timeout:1`, '1', 'PX', 30_000);
+    await c.set(`{rw-lock}:${OTHER}:4:rwlock_timeout:2`, '1', 'PX', 30_000);
+    const s = await fx.rl.inspect();
+    assert.deepEqual(s.locks.map((l) => l.key), ['rw-lock']);
+    assert.deepEqual(lockOf(s, 'rw-lock').owners!.map((o) => [o.token, o.holder?.thread, o.holder?.library]), [[`${UUID}:3`, 3, 'redisson'], [`${OTHER}:4`, 4, 'redisson']]);
   });
 
   it('--fail-on no-ttl material: healthy Redisson locks carry no no-ttl row', async () => {
