@@ -73,8 +73,8 @@ export function createMcpServer(redlock: Redlock, options: McpOptions): McpServe
 
   server.registerTool('redlock_status', {
     title: 'Redlock status',
-    description: 'Lists the lock keys matching glob patterns (default *lock*) on every configured Redis node, each with its verdict (held, split, unknown, partial), flags, validity and per-node copies (token, TTL). Reads only.',
-    inputSchema: { patterns: z.array(z.string().min(1)).max(32).optional().describe('Redis SCAN MATCH globs, e.g. ["orders:*"]; default ["*lock*"]') },
+    description: 'Lists the lock keys matching glob patterns (default: lock-ish names in any case, mutex:*, semaphore:*) on every configured Redis node, each with its verdict (held, split, unknown, partial), flags, validity and per-node copies (token, TTL). Reads only.',
+    inputSchema: { patterns: z.array(z.string().min(1)).max(32).optional().describe('Redis SCAN MATCH globs, e.g. ["orders:*"]; default ["*[lL][oO][cC][kK]*", "mutex:*", "semaphore:*"]') },
     annotations: readOnly,
   }, ({ patterns }) => guarded(async () => {
     const snap = await redlock.inspect({ patterns });

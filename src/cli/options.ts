@@ -128,11 +128,15 @@ export interface ReadOptions extends NodeOptions {
   expiringMs?: number;
 }
 
-export const DEFAULT_PATTERN = '*lock*';
+import { DEFAULT_PATTERNS } from '../core/vocabulary';
+
+/** The core's default key patterns, as help texts show them. */
+export const DEFAULT_PATTERN_TEXT = DEFAULT_PATTERNS.join(' ');
+export const defaultPatterns = (): string[] => [...DEFAULT_PATTERNS];
 
 /** status and watch: the keys to read and the expiring threshold. */
 export function readOptions(cmd: Command): Command {
   return nodeOptions(cmd)
-    .addOption(new Option('--pattern <glob>', `SCAN MATCH glob of the keys to read (repeatable; default ${DEFAULT_PATTERN})`).argParser(listParser('--pattern')))
+    .addOption(new Option('--pattern <glob>', `SCAN MATCH glob of the keys to read (repeatable; default ${DEFAULT_PATTERN_TEXT})`).argParser(listParser('--pattern')))
     .addOption(new Option('--expiring-ms <duration>', 'flag locks whose validity is below this as expiring (default 2000)').argParser(durationParser('--expiring-ms', 0)));
 }

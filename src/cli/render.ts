@@ -54,6 +54,8 @@ export interface StatusOptions {
   patterns: string[];
   /** The clock holder ages are measured against; default now. */
   nowMs?: number;
+  /** With no lock matching: patterns a short discovery walk found outside them. */
+  outside?: ReadonlyArray<{ pattern: string; count: number; library: string }>;
 }
 
 export function renderNodes(snap: Snapshot, facts: NodeFacts[] | null, style: Style = PLAIN): string[] {
@@ -88,7 +90,8 @@ export function renderLocks(snap: Snapshot, options: StatusOptions): string[] {
   const style = options.style ?? PLAIN;
   const lines: string[] = [];
   if (snap.locks.length === 0) {
-    lines.push(`No locks match ${options.patterns.map(escapeText).join(', ')}.`);
+    const seen = options.outside?.length ? ` Lock-shaped keys were seen outside them: ${options.outside.slice(0, 5).map((p) => `${escapeText(p.pattern)} (${p.count}, ${escapeText(p.library)})`).join(', ')}; pass them as --pattern, or run discover.` : '';
+    lines.push(`No locks match ${options.patterns.map(escapeText).join(', ')}.${seen}`);
   } else {
     const summary = anomalySummary(snap.locks);
     lines.push(`Locks: ${snap.locks.length}${summary.length ? ` (${summary.join(', ')})` : ''}; copies per node in configuration order: token label and TTL, - absent, ? unreachable, ! unreadable`);

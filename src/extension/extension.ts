@@ -1,4 +1,5 @@
 // Wires the model, the views and the commands; activate() returns a small API for tests.
+import { discoverPatterns, forgetDiscovered, lastDiscovered, quickDiscover } from './commands/discoverPatterns';
 import * as vscode from 'vscode';
 import { parseKeyArg, type Snapshot } from '../core';
 import { acquire } from './commands/acquire';
@@ -78,7 +79,13 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
 
   const showState = (): void => {
     const error = model.error;
-    locksView.message = error ? `⚠ ${error}` : model.snapshot && model.snapshot.locks.length === 0 ? vscode.l10n.t('No lock keys match {0}.', model.settings.keyPatterns.join(', ')) : undefined;
+    const empty = !error && model.snapshot !== undefined && model.snapshot.locks.length === 0;
+    const found = empty ? lastDiscovered() : undefined;
+    // Nothing matches: one short walk looks for lock-shaped keys elsewhere, then says where.
+    if (empty && found === undefined) void quickDiscover(s).then(showState);
+    else if (!empty && model.snapshot !== undefined) forgetDiscovered();
+    const outside = found?.length ? ` ${vscode.l10n.t('Lock-shaped keys were seen under {0}: run Discover Lock Patterns to add them.', found.slice(0, 5).map((p) => p.pattern).join(', '))}` : '';
+    locksView.message = error ? `⚠ ${error}` : empty ? vscode.l10n.t('No lock keys match {0}.', model.settings.keyPatterns.join(', ')) + outside : undefined;
     nodesView.message = model.configError ? `⚠ ${model.configError}` : undefined;
   };
 
@@ -94,6 +101,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
     showAnomaliesOnly: () => viewCommands.setAnomaliesOnly(s, true),
     showAllLocks: () => viewCommands.setAnomaliesOnly(s, false),
     loadMore: () => viewCommands.loadMore(s),
+    discoverPatterns: () => discoverPatterns(s),
     acquire: (a) => acquire(s, a),
     extend: (a) => extend(s, a),
     release: (a) => release(s, a),

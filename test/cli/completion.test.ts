@@ -33,7 +33,7 @@ describe('cli: completion', () => {
     assert.match(text, /^# bash completion for redlock-inspector/);
     assert.match(text, /complete -F _redlock_inspector redlock-inspector$/);
     assert.deepEqual(bashComplete(text, ['st']), ['status']);
-    assert.deepEqual(bashComplete(text, ['']).sort(), ['acquire', 'audit', 'completion', 'doctor', 'exporter', 'extend', 'force-release', 'help', 'history', 'mcp', 'release', 'status', 'watch']);
+    assert.deepEqual(bashComplete(text, ['']).sort(), ['acquire', 'audit', 'completion', 'discover', 'doctor', 'exporter', 'extend', 'force-release', 'help', 'history', 'mcp', 'release', 'status', 'watch']);
     assert.deepEqual(bashComplete(text, ['exporter', '--l']), ['--listen']);
     assert.deepEqual(bashComplete(text, ['mcp', '--a']), ['--allow-writes']);
     assert.deepEqual(bashComplete(text, ['acquire', 'x', '--tt']), ['--ttl']);

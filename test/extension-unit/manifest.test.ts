@@ -4,6 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { extendable } from '../../src/core/vocabulary/actions';
+import { DEFAULT_PATTERNS } from '../../src/core/vocabulary';
 import { lockContextValue } from '../../src/extension/words/lockText';
 import { absent, lockEntry, present } from '../support/entries';
 import { placeholders, readManifest, readNls } from '../support/manifest';
@@ -77,7 +78,7 @@ describe('extension manifest', () => {
 
   it('declares every setting with defaults and validation', () => {
     const p = c.configuration.properties;
-    assert.deepEqual(p['redlock.keyPatterns'].default, ['*lock*']);
+    assert.deepEqual(p['redlock.keyPatterns'].default, [...DEFAULT_PATTERNS]);
     assert.equal(p['redlock.refreshIntervalMs'].default, 2000);
     assert.equal(p['redlock.refreshIntervalMs'].minimum, 250);
     assert.equal(p['redlock.driftFactor'].default, 0.01);

@@ -8,14 +8,14 @@ import type { CliContext } from '../context';
 import { escapeText, safeJson } from '../escape';
 import { EXIT, ExitCode } from '../exit';
 import type { Io } from '../io';
-import { DEFAULT_PATTERN, listParser, nodeOptions, NodeOptions } from '../options';
+import { DEFAULT_PATTERN_TEXT, defaultPatterns, listParser, nodeOptions, NodeOptions } from '../options';
 import { PLAIN, Style, styleFor } from '../style';
 
 export function register(program: Command, ctx: CliContext): void {
   nodeOptions(program.command('doctor').description('check that the deployment is safe for Redlock: replicas, eviction, persistence, clocks, permissions (reads only)'))
-    .addOption(new Option('--pattern <glob>', `SCAN MATCH glob of the lock keys, for the longest live TTL (repeatable; default ${DEFAULT_PATTERN})`).argParser(listParser('--pattern')))
+    .addOption(new Option('--pattern <glob>', `SCAN MATCH glob of the lock keys, for the longest live TTL (repeatable; default ${DEFAULT_PATTERN_TEXT})`).argParser(listParser('--pattern')))
     .action(ctx.action(async (opts: NodeOptions & { pattern?: string[] }, cmd: Command) =>
-      ctx.withRedlock(cmd, opts, {}, (redlock) => runDoctor(redlock, { json: opts.json === true, patterns: opts.pattern ?? [DEFAULT_PATTERN] }, ctx.io))));
+      ctx.withRedlock(cmd, opts, {}, (redlock) => runDoctor(redlock, { json: opts.json === true, patterns: opts.pattern ?? defaultPatterns() }, ctx.io))));
 }
 
 export interface DoctorArgs {

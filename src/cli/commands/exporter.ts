@@ -7,7 +7,7 @@ import { escapeText } from '../escape';
 import { CliError, EXIT, ExitCode, UsageError } from '../exit';
 import { Exporter } from '../exporterMetrics';
 import type { Io } from '../io';
-import { DEFAULT_INTERVAL_MS, DEFAULT_PATTERN, durationParser, listParser, MIN_INTERVAL_MS } from '../options';
+import { DEFAULT_INTERVAL_MS, DEFAULT_PATTERN_TEXT, defaultPatterns, durationParser, listParser, MIN_INTERVAL_MS } from '../options';
 
 export interface ListenAddress {
   host: string;
@@ -41,13 +41,13 @@ export function register(program: Command, ctx: CliContext): void {
   program.command('exporter').description('serve Prometheus metrics of the locks and nodes at /metrics until Ctrl-C (reads only)')
     .addOption(new Option('--listen <host:port>', 'address to serve on, e.g. 127.0.0.1:9464 (port 0: any free port)').argParser(parseListen).makeOptionMandatory())
     .addOption(new Option('--node <url>', 'a Redis node URL (repeatable; replaces REDLOCK_NODES)').argParser(listParser('--node')))
-    .addOption(new Option('--pattern <glob>', `SCAN MATCH glob of the keys to read (repeatable; default ${DEFAULT_PATTERN})`).argParser(listParser('--pattern')))
+    .addOption(new Option('--pattern <glob>', `SCAN MATCH glob of the keys to read (repeatable; default ${DEFAULT_PATTERN_TEXT})`).argParser(listParser('--pattern')))
     .addOption(new Option('--interval <duration>', `time between reads (default ${DEFAULT_INTERVAL_MS} ms)`).argParser(durationParser('--interval', MIN_INTERVAL_MS)))
     .addOption(new Option('--expiring-ms <duration>', 'flag locks whose validity is below this as expiring (default 2000)').argParser(durationParser('--expiring-ms', 0)))
     .action(ctx.action(async (opts: ExporterOptions, cmd: Command) =>
       ctx.withRedlock(cmd, opts, {}, (redlock) => runExporter(redlock, {
         listen: opts.listen,
-        patterns: opts.pattern ?? [DEFAULT_PATTERN],
+        patterns: opts.pattern ?? defaultPatterns(),
         intervalMs: opts.interval ?? DEFAULT_INTERVAL_MS,
         expiringMs: opts.expiringMs,
       }, ctx.io))));

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context';
 import { register as completion } from './completion';
 import { register as audit } from './audit';
+import { register as discover } from './discover';
 import { register as doctor } from './doctor';
 import { register as exporter } from './exporter';
 import { register as forceRelease } from './forceRelease';
@@ -15,4 +16,4 @@ import { register as watch } from './watch';
 
 export type Register = (program: Command, ctx: CliContext) => void;
 
-export const COMMANDS: readonly Register[] = [status, watch, locks, forceRelease, history, audit, doctor, exporter, mcp, completion];
+export const COMMANDS: readonly Register[] = [status, watch, locks, forceRelease, history, audit, discover, doctor, exporter, mcp, completion];

@@ -13,7 +13,7 @@ import { escapeText, safeJson } from '../escape';
 import { EXIT, ExitCode } from '../exit';
 import { FAIL_ON_NAMES, failOnParser, matchingLocks } from '../failOn';
 import type { Io } from '../io';
-import { DEFAULT_PATTERN, durationParser, readOptions, ReadOptions } from '../options';
+import { defaultPatterns, durationParser, readOptions, ReadOptions } from '../options';
 import { renderStatus } from '../render';
 import { styleFor } from '../style';
 
@@ -25,7 +25,7 @@ export interface ReadArgs {
 }
 
 export function readArgs(opts: ReadOptions): ReadArgs {
-  return { patterns: opts.pattern ?? [DEFAULT_PATTERN], expiringMs: opts.expiringMs, json: opts.json === true };
+  return { patterns: opts.pattern ?? defaultPatterns(), expiringMs: opts.expiringMs, json: opts.json === true };
 }
 
 /** What exit codes and node lines need: a snapshot, or a watch's status at a change. */
@@ -54,9 +54,14 @@ export function longestTtl(snap: Snapshot): number {
   return max;
 }
 
+/** Keys per node the empty-pattern check reads: cheap, and enough for a development Redis. */
+const EMPTY_CHECK_KEYS = 5_000;
+
 export async function humanStatus(redlock: Redlock, snap: Snapshot, cmd: ReadArgs, io: Io): Promise<string> {
   const facts = await redlock.nodeFacts(longestTtl(snap));
-  return renderStatus(snap, facts, { patterns: cmd.patterns, style: styleFor(io.colour) });
+  // Nothing matched: a short walk (a few pages, half a second) looks for locks elsewhere.
+  const outside = snap.locks.length === 0 ? (await redlock.discover({ budgetKeys: EMPTY_CHECK_KEYS, timeBudgetMs: 500 }).catch(() => null))?.patterns : undefined;
+  return renderStatus(snap, facts, { patterns: cmd.patterns, style: styleFor(io.colour), outside });
 }
 
 /**

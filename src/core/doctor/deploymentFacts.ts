@@ -59,9 +59,9 @@ export interface DeploymentFacts {
   user: string | null;
 }
 
-/** A key the probes name: the first pattern with its glob syntax taken out (`*lock*` -> `lock`). */
+/** A key the probes name: the first pattern with its glob syntax taken out (`*[lL][oO][cC][kK]*` -> `lock`). */
 export function sampleKey(patterns: readonly string[]): string {
-  const k = (patterns[0] ?? '').replace(/\[[^\]]*\]/g, 'x').replace(/\\(.)/g, '$1').replace(/\*/g, '').replace(/\?/g, 'x');
+  const k = (patterns[0] ?? '').replace(/\[\^[^\]]*\]/g, 'x').replace(/\[([^\]])[^\]]*\]/g, '$1').replace(/\\(.)/g, '$1').replace(/\*/g, '').replace(/\?/g, 'x');
   return k || 'lock';
 }
 

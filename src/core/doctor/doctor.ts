@@ -319,7 +319,7 @@ export interface DoctorContext extends InspectContext {
 
 /** Reads every node (facts, plus one bounded snapshot for live TTLs) and diagnoses. */
 export async function runDoctor(ctx: DoctorContext, options: DoctorOptions = {}): Promise<DoctorReport> {
-  const patterns = options.patterns?.length ? options.patterns : DEFAULT_PATTERNS;
+  const patterns = options.patterns?.length ? options.patterns : [...DEFAULT_PATTERNS];
   const [page, facts] = await Promise.all([
     inspectNodes(ctx, { patterns }),
     Promise.all(ctx.nodes.map((n) => deploymentFacts(n, patterns, ctx.commandTimeoutMs))),

@@ -4,6 +4,7 @@ import { checkDistinct, createNodes, NodeInput, RedisNode, waitForQuorum } from 
 import { acquireKeysOn, extendKeysOn, releaseKeysOn } from './writeScripts';
 import { DEFAULT_PATTERNS, InspectContext, inspectNodes } from '../read/inspect';
 import { readContextOf, unreadOf } from '../read/context';
+import { discoverNodes, type DiscoverOptions, type Discovery } from '../read/discover';
 import { runHolding } from './using';
 import { describeAcquireOn, describeExtendOn, describeReleaseOn, ExtendReply, namedByOwner } from './answers';
 import { Watcher, WatchListener, WatchOptions } from '../read/watch';
@@ -361,6 +362,11 @@ export class Redlock {
   async inspectPage(options: InspectOptions = {}): Promise<InspectPage> {
     await this.ready();
     return inspectNodes(this.readContext(), options);
+  }
+
+  /** Lock-shaped keys anywhere in the keyspace, grouped into patterns; a bounded walk. Reads only. */
+  async discover(options: DiscoverOptions = {}): Promise<Discovery> {
+    return this.ready().then(() => discoverNodes(this.readContext(), options));
   }
 
   /** Live watch: `snapshot` once, then `change` for what changed; stop() ends it. Reads only. */

@@ -6,7 +6,7 @@ import { holderOf, processIdOf } from '../vocabulary/holderToken';
 import type { InspectContext, NodeScan } from './context';
 import { withDeadline } from '../connection/deadline';
 import type { RedisNode } from '../connection/nodes';
-import type { LockEntry, Waiter } from '../vocabulary/types';
+import type { LockEntry, Owner, Waiter } from '../vocabulary/types';
 import { internalKeyOf, mergeWaiters, readWaiting, WaitingRead } from '../bookkeeping/waiters';
 import { internalKey } from '../bookkeeping/internalKeys';
 
@@ -42,11 +42,20 @@ export function attachHolders(entry: LockEntry, knownQuorumToken?: string | null
     }
   }
   entry.holder = holder;
+  // Multi-holder layouts: the token is the sorted ids joined by ','; each id is one owner.
+  if ((format === 'semaphore' || format === 'redisson-rwlock') && quorumToken !== null) entry.owners = ownersOf(quorumToken, format);
+  else if (entry.owners !== undefined) delete entry.owners;
   if (entry.waiters === undefined) entry.waiters = NO_WAITERS;
   const prev = processIds.get(entry);
   const id = processIdOf(quorumToken, format);
   // No entry reads as no holder and no waiter: 100k plain-token locks add none.
   if (id !== null || prev !== undefined) processIds.set(entry, { holder: id, waiters: prev?.waiters ?? [] });
+}
+
+/** One owner per id of a multi-holder token; a `hex:` token cannot be split back into ids here. */
+export function ownersOf(token: string, format: string): Owner[] {
+  if (token.startsWith('hex:')) return [{ token, holder: null }];
+  return token.split(',').map((id) => ({ token: id, holder: holderOf(id, format) }));
 }
 
 const ASCII = /^[\x00-\x7f]*$/;

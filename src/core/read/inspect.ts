@@ -5,12 +5,14 @@
 import { isInternalKey } from '../bookkeeping/internalKeys';
 import { attachHolders, attachWaiters, flagDeadlocks, NO_WAITERS } from './holdersRead';
 import { attachFences, pageCounter } from './fenceRead';
+import { attachBookkeeping, dropSkipped, ownersToRead, readOwners } from './bookkeepingRead';
+import { bookkeepingOf } from '../vocabulary/foreignKeys';
 import { performance } from 'node:perf_hooks';
 import { clockNow, withDeadline } from '../connection/deadline';
 import { classify, quorumOf, skipReason, validityAt, withExpiring } from '../vocabulary/classify';
 import type { InspectContext, KeyResult, NodeScan, Slot } from './context';
 export type { InspectContext, NodeScan, Slot } from './context';
-import type { InspectOptions, InspectPage, ScanCursor } from '../vocabulary/inspectTypes';
+import { DEFAULT_PATTERNS, type InspectOptions, type InspectPage, type ScanCursor } from '../vocabulary/inspectTypes';
 import { downStatus, RedisNode } from '../connection/nodes';
 import type Redis from 'ioredis';
 import { absentOn, decodeScanPage, pageCursor, pageKeyCount, ReadBatch, readInternalOf, readObservations, requestScanPage } from './readScripts';
@@ -19,7 +21,7 @@ import { displayKey } from '../vocabulary/tokens';
 import { exactKeysOn, unreadMasters } from '../connection/clusterTopology';
 import type { LockEntry, Observation, SkippedKey, Snapshot } from '../vocabulary/types';
 
-export const DEFAULT_PATTERNS = ['*lock*'];
+export { DEFAULT_PATTERNS };
 const SCAN_COUNT = 1000;
 /** Pages that waited for the internal walk, classified per page arriving once it is complete. */
 const CATCH_UP_PAGES = 1;
@@ -288,7 +290,7 @@ export function preclassifyPage(ctx: InspectContext, scan: NodeScan, ids: readon
   const nowMs = clockNow();
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i];
-    slots[i].pre = isInternalKey(id) ? null : classifyKey(ctx, scans, id, nowMs, expiringThresholdMs, scratch, slots[i]);
+    slots[i].pre = isInternalKey(id) || bookkeepingOf(id) !== null ? null : classifyKey(ctx, scans, id, nowMs, expiringThresholdMs, scratch, slots[i]);
   }
 }
 
@@ -310,8 +312,10 @@ function atInstant(result: KeyResult, slot: Slot, nowMs: number, driftFactor: nu
  * Classifies every key of `ids` from what each node holds; keys in byte order.
  * `lockIds[i]` is the latin1 identity of `locks[i]`, `skippedIds[i]` that of `skipped[i]`.
  */
-export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number): { locks: LockEntry[]; lockIds: string[]; skipped: SkippedKey[]; skippedIds: string[]; fencesToRead: number[]; waitersToRead: number[] } {
+export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number): { locks: LockEntry[]; lockIds: string[]; skipped: SkippedKey[]; skippedIds: string[]; fencesToRead: number[]; waitersToRead: number[]; bookkeeping: string[] } {
   const locks: LockEntry[] = [];
+  /** Other libraries' bookkeeping keys: attached to their locks afterwards (bookkeepingRead.ts). */
+  const bookkeeping: string[] = [];
   const lockIds: string[] = [];
   const skippedIds: string[] = [];
   const skipped: SkippedKey[] = [];
@@ -329,6 +333,11 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
     let result: KeyResult | undefined;
     let waitersKnown = false;
     const slot = single ? scans[0].reads.get(id) : undefined;
+    if (bookkeepingOf(id) !== null) {
+      if (slot) slot.pre = undefined;
+      bookkeeping.push(id);
+      continue;
+    }
     const pre = slot?.pre;
     if (pre !== undefined) {
       // Taken once, as the slot's fence counter was.
@@ -353,7 +362,7 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
     locks.push(result);
     lockIds.push(id);
   }
-  return { locks, lockIds, skipped, skippedIds, fencesToRead, waitersToRead };
+  return { locks, lockIds, skipped, skippedIds, fencesToRead, waitersToRead, bookkeeping };
 }
 
 /** Printable ASCII names are their own display form; only other bytes need decoding. */
@@ -363,7 +372,7 @@ export function keyOf(id: string): string {
 
 export async function inspectNodes(ctx: InspectContext, options: InspectOptions = {}): Promise<InspectPage> {
   const cont = options.continueFrom ?? null;
-  const patterns = cont ? cont.patterns : options.patterns?.length ? options.patterns : DEFAULT_PATTERNS;
+  const patterns = cont ? cont.patterns : options.patterns?.length ? options.patterns : [...DEFAULT_PATTERNS];
   validatePatterns(patterns);
   const maxKeys = options.maxKeys ?? 10_000;
   const deadline = performance.now() + (options.timeBudgetMs ?? 3_000);
@@ -381,9 +390,14 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
     if (!ctx.ownerOnly) await fillGaps(ctx, scans, all);
     union = all;
   }
+  // Locks whose bookkeeping the patterns found but not the lock itself: read by name.
+  const owners = ctx.ownerOnly ? [] : ownersToRead(scans.length > 1 ? union : scans[0].reads.keys(), (id) => scans.some((s) => s.reads.has(id)));
+  if (owners.length > 0) union = await readOwners(ctx, scans, owners, union, readBatch);
 
   const nowMs = clockNow();
-  const { locks, lockIds, skipped, fencesToRead, waitersToRead } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);
+  const { locks, lockIds, skipped, skippedIds, fencesToRead, waitersToRead, bookkeeping } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);
+  // A lock read for its bookkeeping that is not there is no key of the patterns' either.
+  if (owners.length > 0) dropSkipped(skipped, skippedIds, new Set(owners));
   await attachFences(ctx, scans, locks, lockIds, fencesToRead);
   // A fresh entry without waiters already says so (no waiters, no process ids to match).
   let waited = 0;
@@ -391,6 +405,7 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
   else if (waitersToRead.length > 0) waited = await attachWaiters(ctx, scans, waitersToRead.map((i) => locks[i]), waitersToRead.map((i) => lockIds[i]));
   // A wait cycle takes two locks with waiters; fresh entries carry no deadlock flag to clear.
   if (waited > 1) flagDeadlocks(locks);
+  await attachBookkeeping(ctx, scans, locks, lockIds, skipped, bookkeeping, keyOf);
   const unread = unreadPart(ctx, scans, patterns, skipped);
   const truncated = scans.some((s) => s.truncated);
   const snapshot: Snapshot = { quorum: ctx.ownerOnly ? 1 : quorumOf(ctx.nodes.length), nodes: scans.map((s) => s.status), locks, skipped, truncated };

@@ -11,6 +11,7 @@ import { quorumOf } from '../vocabulary/classify';
 import { nodeFacts } from './facts';
 import { clockNow } from '../connection/deadline';
 import type { InspectContext, NodeScan } from './context';
+import { ObservedHistory } from './observedHistory';
 import { classifyKeys, DEFAULT_PATTERNS, fillGaps, scanNode, validatePatterns } from './inspect';
 import type { NodeFacts } from '../vocabulary/inspectTypes';
 import { attachFences } from './fenceRead';
@@ -23,6 +24,8 @@ export { JUMP_TOLERANCE_MS } from './watchDiff';
 export type { WatchChange, WatchListener, WatchOptions, WatchStatus, WatchSubscription } from './watchTypes';
 
 export class Watcher {
+  /** What this watch saw happen to each lock (observedHistory.ts): `observed.eventsOf(key)`. */
+  readonly observed = new ObservedHistory();
   private states: NodeWatch[] = [];
   private known = new Map<string, Known>();
   private timer: NodeJS.Timeout | undefined;
@@ -49,7 +52,7 @@ export class Watcher {
     private readonly options: WatchOptions,
     listener?: WatchListener,
   ) {
-    this.patterns = options.patterns?.length ? options.patterns : DEFAULT_PATTERNS;
+    this.patterns = options.patterns?.length ? options.patterns : [...DEFAULT_PATTERNS];
     validatePatterns(this.patterns);
     this.scanPatterns = coversInternalKeys(this.patterns) ? this.patterns : [...this.patterns, INTERNAL_PATTERN];
     this.intervalMs = options.intervalMs ?? 1000;
@@ -287,9 +290,15 @@ export class Watcher {
       const counted = (): LockEntry => countedDown(e, scans, id, ctx.ownerOnly === true, nowMs);
       const recheckAt = e.validityMs !== null && e.validityMs >= threshold ? nowMs + (e.validityMs - threshold) : Infinity;
       if (first) {
-        // Nothing to compare with.
-      } else if (!before || before.kind !== 'lock') added.push(counted());
-      else if (!sameEntry(before, e, expiries)) changed.push(counted());
+        // Nothing to compare with: the observed history starts from here.
+        this.observed.seed(e, nowMs);
+      } else if (!before || before.kind !== 'lock') {
+        added.push(counted());
+        this.observed.observe(e.key, e, nowMs);
+      } else if (!sameEntry(before, e, expiries)) {
+        changed.push(counted());
+        this.observed.observe(e.key, e, nowMs);
+      }
       this.known.set(id, { key: e.key, expiries, recheckAt, kind: 'lock', entry: e });
     });
     for (const id of waitChanged) {
@@ -303,6 +312,7 @@ export class Watcher {
       this.known.set(id, { key: sk.key, expiries: [], recheckAt: Infinity, kind: 'skipped', skipped: sk });
     });
 
+    for (const key of removed) this.observed.observe(key, undefined, nowMs);
     const status: WatchStatus = {
       quorum: ctx.ownerOnly ? 1 : quorumOf(ctx.nodes.length),
       nodes: scans.map((s) => ({ ...s.status })),

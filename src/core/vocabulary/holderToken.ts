@@ -2,6 +2,7 @@
 // identity in the token"). Pure and total, no Node built-ins: the webview's bundle uses it
 // through src/core/vocabulary/describe.ts. Writing it is holders.ts.
 import type { Holder } from './types';
+import { foreignStringHolder, redissonClientOf, redissonHolder } from './foreignHolders';
 
 /** A holder with the random per-process id that matches holders to waiters. */
 export interface Identity extends Holder {
@@ -98,24 +99,22 @@ export function holderLabel(token: string): string | null {
   return id.pid === null ? id.name : `${id.name} (pid ${id.pid})`;
 }
 
-// Redisson names its holder `<uuid of the client>:<thread id>` (see formats.ts).
-const REDISSON = /^([0-9a-fA-F-]{36}):([0-9]{1,19})$/;
-
 /**
- * The holder shown for one copy: ours decoded from the token, Redisson's thread, null
- * for every other layout.
+ * The holder shown for one copy (or one permit): ours decoded from the token, a foreign
+ * library's from its own convention (foreignHolders.ts), null for every other value.
  */
 export function holderOf(token: string | null, format: string | null): Holder | null {
   if (token === null) return null;
   if (format === 'string') {
     const id = decodeIdentity(token);
-    return id === null ? null : { name: id.name, host: id.host, pid: id.pid, since: id.since };
+    if (id !== null) return { name: id.name, host: id.host, pid: id.pid, since: id.since, thread: null, library: 'redlock-inspector' };
+    return foreignStringHolder(token);
   }
-  if (format === 'redisson-lock') {
-    const m = REDISSON.exec(token);
-    if (!m) return null;
-    const thread = Number(m[2]);
-    return { name: null, host: null, pid: null, since: null, thread: Number.isSafeInteger(thread) ? thread : null };
+  if (format === 'redisson-lock' || format === 'redisson-rwlock') return redissonHolder(token);
+  // A semaphore permit id: ours carry our identity, others (uuids) say nothing.
+  if (format === 'semaphore') {
+    const id = decodeIdentity(token);
+    return id === null ? null : { name: id.name, host: id.host, pid: id.pid, since: id.since, thread: null, library: 'redlock-inspector' };
   }
   return null;
 }
@@ -124,6 +123,6 @@ export function holderOf(token: string | null, format: string | null): Holder | 
 export function processIdOf(token: string | null, format: string | null): string | null {
   if (token === null) return null;
   if (format === 'string') return decodeIdentity(token)?.id ?? null;
-  if (format === 'redisson-lock') return REDISSON.exec(token)?.[1] ?? null;
+  if (format === 'redisson-lock') return redissonClientOf(token);
   return null;
 }

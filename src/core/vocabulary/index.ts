@@ -15,3 +15,6 @@ export * from './lockEvents';
 export * from './leases';
 export * from './audit';
 export * from './lockStats';
+export * from './foreignHolders';
+export * from './foreignKeys';
+export * from './lockShapes';

@@ -1,8 +1,15 @@
 // The inspector's public shapes: options in, snapshot pages and node facts out.
 import type { Snapshot } from './types';
 
+/**
+ * Lock-ish names in any case (`myLock`, `orders-LOCK`) and the libraries' own prefixes
+ * (docs/formats.md). `lock:*`, `redlock:*` and `job-lock:*` are inside the first glob: each
+ * pattern is one more walk of the keyspace, so they are not listed again.
+ */
+export const DEFAULT_PATTERNS: readonly string[] = Object.freeze(['*[lL][oO][cC][kK]*', 'mutex:*', 'semaphore:*']);
+
 export interface InspectOptions {
-  /** SCAN MATCH globs; default ['*lock*']. */
+  /** SCAN MATCH globs; default DEFAULT_PATTERNS. */
   patterns?: string[];
   /** Cap on keys scanned per call (per node); a cut snapshot says `truncated`. Default 10,000. */
   maxKeys?: number;

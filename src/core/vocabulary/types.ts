@@ -37,6 +37,14 @@ export interface Holder {
   since: number | null;
   /** Redisson's thread id. */
   thread?: number | null;
+  /** The library whose convention it was decoded from (docs/formats.md, "Their holders"). */
+  library?: string | null;
+}
+
+/** One permit or reader of a multi-holder lock (semaphore, read lock). */
+export interface Owner {
+  token: string;
+  holder: Holder | null;
 }
 
 /** A client whose acquire is retrying; `since` is its first refused attempt (epoch ms). */
@@ -47,6 +55,10 @@ export interface Waiter {
   since: number | null;
   /** Set only for an entry that could not be decoded ('unreadable'). */
   reason?: string;
+  /** A foreign library's waiter: the instant it gives up (Redisson's fair lock), else absent. */
+  deadline?: number | null;
+  thread?: number | null;
+  library?: string | null;
 }
 
 export interface ClassifyOptions {
@@ -82,6 +94,8 @@ export interface LockEntry extends Omit<Classification, 'quorumToken'> {
   waiters?: Waiter[];
   /** Set with the `deadlock` flag: every key of the wait cycle, sorted. */
   cycle?: string[];
+  /** Multi-holder locks only: one entry per permit or reader of the quorum token. */
+  owners?: Owner[];
 }
 
 /**
@@ -104,6 +118,8 @@ export interface NodeStatus {
 export interface SkippedKey {
   key: string;
   reason: string;
+  /** reason 'orphaned': the lock this bookkeeping key served (docs/formats.md, "Their bookkeeping"). */
+  of?: string;
 }
 
 /** The document `status --json` prints. */

@@ -1,5 +1,6 @@
 // The `redlock.*` settings, read fresh each time (VS Code caches the configuration).
 import * as vscode from 'vscode';
+import { DEFAULT_PATTERNS } from '../../core/vocabulary';
 
 export type NotifyOn = 'split' | 'no-ttl' | 'lost';
 
@@ -20,10 +21,10 @@ function num(v: unknown, fallback: number, min: number, max: number): number {
 
 export function readSettings(): Settings {
   const c = vscode.workspace.getConfiguration('redlock');
-  const patterns = c.get<unknown[]>('keyPatterns', ['*lock*']).filter((p): p is string => typeof p === 'string' && p !== '');
+  const patterns = c.get<unknown[]>('keyPatterns', [...DEFAULT_PATTERNS]).filter((p): p is string => typeof p === 'string' && p !== '');
   return {
     nodes: c.get<unknown[]>('nodes', []) ?? [],
-    keyPatterns: patterns.length > 0 ? patterns : ['*lock*'],
+    keyPatterns: patterns.length > 0 ? patterns : [...DEFAULT_PATTERNS],
     // The manifest's minimum is only a hint to the editor: a hand-edited 0 must not spin.
     refreshIntervalMs: Math.round(num(c.get('refreshIntervalMs'), 2000, 250, 3_600_000)),
     driftFactor: num(c.get('driftFactor'), 0.01, 0, 0.5),

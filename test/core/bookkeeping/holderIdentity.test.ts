@@ -18,8 +18,9 @@ describe('holder identity in tokens', () => {
     assert.equal(typeof id.host, 'string');
     assert.equal(id.since, 1_700_000_000_123);
     assert.equal(id.id, PROCESS_ID);
-    assert.deepEqual(holderOf(t, 'string'), { name: 'billing-worker', host: id.host, pid: process.pid, since: 1_700_000_000_123 });
-    assert.equal(holderOf(t, 'semaphore'), null);
+    assert.deepEqual(holderOf(t, 'string'), { name: 'billing-worker', host: id.host, pid: process.pid, since: 1_700_000_000_123, thread: null, library: 'redlock-inspector' });
+    // One permit of a semaphore (an owner) is decoded the same way.
+    assert.deepEqual(holderOf(t, 'semaphore'), holderOf(t, 'string'));
   });
 
   it('a refusal names our holder instead of a token prefix', () => {
@@ -30,7 +31,7 @@ describe('holder identity in tokens', () => {
 
   it('anonymous keeps only the name', () => {
     const t = tokenWithIdentity(RANDOM, 5, encodeIdentity({ holderName: 'n', identity: 'anonymous' }));
-    assert.deepEqual(holderOf(t, 'string'), { name: 'n', host: null, pid: null, since: 5 });
+    assert.deepEqual(holderOf(t, 'string'), { name: 'n', host: null, pid: null, since: 5, thread: null, library: 'redlock-inspector' });
   });
 
   it('any name stays bounded, printable and comma-free', () => {
@@ -51,7 +52,7 @@ describe('holder identity in tokens', () => {
     for (const t of [RANDOM, 'tok', `${RANDOM}.zz.!!!!`, `${RANDOM}.1.${Buffer.from('[1]').toString('base64url')}`, `${RANDOM}.1.${Buffer.from('{"i":"x","n":"a"}').toString('base64url')}`, `${RANDOM}.1.${Buffer.from('{"i":"0123456789abcdef","n":7}').toString('base64url')}`]) {
       assert.equal(decodeIdentity(t), null, t);
     }
-    assert.deepEqual(holderOf('01234567-89ab-cdef-0123-456789abcdef:53', 'redisson-lock'), { name: null, host: null, pid: null, since: null, thread: 53 });
+    assert.deepEqual(holderOf('01234567-89ab-cdef-0123-456789abcdef:53', 'redisson-lock'), { name: null, host: null, pid: null, since: null, thread: 53, library: 'redisson' });
     assert.equal(holderOf('a:1,b:2', 'redisson-rwlock'), null);
   });
 });

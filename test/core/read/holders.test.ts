@@ -183,7 +183,7 @@ describe('holders, waiters and deadlocks (real processes)', function () {
     const w = worker({ name: 'quiet', hold: 'lock:anon', identity: 'anonymous' });
     await w.said('held');
     const l = lockOf(await redlock.inspect({ patterns: ['lock:anon'] }), 'lock:anon')!;
-    assert.deepEqual({ ...l.holder, since: 0 }, { name: 'quiet', host: null, pid: null, since: 0 });
+    assert.deepEqual({ ...l.holder, since: 0 }, { name: 'quiet', host: null, pid: null, since: 0, thread: null, library: 'redlock-inspector' });
   });
 
   it('garbage waiter entries and keys show as unreadable', async () => {

@@ -49,7 +49,7 @@ describe('inspect on 5 real nodes', function () {
     const e = entry(snap, 'lock:doc');
     assert.deepEqual(Object.keys(e), ['key', 'verdict', 'flags', 'validityMs', 'quorum', 'holders', 'fence', 'fenceRisk', 'nodes', 'holder', 'waiters']);
     assert.deepEqual(e.waiters, []);
-    assert.deepEqual(Object.keys(e.holder!), ['name', 'host', 'pid', 'since']);
+    assert.deepEqual(Object.keys(e.holder!), ['name', 'host', 'pid', 'since', 'thread', 'library']);
     assert.equal(e.holder!.pid, process.pid);
     assert.equal(e.verdict, 'held');
     assert.deepEqual(e.flags, []);

@@ -1,0 +1,128 @@
+// Other libraries' bookkeeping keys (docs/formats.md, "Their bookkeeping") attached to the
+// lock they serve: a Redisson fair lock's timeout zset becomes the lock's waiters (with
+// their deadlines), its fenced lock's counter the lock's fence; the rest (read-write
+// timeouts, unlock latches, python-redis-lock's signal lists) only stop being rows. One
+// whose lock is gone is a leftover of that lock, never a lock. Reads only (ZRANGE).
+import { bookkeepingOf } from '../vocabulary/foreignKeys';
+import { redissonHolder } from '../vocabulary/foreignHolders';
+import { withDeadline } from '../connection/deadline';
+import type { InspectContext, NodeScan } from './context';
+import { downStatus, type RedisNode } from '../connection/nodes';
+
+/** inspect.ts's readBatch, handed in: this module sits below it. */
+export type ReadKeys = (ctx: InspectContext, node: RedisNode, keys: Buffer[], scan: NodeScan) => Promise<void>;
+import type { LockEntry, SkippedKey, Waiter } from '../vocabulary/types';
+
+/** Waiters read per fair lock: a queue longer than this is cut (the lock row says how many are shown). */
+const MAX_WAITERS = 32;
+const COUNTER = /^[0-9]{1,15}$/;
+
+/**
+ * Lock keys that bookkeeping keys among `ids` serve and that are not among them (the
+ * pattern missed the lock itself): the caller reads them so that "its lock is gone" is a
+ * fact, not a guess.
+ */
+export function ownersToRead(ids: Iterable<string>, has: (id: string) => boolean): string[] {
+  const out = new Set<string>();
+  for (const id of ids) {
+    const b = bookkeepingOf(id);
+    if (b === null || b.owners.some(has)) continue;
+    for (const o of b.owners) out.add(o);
+  }
+  return [...out];
+}
+
+/**
+ * Attaches each bookkeeping key of `ids` to its lock among `locks` (`lockIds[i]` is the
+ * latin1 id of `locks[i]`), or lists it in `skipped` as orphaned when it is present and no
+ * lock it may serve is. `display` turns an id into its shown key.
+ */
+export async function attachBookkeeping(ctx: InspectContext, scans: NodeScan[], locks: LockEntry[], lockIds: string[], skipped: SkippedKey[], ids: string[], display: (id: string) => string): Promise<void> {
+  if (ids.length === 0) return;
+  const index = new Map<string, number>();
+  lockIds.forEach((id, i) => index.set(id, i));
+  const fairs: Array<[LockEntry, string]> = [];
+  let orphaned = false;
+  for (const id of ids) {
+    const b = bookkeepingOf(id)!;
+    const present = scans.some((s) => s.status.reachable && s.reads.get(id)?.obs.state === 'present');
+    const owner = b.owners.find((o) => index.has(o));
+    if (owner === undefined) {
+      // On a cluster the lock was not looked up by name: say nothing rather than guess.
+      if (present && !ctx.ownerOnly) {
+        skipped.push({ key: display(id), reason: 'orphaned', of: display(b.owners[0]) });
+        orphaned = true;
+      }
+      continue;
+    }
+    const entry = locks[index.get(owner)!];
+    if (b.kind === 'fence' && entry.fence === null) entry.fence = counterOf(scans, id);
+    if (b.kind === 'fair-timeout' && present) fairs.push([entry, id]);
+  }
+  if (orphaned) skipped.sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
+  await Promise.all(fairs.map(([entry, id]) => attachFairWaiters(ctx, scans, entry, id)));
+}
+
+/** The highest counter any reachable node holds in a Redisson fence key. */
+function counterOf(scans: NodeScan[], id: string): number | null {
+  let best: number | null = null;
+  for (const s of scans) {
+    const t = s.status.reachable ? s.reads.get(id)?.obs.token : null;
+    if (typeof t !== 'string' || !COUNTER.test(t)) continue;
+    const n = Number(t);
+    if (best === null || n > best) best = n;
+  }
+  return best;
+}
+
+/** The fair lock's waiters from the first node that answers, soonest deadline first. */
+async function attachFairWaiters(ctx: InspectContext, scans: NodeScan[], entry: LockEntry, id: string): Promise<void> {
+  const key = Buffer.from(id, 'latin1');
+  for (let i = 0; i < scans.length; i++) {
+    if (!scans[i].status.reachable || scans[i].reads.get(id)?.obs.state !== 'present') continue;
+    let flat: Buffer[];
+    try {
+      flat = await withDeadline(ctx.nodes[i].client.zrangeBuffer(key, 0, MAX_WAITERS - 1, 'WITHSCORES'), ctx.commandTimeoutMs);
+    } catch {
+      continue;
+    }
+    const waiters: Waiter[] = [];
+    for (let j = 0; j + 1 < flat.length; j += 2) {
+      const field = flat[j].toString('latin1');
+      const deadline = Number(flat[j + 1].toString('latin1'));
+      const h = redissonHolder(field);
+      waiters.push({ name: null, host: null, pid: null, since: null, thread: h?.thread ?? null, deadline: Number.isFinite(deadline) ? deadline : null, library: 'redisson', ...(h ? {} : { reason: 'unreadable' }) });
+    }
+    entry.waiters = [...entry.waiters ?? [], ...waiters];
+    return;
+  }
+}
+
+/** Reads `owners` on every reachable node (with inspect.ts's reader) and returns the union with them. */
+export async function readOwners(ctx: InspectContext, scans: NodeScan[], owners: string[], union: Iterable<string>, readBatch: ReadKeys): Promise<Iterable<string>> {
+  const keys = owners.map((id) => Buffer.from(id, 'latin1'));
+  await Promise.all(
+    scans.map(async (scan, i) => {
+      if (!scan.status.reachable) return;
+      try {
+        await readBatch(ctx, ctx.nodes[i], keys, scan);
+      } catch (e) {
+        Object.assign(scan.status, downStatus(e, ctx.nodes[i]));
+        scan.reads.clear();
+      }
+    }),
+  );
+  if (scans.length === 1) return scans[0].reads.keys();
+  const all = new Set(union);
+  for (const id of owners) all.add(id);
+  return all;
+}
+
+export function dropSkipped(skipped: SkippedKey[], skippedIds: string[], ids: ReadonlySet<string>): void {
+  for (let i = skipped.length - 1; i >= 0; i--) {
+    if (!ids.has(skippedIds[i])) continue;
+    skipped.splice(i, 1);
+    skippedIds.splice(i, 1);
+  }
+}
+

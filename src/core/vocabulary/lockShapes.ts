@@ -1,0 +1,53 @@
+// Which library a lock-shaped key most likely belongs to, from its layout and value alone
+// (docs/formats.md, "Discovery"). Used by discovery, never by classification: a guess names
+// candidates, the rows of `status` still show what the key holds. Pure.
+import type { Observation } from './types';
+import { decodeIdentity } from './holderToken';
+import { foreignStringHolder } from './foreignHolders';
+import { bookkeepingOf } from './foreignKeys';
+
+// Random tokens as the libraries draw them (read in their sources):
+// 16 random bytes as hex: node-redlock (v4, v5, @sesamecare-oss), redlock-universal's
+// default; redis-py's uuid1().hex.
+const HEX32 = /^[0-9a-f]{32}$/;
+// uuid v4 text: redis-semaphore's mutex, pottery.
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+// 16 random bytes in standard base64 (redsync); 18 in base64 (python-redis-lock).
+const REDSYNC = /^[A-Za-z0-9+/]{22}==$/;
+const PY_REDIS_LOCK = /^[A-Za-z0-9+/]{24}$/;
+
+/**
+ * The library (or libraries) a present copy's layout points to, or null when the key is
+ * not lock-shaped: a string of a known token shape with a TTL (any TTL for conventions
+ * that name their holder), a Redisson hash, or a semaphore zset.
+ */
+export function lockShapeOf(id: string, o: Observation): string | null {
+  if (o.state !== 'present' || o.token === null || id.startsWith('__rli:') || bookkeepingOf(id) !== null) return null;
+  if (o.format === 'redisson-lock' || o.format === 'redisson-rwlock') return 'redisson';
+  if (o.format === 'semaphore') return decodeIdentity(o.token.split(',')[0]) ? 'redlock-inspector' : 'redis-semaphore';
+  if (o.format !== 'string') return null;
+  if (decodeIdentity(o.token)) return 'redlock-inspector';
+  const named = foreignStringHolder(o.token);
+  if (named) return named.library ?? null;
+  if (o.pttlMs === null || o.pttlMs < 0) return null;
+  if (HEX32.test(o.token)) return 'node-redlock, redlock-universal or redis-py';
+  if (UUID.test(o.token)) return 'redis-semaphore or pottery';
+  if (REDSYNC.test(o.token)) return 'redsync';
+  if (PY_REDIS_LOCK.test(o.token)) return 'python-redis-lock';
+  return null;
+}
+
+const GLOB_SPECIAL = /[*?[\]\\]/g;
+const PRINTABLE = /^[\x21-\x7e]+$/;
+
+/**
+ * The pattern a lock key is grouped under: its first `:`-separated part plus `*`
+ * (`orders:42` -> `orders:*`), or the name itself when it has no `:`; null for names that
+ * are not printable ASCII (they are shown as examples, never offered as patterns).
+ */
+export function patternOf(id: string): string | null {
+  if (!PRINTABLE.test(id)) return null;
+  const colon = id.indexOf(':');
+  if (colon <= 0) return id.replace(GLOB_SPECIAL, '\\$&');
+  return `${id.slice(0, colon + 1).replace(GLOB_SPECIAL, '\\$&')}*`;
+}

@@ -1,0 +1,51 @@
+// `discover`, the empty-pattern line of `status` and `history --watch`, through the built CLI against real nodes.
+import assert from 'node:assert/strict';
+import Redis from 'ioredis';
+import { Redlock as NodeRedlock } from '@sesamecare-oss/redlock';
+import { RedisServer, startNodes } from '../../src/dev/redisServer';
+import { runCli } from './runCli';
+
+describe('cli: discover and the empty-pattern line', () => {
+  let servers: RedisServer[] = [];
+  let c: Redis;
+  before(async () => {
+    servers = await startNodes(1);
+    c = new Redis(servers[0].url);
+  });
+  after(async () => {
+    c.disconnect();
+    await Promise.all(servers.map((s) => s.dispose()));
+  });
+  afterEach(() => c.flushall());
+
+  it('discover --json prints the documented shape; status names the patterns that would show them', async () => {
+    const held = await new NodeRedlock([c], { retryCount: 0 }).acquire(['orders:42'], 30_000);
+    await c.set('cache:1', 'x');
+    const d = await runCli(['discover', '--json', '--node', servers[0].url]);
+    assert.equal(d.code, 0, d.stderr);
+    assert.deepEqual(JSON.parse(d.stdout), { scanned: 2, keyspace: 2, complete: true, patterns: [{ pattern: 'orders:*', count: 1, library: 'node-redlock, redlock-universal or redis-py', examples: ['orders:42'] }] });
+    const human = await runCli(['discover', '--node', servers[0].url]);
+    assert.match(human.stdout, /orders:\*\s+1\s+node-redlock/);
+    const s = await runCli(['status', '--node', servers[0].url]);
+    assert.equal(s.code, 0, s.stderr);
+    assert.match(s.stdout, /^No locks match \*\[lL\]\[oO\]\[cC\]\[kK\]\*, mutex:\*, semaphore:\*\. Lock-shaped keys were seen outside them: orders:\* \(1, /m);
+    await held.release();
+  });
+
+  it('history --watch --json adds what it observed of a foreign lock, marked observed', async () => {
+    const held = await new NodeRedlock([c], { retryCount: 0 }).acquire(['orders:9'], 2_000);
+    // The lock expires while the watch runs (seeded or seen taken, its expiry is observed).
+    const r = await runCli(['history', 'orders:9', '--watch', '5s', '--json', '--node', servers[0].url]);
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout) as { resource: string; events: Array<{ type: string; source: string; token: string }> };
+    assert.equal(doc.resource, 'orders:9');
+    assert.deepEqual(doc.events.map((e) => [e.type, e.source, e.token]).filter(([t]) => t === 'expired'), [['expired', 'observed', held.value]]);
+    assert.ok(doc.events.every((e) => e.source === 'observed'));
+  });
+
+  it('discover exits 3 when the node does not answer', async () => {
+    const d = await runCli(['discover', '--json', '--node', 'redis://127.0.0.1:1']);
+    assert.equal(d.code, 3);
+    assert.equal(JSON.parse(d.stdout).complete, false);
+  });
+});
