@@ -4,6 +4,7 @@
 // test in the real workbench.
 // `npm test -- --core-only` skips the extension host.
 import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 
 const coreOnly = process.argv.includes('--core-only');
 const mochaArgs = process.argv.slice(2).filter((a) => a !== '--core-only');
@@ -15,6 +16,8 @@ function run(cmd, args) {
 
 run('npm', ['run', '-s', 'lint']);
 run('npm', ['run', '-s', 'build']);
+// A test moved or deleted must not run on from an old compiled copy.
+rmSync('out', { recursive: true, force: true });
 run('npx', ['tsc', '-p', 'tsconfig.test.json']);
 run('npx', ['mocha', ...mochaArgs]);
 if (!coreOnly) {
