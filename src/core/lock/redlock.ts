@@ -2,7 +2,8 @@
 import { LockAbortedError, NodeAttempt, RedlockError } from './errors';
 import { checkDistinct, createNodes, NodeInput, RedisNode, waitForQuorum } from '../connection/nodes';
 import { acquireKeysOn, extendKeysOn, lockCommands, releaseKeysOn } from './writeScripts';
-import { DEFAULT_PATTERNS, InspectContext, inspectNodes } from '../read/inspect';
+import { DEFAULT_PATTERNS, InspectContext } from '../read/inspect';
+import { inspectNodes } from '../read/snapshot';
 import { readContextOf, unreadOf } from '../read/context';
 import { runHolding } from './using';
 import { describeAcquireOn, describeExtendOn, describeReleaseOn, ExtendReply, namedByOwner } from './answers';
