@@ -20,7 +20,7 @@ import { entryDue, releaseWaitOn, waitAcquireOn, WaitState, waitState } from '..
 import { EventRecorder } from '../bookkeeping/events';
 import { History, readHistory } from '../read/history';
 import { FenceRound, withRaiseFailures } from './fencing';
-import { LocalHandoff } from './localHandoff';
+import { LocalHandoff, NODE_CHECK_MS } from './localHandoff';
 import { Lock, ownedBy } from './lock';
 import { countGranted, extended, isGrant, now, refusedOutright, Round, round, Settled } from './round';
 import { newToken } from './tokenPool';
@@ -119,26 +119,28 @@ export class Redlock {
     const waiting = retries > 0 ? (): WaitState => (wait ??= waitState(tokenWithIdentity(newToken(), Date.now(), this.identity), keys, delay, jitterMax, this.deadlineFor(ttlMs))) : undefined;
     // Queued from the first attempt, so a release during it is not missed.
     const sleeper = retries > 0 ? this.local.waiter(keys) : undefined;
+    let askedAt = -Infinity; // monotonic instant of this call's last round
     try {
       for (let attempt = 0; attempt <= retries; attempt++) {
         if (signal?.aborted) throw new LockAbortedError('acquire aborted');
         if (attempt > 0) {
           const jitter = Math.random() * jitterMax;
           await sleeper!.sleep(delay + jitter, signal);
-          // Held by a lock of this instance within its validity: a quorum would refuse this
-          // attempt, so it is counted refused without a round; only the waiter entry is
-          // kept fresh. Never the last attempt (its error names every node's answer), nor
-          // when the caller watches each node's answer.
+          // Held by a lock of this instance, unreleased in this process: a quorum would refuse,
+          // so the attempt is counted refused without a round (the waiter entry kept fresh).
+          // Never the last attempt (its error names every node's answer), nor when the caller
+          // watches each answer, nor over NODE_CHECK_MS after the last round (localHandoff.ts).
           const w = wait as WaitState | undefined;
-          if (attempt < retries && w?.listed && !options.onAttempt && this.local.holds(keys)) {
+          if (attempt < retries && w?.listed && !options.onAttempt && now() - askedAt < NODE_CHECK_MS && this.local.holds(keys)) {
             await this.refreshWaiter(w, ttlMs);
             continue;
           }
         }
         const onRefused = options.onAttempt && ((nodes: NodeAttempt[]): void => options.onAttempt!({ attempt: attempt + 1, attempts: retries + 1, nodes }));
+        askedAt = now();
         const result = await this.attemptAcquire({ keys, ttlMs, attempt: attempt + 1, final: attempt === retries, waiting: wait ?? (attempt < retries ? waiting : undefined), onRefused, fencing: options.fencing === true });
         if (result instanceof Lock) {
-          this.local.hold(keys, result.rawToken, result.deadline);
+          this.local.hold(keys, result, result.deadline);
           this.events?.record('acquired', keys, result.token);
           return result;
         }
@@ -277,7 +279,7 @@ export class Redlock {
     const describe = (all: ReadonlyArray<Settled<ExtendReply> | undefined>): NodeAttempt[] => describeExtendOn(this.nodes, lock.keys, all);
     const granted = describe(decided).filter((a) => a.outcome === 'granted').length;
     if (granted >= q && validity > 0) {
-      this.local.hold(lock.keys, lock.rawToken, start + ttlMs - drift);
+      this.local.hold(lock.keys, lock, start + ttlMs - drift);
       this.events?.record('extended', lock.keys, lock.token);
       return this.own(new Lock({ token: lock.token, resources: lock.resources, validityMs: Math.floor(validity), ttlMs, settled: () => r.settled.then(describe), deadline: start + ttlMs - drift, keys: lock.keys, rawToken: lock.rawToken, fences: lock.fences }));
     }
@@ -318,7 +320,7 @@ export class Redlock {
     });
     // A retry of ours woken now writes its SET behind this compare-and-delete on each
     // connection already identified, so those nodes free the key before they see it.
-    this.local.released(lock.keys, lock.rawToken);
+    this.local.releasedLock(lock);
     const describe = (results: ReadonlyArray<Settled<number> | undefined>): ReleaseNode[] => describeReleaseOn(this.nodes, lock.keys, results);
     // Stamped when the first node's delete is known, not when the slowest node answers:
     // a history must not list this release after the next holder's acquisition.
