@@ -84,7 +84,8 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     node.latencyMs = scan.status.latencyMs;
     const pendingReads: Promise<void>[] = [];
     let scanned = 0;
-    const outOfBudget = (): boolean => scanned >= maxKeys || performance.now() > deadline;
+    // Cut only once more than maxKeys keys were listed: a node with exactly maxKeys is read in full.
+    const outOfBudget = (): boolean => scanned > maxKeys || performance.now() > deadline;
     // Standalone pages: the internal keys are walked beside the patterns; a page read
     // before that walk is complete waits for it (its keys' counters are not known yet).
     const walk = new InternalWalk();
