@@ -2,27 +2,15 @@
 // with the real notifier: news of one refresh is one toast naming the count and the worst
 // lock, and a kind toasts at most once per interval; every lock state is still logged.
 import assert from 'node:assert/strict';
-import { createFakeVscode, installFakeVscode, type FakeVscode } from '../../src/dev/fakeVscode';
+import { useStandInVscode } from '../support/standInVscode';
 import type * as NotifierModule from '../../src/extension/views/notifier';
 import type { LockEntry } from '../../src/core/vocabulary/types';
 import { lockEntry, present } from '../support/entries';
 import { waitFor } from '../support/wait';
 
 describe('notifications (stand-in vscode)', () => {
-  let fake: FakeVscode;
-  let uninstall: () => void;
-  let notifier: typeof NotifierModule;
-  const modules = ['../../src/extension/views/notifier'];
-
-  before(() => {
-    fake = createFakeVscode();
-    uninstall = installFakeVscode(fake);
-    notifier = require(modules[0]) as typeof NotifierModule;
-  });
-  after(() => {
-    uninstall();
-    for (const m of modules) delete require.cache[require.resolve(m)];
-  });
+  const standIn = useStandInVscode(['../../src/extension/views/notifier']);
+  const notifier = (): typeof NotifierModule => standIn.loaded[0] as typeof NotifierModule;
 
   const log = { info() {}, debug() {}, warn() {}, error() {} };
   const split = (key: string, tokens: string[]): LockEntry => lockEntry(key, tokens.map((t, i) => present(`n${i}`, t)));
@@ -33,7 +21,7 @@ describe('notifications (stand-in vscode)', () => {
     let remembered: string[] = [];
     const memory = { get: <T>(_k: string, d: T) => remembered as unknown as T ?? d, update: (_k: string, v: string[]) => { remembered = v; return Promise.resolve(); }, keys: () => [] };
     const intervalMs = 300;
-    const n = new notifier.Notifier(model as never, log as never, memory as never, intervalMs);
+    const n = new (notifier().Notifier)(model as never, log as never, memory as never, intervalMs);
     try {
       const first = ['orders:1', 'orders:2', 'orders:42'];
       for (const k of first) entries.set(k, split(k, k === 'orders:42' ? ['a', 'b', 'c'] : ['a', 'b', 'b']));
@@ -42,7 +30,7 @@ describe('notifications (stand-in vscode)', () => {
       const firstAt = Date.now();
       // The worst lock (most holders) is named, with the count.
       assert.deepEqual(n.toasts, ['3 locks split: orders:42, …']);
-      assert.deepEqual(fake.messages.filter((m) => m.includes('split')), ['Redlock: 3 locks split: orders:42, …']);
+      assert.deepEqual(standIn.fake.messages.filter((m) => m.includes('split')), ['Redlock: 3 locks split: orders:42, …']);
       assert.deepEqual(n.sent, first.map((k) => `split: ${k}`));
 
       const later = ['jobs:7', 'jobs:8'];

@@ -2,28 +2,21 @@
 // (src/dev/fakeVscode.ts) with the real model and tree modules: the watch slows down
 // while nobody looks, and the countdown re-renders only the rows a user can be looking at.
 import assert from 'node:assert/strict';
-import { createFakeVscode, installFakeVscode, type FakeVscode } from '../../src/dev/fakeVscode';
+import type { FakeVscode } from '../../src/dev/fakeVscode';
+import { useStandInVscode } from '../support/standInVscode';
 import type * as ModelModule from '../../src/extension/model/lockModel';
 import type * as TreeModule from '../../src/extension/views/locksTree';
 import type { LockEntry } from '../../src/core/vocabulary/types';
 import { lockEntry, present } from '../support/entries';
 
 describe('extension costs (stand-in vscode)', () => {
+  const standIn = useStandInVscode(['../../src/extension/model/lockModel', '../../src/extension/views/locksTree']);
   let fake: FakeVscode;
-  let uninstall: () => void;
   let model: typeof ModelModule;
   let tree: typeof TreeModule;
-  const modules = ['../../src/extension/model/lockModel', '../../src/extension/views/locksTree'];
-
   before(() => {
-    fake = createFakeVscode();
-    uninstall = installFakeVscode(fake);
-    model = require(modules[0]) as typeof ModelModule;
-    tree = require(modules[1]) as typeof TreeModule;
-  });
-  after(() => {
-    uninstall();
-    for (const m of modules) delete require.cache[require.resolve(m)];
+    fake = standIn.fake;
+    [model, tree] = standIn.loaded as [typeof ModelModule, typeof TreeModule];
   });
 
   const log = { info() {}, debug() {}, warn() {}, error() {} };
