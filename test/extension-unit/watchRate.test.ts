@@ -22,6 +22,31 @@ describe('extension costs (stand-in vscode)', () => {
   const log = { info() {}, debug() {}, warn() {}, error() {} };
   const passwords = { onDidChange: () => ({ dispose() {} }), get: () => Promise.resolve(undefined), passphrase: () => Promise.resolve(undefined) };
 
+  it('reads the settings once per configuration change, not once per row', async () => {
+    const m = new model.LockModel(passwords as never, log as never);
+    const workspace = fake.module.workspace as { getConfiguration: (...a: unknown[]) => unknown };
+    const real = workspace.getConfiguration;
+    let reads = 0;
+    workspace.getConfiguration = (...a: unknown[]) => {
+      reads++;
+      return real(...a);
+    };
+    try {
+      let sum = 0;
+      for (let row = 0; row < 1000; row++) sum += m.settings.expiringThresholdMs;
+      assert.equal(sum, 1000 * 2000);
+      assert.equal(reads, 1);
+      // A change is read at once, and once.
+      await (real('redlock') as { update(k: string, v: unknown): Promise<void> }).update('expiringThresholdMs', 500);
+      for (let row = 0; row < 1000; row++) assert.equal(m.settings.expiringThresholdMs, 500);
+      assert.equal(reads, 2);
+    } finally {
+      workspace.getConfiguration = real;
+      fake.settings.clear();
+      await m.dispose();
+    }
+  });
+
   it('watches at the configured interval while someone looks, ten times slower (at least 10 s) otherwise', async () => {
     const m = new model.LockModel(passwords as never, log as never);
     try {
