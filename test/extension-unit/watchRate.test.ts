@@ -2,32 +2,50 @@
 // (src/dev/fakeVscode.ts) with the real model and tree modules: the watch slows down
 // while nobody looks, and the countdown re-renders only the rows a user can be looking at.
 import assert from 'node:assert/strict';
-import { createFakeVscode, installFakeVscode, type FakeVscode } from '../../src/dev/fakeVscode';
+import type { FakeVscode } from '../../src/dev/fakeVscode';
+import { useStandInVscode } from '../support/standInVscode';
 import type * as ModelModule from '../../src/extension/model/lockModel';
 import type * as TreeModule from '../../src/extension/views/locksTree';
 import type { LockEntry } from '../../src/core/vocabulary/types';
 import { lockEntry, present } from '../support/entries';
 
 describe('extension costs (stand-in vscode)', () => {
+  const standIn = useStandInVscode(['../../src/extension/model/lockModel', '../../src/extension/views/locksTree']);
   let fake: FakeVscode;
-  let uninstall: () => void;
   let model: typeof ModelModule;
   let tree: typeof TreeModule;
-  const modules = ['../../src/extension/model/lockModel', '../../src/extension/views/locksTree'];
-
   before(() => {
-    fake = createFakeVscode();
-    uninstall = installFakeVscode(fake);
-    model = require(modules[0]) as typeof ModelModule;
-    tree = require(modules[1]) as typeof TreeModule;
-  });
-  after(() => {
-    uninstall();
-    for (const m of modules) delete require.cache[require.resolve(m)];
+    fake = standIn.fake;
+    [model, tree] = standIn.loaded as [typeof ModelModule, typeof TreeModule];
   });
 
   const log = { info() {}, debug() {}, warn() {}, error() {} };
   const passwords = { onDidChange: () => ({ dispose() {} }), get: () => Promise.resolve(undefined), passphrase: () => Promise.resolve(undefined) };
+
+  it('reads the settings once per configuration change, not once per row', async () => {
+    const m = new model.LockModel(passwords as never, log as never);
+    const workspace = fake.module.workspace as { getConfiguration: (...a: unknown[]) => unknown };
+    const real = workspace.getConfiguration;
+    let reads = 0;
+    workspace.getConfiguration = (...a: unknown[]) => {
+      reads++;
+      return real(...a);
+    };
+    try {
+      let sum = 0;
+      for (let row = 0; row < 1000; row++) sum += m.settings.expiringThresholdMs;
+      assert.equal(sum, 1000 * 2000);
+      assert.equal(reads, 1);
+      // A change is read at once, and once.
+      await (real('redlock') as { update(k: string, v: unknown): Promise<void> }).update('expiringThresholdMs', 500);
+      for (let row = 0; row < 1000; row++) assert.equal(m.settings.expiringThresholdMs, 500);
+      assert.equal(reads, 2);
+    } finally {
+      workspace.getConfiguration = real;
+      fake.settings.clear();
+      await m.dispose();
+    }
+  });
 
   it('watches at the configured interval while someone looks, ten times slower (at least 10 s) otherwise', async () => {
     const m = new model.LockModel(passwords as never, log as never);

@@ -3,7 +3,8 @@
 // are a pure function of the facts (diagnose), so each rule is testable on its own; the
 // reasoning behind every rule is in docs/doctor.md. Reads only.
 import { DeploymentFacts, deploymentFacts } from './deploymentFacts';
-import { DEFAULT_PATTERNS, InspectContext, inspectNodes } from '../read/inspect';
+import { DEFAULT_PATTERNS, InspectContext } from '../read/inspect';
+import { inspectNodes } from '../read/snapshot';
 
 export type Severity = 'error' | 'warning' | 'info';
 

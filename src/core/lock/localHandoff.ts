@@ -1,9 +1,10 @@
 // In-process handoff between the calls of one Redlock (docs/decisions.md, "Lock round
 // costs"). A release wakes the first retrying call of the same instance waiting for one
 // of its resources, instead of leaving the resource free until some retry delay runs out;
-// and while a lock of this instance holds a resource within its validity, a retry of the
-// same instance knows, without asking, that a quorum would refuse it. The woken call still
-// acquires through a quorum like any attempt: a wake is only an earlier retry, never a grant.
+// and while a lock of this instance holds a resource within its validity, unreleased by any
+// Redlock of this process, a retry of the same instance may skip its round for a short while
+// (see NODE_CHECK_MS). The woken call still acquires through a quorum like any attempt: a
+// wake is only an earlier retry, never a grant.
 import { performance } from 'node:perf_hooks';
 import { LockAbortedError } from './errors';
 import type { Resource } from '../vocabulary/resource';
@@ -25,11 +26,24 @@ interface Queued {
   wake: () => void;
 }
 
-/** A lock of this instance: its token and the monotonic instant its validity runs out. */
+/** A lock of this instance: its token, the monotonic instant its validity runs out, and the Lock itself. */
 interface Held {
   token: string | Buffer;
   deadline: number;
+  lock: object;
 }
+
+/**
+ * A skipped round rests on a belief about the nodes (the lock is still on them); a round is
+ * made at least this often anyway, so a lock that left by a path this process cannot see
+ * (an operator's force-release, a flush) keeps its waiter at most this long.
+ */
+export const NODE_CHECK_MS = 100;
+
+/** Locks released by any Redlock of this process: what a skipped round rests on. */
+const releasedLocks = new WeakSet<object>();
+/** The handoff that holds each lock: a release through another instance still wakes its waiters. */
+const holderOf = new WeakMap<object, LocalHandoff>();
 
 /** Buffer resources get a prefix no UTF-8 text starts with; a collision only wakes early. */
 const keyOf = (r: Resource): string => (typeof r === 'string' ? r : `\u0000${r.toString('latin1')}`);
@@ -91,14 +105,26 @@ export class LocalHandoff {
   }
 
   /** A lock of this instance took `keys` (again, after an extend) until `deadline`. */
-  hold(keys: readonly Resource[], token: string | Buffer, deadline: number): void {
-    const h = { token, deadline };
+  hold(keys: readonly Resource[], lock: { rawToken: string | Buffer }, deadline: number): void {
+    const h = { token: lock.rawToken, deadline, lock };
+    holderOf.set(lock, this);
     for (const r of keys) this.held.set(keyOf(r), h);
     if (this.held.size > this.sweepAt) {
       const t = performance.now();
       for (const [k, x] of this.held) if (x.deadline <= t) this.held.delete(k);
       this.sweepAt = Math.max(1024, 2 * this.held.size);
     }
+  }
+
+  /**
+   * `lock` is being released through this instance; it may be another instance's lock,
+   * whose waiters wake too and whose retries stop skipping rounds.
+   */
+  releasedLock(lock: { keys: readonly Resource[]; rawToken: string | Buffer }): void {
+    releasedLocks.add(lock);
+    this.released(lock.keys, lock.rawToken);
+    const holder = holderOf.get(lock);
+    if (holder !== undefined && holder !== this) holder.released(lock.keys, lock.rawToken);
   }
 
   /**
@@ -115,7 +141,7 @@ export class LocalHandoff {
     }
   }
 
-  /** Whether a lock of this instance holds one of `keys` within its validity. */
+  /** Whether a lock of this instance, unreleased in this process, holds one of `keys` within its validity. */
   holds(keys: readonly Resource[]): boolean {
     if (this.held.size === 0) return false;
     const t = performance.now();
@@ -123,7 +149,7 @@ export class LocalHandoff {
       const k = keyOf(r);
       const h = this.held.get(k);
       if (!h) continue;
-      if (h.deadline > t) return true;
+      if (h.deadline > t && !releasedLocks.has(h.lock)) return true;
       this.held.delete(k);
     }
     return false;

@@ -2,7 +2,8 @@
 import { LockAbortedError, NodeAttempt, RedlockError } from './errors';
 import { checkDistinct, createNodes, NodeInput, RedisNode, waitForQuorum } from '../connection/nodes';
 import { acquireKeysOn, extendKeysOn, releaseKeysOn } from './writeScripts';
-import { DEFAULT_PATTERNS, InspectContext, inspectNodes } from '../read/inspect';
+import { DEFAULT_PATTERNS, InspectContext } from '../read/inspect';
+import { inspectNodes } from '../read/snapshot';
 import { readContextOf, unreadOf } from '../read/context';
 import { discoverNodes, type DiscoverOptions, type Discovery } from '../read/discover';
 import { runHolding } from './using';
@@ -22,7 +23,7 @@ import { History, readHistory } from '../read/history';
 import { AuditQuery, AuditReport, readAudit, readHistories } from '../read/auditRead';
 import type { LockEvent } from '../vocabulary/lockEvents';
 import { FenceRound, withRaiseFailures } from './fencing';
-import { LocalHandoff } from './localHandoff';
+import { LocalHandoff, NODE_CHECK_MS } from './localHandoff';
 import { Lock, lockForToken, ownedBy } from './lock';
 import { countGranted, extended, isGrant, now, refusedOutright, Round, round, Settled } from './round';
 import { newToken } from './tokenPool';
@@ -111,27 +112,29 @@ export class Redlock {
     const sleeper = retries > 0 ? this.local.waiter(keys) : undefined;
     // When the first attempt was refused: a grant after it recorded how long it waited.
     let refusedAt: number | undefined;
+    let askedAt = -Infinity; // monotonic instant of this call's last round
     try {
       for (let attempt = 0; attempt <= retries; attempt++) {
         if (signal?.aborted) throw new LockAbortedError('acquire aborted');
         if (attempt > 0) {
           const jitter = Math.random() * jitterMax;
           await sleeper!.sleep(delay + jitter, signal);
-          // Held by a lock of this instance within its validity: a quorum would refuse this
-          // attempt, so it is counted refused without a round; only the waiter entry is
-          // kept fresh. Never the last attempt (its error names every node's answer), nor
-          // when the caller watches each node's answer.
+          // Held by a lock of this instance, unreleased in this process: a quorum would refuse,
+          // so the attempt is counted refused without a round (the waiter entry kept fresh).
+          // Never the last attempt (its error names every node's answer), nor when the caller
+          // watches each answer, nor over NODE_CHECK_MS after the last round (localHandoff.ts).
           const w = wait as WaitState | undefined;
-          if (attempt < retries && w?.listed && !options.onAttempt && this.local.holds(keys)) {
+          if (attempt < retries && w?.listed && !options.onAttempt && now() - askedAt < NODE_CHECK_MS && this.local.holds(keys)) {
             refusedAt ??= Date.now();
             await this.refreshWaiter(w, ttlMs);
             continue;
           }
         }
         const onRefused = options.onAttempt && ((nodes: NodeAttempt[]): void => options.onAttempt!({ attempt: attempt + 1, attempts: retries + 1, nodes }));
+        askedAt = now();
         const result = await this.attemptAcquire({ keys, ttlMs, attempt: attempt + 1, final: attempt === retries, waiting: wait ?? (attempt < retries ? waiting : undefined), onRefused, fencing: options.fencing === true, refusedAt });
         if (result instanceof Lock) {
-          this.local.hold(keys, result.rawToken, result.deadline);
+          this.local.hold(keys, result, result.deadline);
           this.events?.record('acquired', keys, result.token, { ttlMs, validityMs: result.validityMs, fence: result.fence, waitMs: refusedAt === undefined ? undefined : Date.now() - refusedAt });
           return result;
         }
@@ -271,7 +274,7 @@ export class Redlock {
     const describe = (all: ReadonlyArray<Settled<ExtendReply> | undefined>): NodeAttempt[] => describeExtendOn(this.nodes, lock.keys, all);
     const granted = describe(decided).filter((a) => a.outcome === 'granted').length;
     if (granted >= q && validity > 0) {
-      this.local.hold(lock.keys, lock.rawToken, start + ttlMs - drift);
+      this.local.hold(lock.keys, lock, start + ttlMs - drift);
       this.events?.record('extended', lock.keys, lock.token, { ttlMs, validityMs: validity });
       return this.own(new Lock({ token: lock.token, resources: lock.resources, validityMs: Math.floor(validity), ttlMs, settled: () => r.settled.then(describe), deadline: start + ttlMs - drift, keys: lock.keys, rawToken: lock.rawToken, fences: lock.fences }));
     }
@@ -297,7 +300,7 @@ export class Redlock {
     });
     // A retry of ours woken now writes its SET behind this compare-and-delete on each
     // connection already identified, so those nodes free the key before they see it.
-    this.local.released(lock.keys, lock.rawToken);
+    this.local.releasedLock(lock);
     const describe = (results: ReadonlyArray<Settled<number> | undefined>): ReleaseNode[] => describeReleaseOn(this.nodes, lock.keys, results);
     // Stamped when the first node's delete is known, not when the slowest node answers:
     // a history must not list this release after the next holder's acquisition.

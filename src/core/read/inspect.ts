@@ -3,23 +3,22 @@
 // write: only TYPE/PTTL/STRLEN/GET/HLEN/HKEYS/HSTRLEN/HGET/ZCARD/ZRANGE run, in a
 // `no-writes` script.
 import { isInternalKey } from '../bookkeeping/internalKeys';
-import { attachHolders, attachWaiters, flagDeadlocks, NO_WAITERS } from './holdersRead';
-import { attachFences, pageCounter } from './fenceRead';
-import { attachBookkeeping, dropSkipped, ownersToRead, readOwners } from './bookkeepingRead';
+import { attachHolders, NO_WAITERS } from './holdersRead';
+import { pageCounter } from './fenceRead';
 import { bookkeepingOf } from '../vocabulary/foreignKeys';
 import { performance } from 'node:perf_hooks';
 import { clockNow, withDeadline } from '../connection/deadline';
-import { classify, quorumOf, skipReason, validityAt, withExpiring } from '../vocabulary/classify';
+import { classify, skipReason, validityAt, withExpiring } from '../vocabulary/classify';
 import type { InspectContext, KeyResult, NodeScan, Slot } from './context';
 export type { InspectContext, NodeScan, Slot } from './context';
-import { DEFAULT_PATTERNS, type InspectOptions, type InspectPage, type ScanCursor } from '../vocabulary/inspectTypes';
+import { DEFAULT_PATTERNS } from '../vocabulary/inspectTypes';
 import { downStatus, RedisNode } from '../connection/nodes';
 import type Redis from 'ioredis';
 import { absentOn, decodeScanPage, pageCursor, pageKeyCount, ReadBatch, readInternalOf, readObservations, requestScanPage } from './readScripts';
 import { InternalWalk } from './internalWalk';
 import { displayKey } from '../vocabulary/tokens';
 import { exactKeysOn, unreadMasters } from '../connection/clusterTopology';
-import type { LockEntry, Observation, SkippedKey, Snapshot } from '../vocabulary/types';
+import type { LockEntry, Observation, SkippedKey } from '../vocabulary/types';
 
 export { DEFAULT_PATTERNS };
 const SCAN_COUNT = 1000;
@@ -54,7 +53,7 @@ function readEachKey(node: RedisNode, keys: Buffer[], absent: Observation): Prom
 }
 
 /** Called with keys read by a page script, their ids and their slots (set, counters included). */
-type OnPage = (scan: NodeScan, ids: string[], slots: Slot[]) => void;
+export type OnPage = (scan: NodeScan, ids: string[], slots: Slot[]) => void;
 
 /**
  * SCANs one node. `onPage`, when given, is called with the ids of the keys read by the
@@ -87,7 +86,8 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     node.latencyMs = scan.status.latencyMs;
     const pendingReads: Promise<void>[] = [];
     let scanned = 0;
-    const outOfBudget = (): boolean => scanned >= maxKeys || performance.now() > deadline;
+    // Cut only once more than maxKeys keys were listed: a node with exactly maxKeys is read in full.
+    const outOfBudget = (): boolean => scanned > maxKeys || performance.now() > deadline;
     // Standalone pages: the internal keys are walked beside the patterns; a page read
     // before that walk is complete waits for it (its keys' counters are not known yet).
     const walk = new InternalWalk();
@@ -368,51 +368,6 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
 /** Printable ASCII names are their own display form; only other bytes need decoding. */
 export function keyOf(id: string): string {
   return PRINTABLE_ASCII_NAME.test(id) && !id.startsWith('hex:') ? id : displayKey(Buffer.from(id, 'latin1'));
-}
-
-export async function inspectNodes(ctx: InspectContext, options: InspectOptions = {}): Promise<InspectPage> {
-  const cont = options.continueFrom ?? null;
-  const patterns = cont ? cont.patterns : options.patterns?.length ? options.patterns : [...DEFAULT_PATTERNS];
-  validatePatterns(patterns);
-  const maxKeys = options.maxKeys ?? 10_000;
-  const deadline = performance.now() + (options.timeBudgetMs ?? 3_000);
-  const expiringThresholdMs = options.expiringThresholdMs ?? 2_000;
-
-  // One node: each page is classified while the node reads the next (see preclassifyPage).
-  const onPage: OnPage | undefined = ctx.nodes.length === 1 && !ctx.ownerOnly ? (scan, ids, slots) => preclassifyPage(ctx, scan, ids, slots, expiringThresholdMs) : undefined;
-  const scans = await Promise.all(ctx.nodes.map((node) => scanNode(ctx, node, patterns, cont?.cursors[node.id] ?? patterns.map(() => '0'), maxKeys, deadline, onPage)));
-  // Key identity is the latin1 form of its bytes: lossless, and cheap to compare. A single
-  // node's keys are the union already, and it has no gaps to fill.
-  let union: Iterable<string> = scans[0].reads.keys();
-  if (scans.length > 1) {
-    const all = new Set<string>();
-    for (const s of scans) for (const id of s.reads.keys()) all.add(id);
-    if (!ctx.ownerOnly) await fillGaps(ctx, scans, all);
-    union = all;
-  }
-  // Locks whose bookkeeping the patterns found but not the lock itself: read by name.
-  const owners = ctx.ownerOnly ? [] : ownersToRead(scans.length > 1 ? union : scans[0].reads.keys(), (id) => scans.some((s) => s.reads.has(id)));
-  if (owners.length > 0) union = await readOwners(ctx, scans, owners, union, readBatch);
-
-  const nowMs = clockNow();
-  const { locks, lockIds, skipped, skippedIds, fencesToRead, waitersToRead, bookkeeping } = classifyKeys(ctx, scans, union, nowMs, expiringThresholdMs);
-  // A lock read for its bookkeeping that is not there is no key of the patterns' either.
-  if (owners.length > 0) dropSkipped(skipped, skippedIds, new Set(owners));
-  await attachFences(ctx, scans, locks, lockIds, fencesToRead);
-  // A fresh entry without waiters already says so (no waiters, no process ids to match).
-  let waited = 0;
-  if (waitersToRead.length === locks.length) waited = await attachWaiters(ctx, scans, locks, lockIds);
-  else if (waitersToRead.length > 0) waited = await attachWaiters(ctx, scans, waitersToRead.map((i) => locks[i]), waitersToRead.map((i) => lockIds[i]));
-  // A wait cycle takes two locks with waiters; fresh entries carry no deadlock flag to clear.
-  if (waited > 1) flagDeadlocks(locks);
-  await attachBookkeeping(ctx, scans, locks, lockIds, skipped, bookkeeping, keyOf);
-  const unread = unreadPart(ctx, scans, patterns, skipped);
-  const truncated = scans.some((s) => s.truncated);
-  const snapshot: Snapshot = { quorum: ctx.ownerOnly ? 1 : quorumOf(ctx.nodes.length), nodes: scans.map((s) => s.status), locks, skipped, truncated };
-  const next: ScanCursor | null = truncated
-    ? { patterns, cursors: Object.fromEntries(ctx.nodes.map((n, i) => [n.id, scans[i].status.reachable ? scans[i].cursors : (cont?.cursors[n.id] ?? patterns.map(() => '0'))])) }
-    : null;
-  return { snapshot, next, takenAtMs: nowMs, unread };
 }
 
 /**

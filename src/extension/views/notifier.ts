@@ -2,6 +2,8 @@
 // and an offer to set a password when a node answers NOAUTH/WRONGPASS. Each lock state is
 // notified once per workspace: what was said is remembered in workspaceState, so a new
 // window or a changed node list does not say it again (docs/decisions.md, "Watching").
+// Toasts respect attention: at most one per kind per TOAST_INTERVAL_MS, naming the count
+// and the worst lock ("3 locks split: orders:42, …"); everything else stays in the view.
 import * as vscode from 'vscode';
 import { describeVerdict, parseKeyArg, type LockEntry } from '../../core';
 import { holderText } from '../../shared/holderText';
@@ -29,6 +31,17 @@ export function notifiedState(kind: string, e: LockEntry): string {
   return JSON.stringify([e.key, kind, [...new Set(tokens)].sort()]);
 }
 
+/** One toast per kind per this long, at most: news within it waits and is told together. */
+export const TOAST_INTERVAL_MS = 30_000;
+
+/** The lock a batched toast names first: the most tokens, then key order. */
+function worstFirst(a: LockEntry, b: LockEntry): number {
+  const d = Object.keys(b.holders).length - Object.keys(a.holders).length;
+  return d !== 0 ? d : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+type Kind = Exclude<NotifyOn, 'lost'>;
+
 /** History reads per refresh, at most: a `lost` check must stay a small, bounded read. */
 const MAX_LOST_CHECKS = 20;
 /** A key stays watched for `lost` this long after our holder left it (the holder records late). */
@@ -37,15 +50,21 @@ const LOST_GRACE_MS = 60_000;
 export class Notifier implements vscode.Disposable {
   private readonly subscription: vscode.Disposable;
   private readonly askedPassword = new Set<string>();
-  /** Everything notified so far, newest last (for tests). */
+  /** Every lock state notified so far, newest last (for tests). */
   readonly sent: string[] = [];
+  /** Every toast shown, its message in English, newest last (for tests). */
+  readonly toasts: string[] = [];
+  /** Per kind: when its last toast went out, and the news waiting for the interval to end. */
+  private readonly toastAt = new Map<Kind, number>();
+  private readonly pending = new Map<Kind, LockEntry[]>();
+  private readonly timers = new Map<Kind, NodeJS.Timeout>();
   /** Keys whose holder carried our identity, and until when to keep checking them. */
   private readonly lostWatch = new Map<string, number>();
   /** Only losses recorded after this are news. */
   private lostSince = Date.now();
   private checkingLost = false;
 
-  constructor(private readonly model: LockModel, private readonly log: Log, readonly memory: vscode.Memento) {
+  constructor(private readonly model: LockModel, private readonly log: Log, readonly memory: vscode.Memento, private readonly toastIntervalMs = TOAST_INTERVAL_MS) {
     this.subscription = vscode.Disposable.from(
       model.onDidChange((c) => this.onChange(c)),
       model.onDidChangeNodes(() => this.checkAuth()),
@@ -120,15 +139,41 @@ export class Notifier implements vscode.Disposable {
     }
   }
 
-  private notify(kind: Exclude<NotifyOn, 'lost'>, e: LockEntry): void {
+  /** Logs the news at once; the toast waits for the kind's interval (see TOAST_INTERVAL_MS). */
+  private notify(kind: Kind, e: LockEntry): void {
     const what = kind === 'split' ? 'has two or more holders' : 'has a copy that never expires';
-    const message = `${printable(e.key)} ${what} (${describeVerdict(e, e.nodes.length)}).`;
     this.sent.push(`${kind}: ${e.key}`);
-    this.log.warn(`notify ${kind}: ${message}`);
+    this.log.warn(`notify ${kind}: ${printable(e.key)} ${what} (${describeVerdict(e, e.nodes.length)}).`);
+    const waiting = this.pending.get(kind);
+    if (waiting) waiting.push(e);
+    else this.pending.set(kind, [e]);
+    if (this.timers.has(kind)) return;
+    const wait = Math.max(0, (this.toastAt.get(kind) ?? -Infinity) + this.toastIntervalMs - Date.now());
+    // Even with no toast due, wait a turn: news of one refresh is told in one toast.
+    this.timers.set(kind, setTimeout(() => this.toast(kind), wait));
+  }
+
+  /** One toast for the kind's waiting news: the count and the worst lock. */
+  private toast(kind: Kind): void {
+    this.timers.delete(kind);
+    const news = (this.pending.get(kind) ?? []).sort(worstFirst);
+    this.pending.delete(kind);
+    if (news.length === 0) return;
+    this.toastAt.set(kind, Date.now());
+    const e = news[0];
     const verdict = describeVerdict(e, e.nodes.length);
-    const shown = kind === 'split'
-      ? vscode.l10n.t('Redlock: {0} has two or more holders ({1}).', printable(e.key), verdict)
-      : vscode.l10n.t('Redlock: {0} has a copy that never expires ({1}).', printable(e.key), verdict);
+    let shown: string;
+    if (news.length === 1) {
+      this.toasts.push(`${e.key} ${kind === 'split' ? 'has two or more holders' : 'has a copy that never expires'}`);
+      shown = kind === 'split'
+        ? vscode.l10n.t('Redlock: {0} has two or more holders ({1}).', printable(e.key), verdict)
+        : vscode.l10n.t('Redlock: {0} has a copy that never expires ({1}).', printable(e.key), verdict);
+    } else {
+      this.toasts.push(`${news.length} locks ${kind === 'split' ? 'split' : 'without TTL'}: ${e.key}, …`);
+      shown = kind === 'split'
+        ? vscode.l10n.t('Redlock: {0} locks split: {1}, …', news.length, printable(e.key))
+        : vscode.l10n.t('Redlock: {0} locks have a copy that never expires: {1}, …', news.length, printable(e.key));
+    }
     void vscode.window.showWarningMessage(shown, vscode.l10n.t('Show')).then((pick) => {
       if (pick) void vscode.commands.executeCommand('redlock.locks.focus');
     });
@@ -146,6 +191,7 @@ export class Notifier implements vscode.Disposable {
   }
 
   dispose(): void {
+    for (const t of this.timers.values()) clearTimeout(t);
     this.subscription.dispose();
   }
 }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { Redlock, RedlockError } from '../../../src/core';
 import { useNodes } from '../../support/nodesFixture';
 import { RedisServer } from '../../../src/dev/redisServer';
+import { waitFor } from '../../support/wait';
 
 /** Lock writes (SET and script calls: EVAL on a connection's first use, EVALSHA after) a node has served since its stats were reset. */
 async function lockWrites(server: RedisServer): Promise<number> {
@@ -58,5 +59,60 @@ describe('handoff between the calls of one Redlock (3 real nodes)', function () 
     } finally {
       await rl.quit();
     }
+  });
+});
+
+describe('a skipped retry rests on something still true (3 real nodes, retryCount 200, retryDelayMs 25)', function () {
+  const fx = useNodes(3, {});
+  const options = { retryJitterMs: 5, retryDelayMs: 25 };
+  let holderRl: Redlock;
+  let other: Redlock;
+  beforeEach(() => {
+    holderRl = new Redlock(fx.servers.map((s) => s.url), options);
+    other = new Redlock(fx.servers.map((s) => s.url), options);
+  });
+  afterEach(async () => {
+    await Promise.all([holderRl.quit(), other.quit()]);
+  });
+
+  /** A waiter of `holderRl`'s own instance, listed on the nodes (so it may skip rounds). */
+  async function listedWaiter(key: string, ttlMs = 30_000): Promise<{ held: Awaited<ReturnType<Redlock['acquire']>>; waiting: Promise<Awaited<ReturnType<Redlock['acquire']>>> }> {
+    const held = await holderRl.acquire(key, ttlMs);
+    const waiting = holderRl.acquire(key, 30_000, { retryCount: 200 });
+    await waitFor(async () => ((await other.inspect()).locks.find((l) => l.key === key)?.waiters?.length ?? 0) > 0, 5000, 'the waiter listed');
+    return { held, waiting };
+  }
+
+  it('released through another Redlock instance: the waiter gets the lock at once, not on its last attempt', async () => {
+    const { held, waiting } = await listedWaiter('lock:via-other');
+    const t0 = Date.now();
+    await other.release(held);
+    const next = await waiting;
+    const ms = Date.now() - t0;
+    assert.notEqual(next.token, held.token);
+    assert.ok(ms < 1000, `got it ${ms} ms after the release`);
+    await holderRl.release(next);
+  });
+
+  it('force-released by an operator: the waiter gets the lock within a node check, not on its last attempt', async () => {
+    const { held, waiting } = await listedWaiter('lock:forced');
+    const entry = (await other.inspect()).locks.find((l) => l.key === 'lock:forced')!;
+    const t0 = Date.now();
+    const r = await other.forceRelease('lock:forced', entry.nodes);
+    assert.ok(r.nodes.filter((n) => n.outcome === 'deleted').length >= 2, JSON.stringify(r));
+    const next = await waiting;
+    const ms = Date.now() - t0;
+    assert.notEqual(next.token, held.token);
+    assert.ok(ms < 1000, `got it ${ms} ms after the force-release`);
+    await holderRl.release(next);
+  });
+
+  it('expiry: the waiter gets the lock soon after the holder\'s TTL runs out', async () => {
+    const { held, waiting } = await listedWaiter('lock:expires', 700);
+    const next = await waiting;
+    const late = Date.now() - held.expiration;
+    assert.notEqual(next.token, held.token);
+    assert.ok(late < 1000, `got it ${late} ms after the holder's validity ended`);
+    await holderRl.release(next);
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { displayKey } from '../../../src/core/vocabulary/tokens';
-import { Redlock, LockEntry, Snapshot } from '../../../src/core';
+import { Redlock, LockEntry, Snapshot, WatchStatus } from '../../../src/core';
+import { waitFor } from '../../support/wait';
 import { RedisServer, startNodes } from '../../../src/dev/redisServer';
 
 function entry(snap: Snapshot, key: string): LockEntry {
@@ -189,13 +190,14 @@ describe('inspect on 5 real nodes', function () {
       await p.exec();
     });
     const seen = new Set<string>();
-    let page = await rl.inspectPage({ maxKeys: 1000 });
+    // The cap cuts at whole pages once past maxKeys: 900 makes each of ~1000-key pages a cut.
+    let page = await rl.inspectPage({ maxKeys: 900 });
     assert.equal(page.snapshot.truncated, true);
     assert.ok(page.next);
     let pages = 1;
     page.snapshot.locks.forEach((l) => seen.add(l.key));
     while (page.next) {
-      page = await rl.inspectPage({ maxKeys: 1000, continueFrom: page.next });
+      page = await rl.inspectPage({ maxKeys: 900, continueFrom: page.next });
       page.snapshot.locks.forEach((l) => seen.add(l.key));
       pages++;
       assert.ok(pages < 10);
@@ -203,6 +205,37 @@ describe('inspect on 5 real nodes', function () {
     assert.equal(seen.size, 2500);
     assert.ok(pages >= 3);
     assert.ok(page.snapshot.locks.every((l) => l.verdict === 'held'));
+  });
+
+  it('exactly maxKeys keys are read in full: not truncated, by a snapshot or a watch', async () => {
+    await on([0, 1, 2], async (c) => {
+      const p = c.pipeline();
+      for (let i = 0; i < 2500; i++) p.set(`lock:exact:${i}`, `t${i}`, 'PX', 60_000);
+      await p.exec();
+    });
+    const page = await rl.inspectPage({ maxKeys: 2500 });
+    assert.equal(page.snapshot.truncated, false);
+    assert.equal(page.next, null);
+    assert.equal(page.snapshot.locks.length, 2500);
+    let status: WatchStatus | undefined;
+    const w = rl.watch({ intervalMs: 20, maxKeys: 2500 }, { status: (s) => (status = s) });
+    try {
+      // The first tick scans in full; the second walks the pages by their digests.
+      let ticks = 0;
+      const sub = w.subscribe({ status: () => ticks++ });
+      await waitFor(() => ticks >= 2, 10_000, 'two ticks');
+      sub.dispose();
+      assert.equal(status!.truncated, false);
+    } finally {
+      await w.stop();
+    }
+    // Keys past the cap (it cuts at whole SCAN pages) say so.
+    await on([0, 1, 2], async (c) => {
+      const p = c.pipeline();
+      for (let i = 0; i < 2000; i++) p.set(`lock:exact:more:${i}`, `m${i}`, 'PX', 60_000);
+      await p.exec();
+    });
+    assert.equal((await rl.inspectPage({ maxKeys: 2500 })).snapshot.truncated, true);
   });
 
   it('reads only: works for an ACL user denied writes, and DEBUG DIGEST is unchanged', async () => {

@@ -1,0 +1,119 @@
+// A split is confirmed before anyone is told (docs/vocabulary.md, "Confirming a split").
+// A read of N nodes is not one instant: a handover (release, then acquire) that lands
+// between two nodes' reads looks like two holders although at no instant were there two.
+// Every key that classifies as `split` is therefore read again at once on every node, in
+// parallel, and classified from that re-read: copies that converge on one token are a
+// handover and get the verdict the re-read supports; copies that stay put are a split. Every surface (CLI, watch, exporter, MCP, the editor) gets its
+// verdicts from here, so they all agree.
+import { clockNow } from '../connection/deadline';
+import type { InspectContext, KeyResult, NodeScan } from './context';
+import { classifyKeys, readBatch } from './inspect';
+import type { LockEntry, SkippedKey } from '../vocabulary/types';
+
+/**
+ * How long a split may stay in motion before it is told anyway. Nodes do not apply a
+ * handover at one instant: a node behind on its queue still answers with an older token
+ * (17 ms behind was seen on a loaded machine), so one quick re-read is not enough.
+ */
+export const CONFIRM_WINDOW_MS = 250;
+/** Pause between re-reads of copies still changing hands. */
+const REREAD_PAUSE_MS = 5;
+
+/** What classifyKeys gives: the lists confirmSplits rewrites in place. */
+export interface Classified {
+  locks: LockEntry[];
+  lockIds: string[];
+  skipped: SkippedKey[];
+  skippedIds: string[];
+  fencesToRead: number[];
+  waitersToRead: number[];
+}
+
+/**
+ * Re-reads and re-classifies every `split` lock of `out` (see the file comment); rewrites
+ * `out` with what the re-read supports. Returns the ids that no node holds any more (the
+ * lock was released meanwhile): they are dropped from `out`. The fresh reads replace the
+ * scans' slots, so later passes (fences, waiters, countdowns) see the same instant.
+ */
+export async function confirmSplits(ctx: InspectContext, scans: NodeScan[], out: Classified, expiringThresholdMs: number): Promise<string[]> {
+  // Cluster: each key has one copy, on its master; nothing can be split.
+  if (ctx.ownerOnly) return [];
+  let suspects: string[] = [];
+  for (let i = 0; i < out.locks.length; i++) if (out.locks[i].verdict === 'split') suspects.push(out.lockIds[i]);
+  if (suspects.length === 0) return [];
+  const settled = new Map<string, KeyResult>();
+  // A split stands once two reads in a row find the same token on every node: copies that
+  // stay put are two holders, copies that keep moving are a lock changing hands.
+  const before = new Map<string, string>();
+  for (let i = 0; i < out.locks.length; i++) if (out.locks[i].verdict === 'split') before.set(out.lockIds[i], tokensOf(out.locks[i]));
+  const deadline = clockNow() + CONFIRM_WINDOW_MS;
+  for (let first = true; suspects.length > 0; first = false) {
+    if (!first) {
+      // Past the window, a split still in motion is told: an alarm late is better than none.
+      if (clockNow() >= deadline) break;
+      await new Promise((r) => setTimeout(r, REREAD_PAUSE_MS));
+    }
+    const keys = suspects.map((id) => Buffer.from(id, 'latin1'));
+    // All nodes at once: one re-read spans one round trip, not N.
+    await Promise.all(scans.map(async (scan, i) => {
+      if (!scan.status.reachable) return;
+      // A node that fails the re-read keeps its earlier read: the split then stands.
+      await readBatch(ctx, ctx.nodes[i], keys, scan).catch(() => undefined);
+    }));
+    const again = classifyKeys(ctx, scans, suspects, clockNow(), expiringThresholdMs);
+    const moving: string[] = [];
+    again.locks.forEach((e, i) => {
+      const id = again.lockIds[i];
+      settled.set(id, e);
+      if (e.verdict !== 'split') return;
+      const tokens = tokensOf(e);
+      if (tokens !== before.get(id)) moving.push(id);
+      before.set(id, tokens);
+    });
+    again.skipped.forEach((sk, i) => settled.set(again.skippedIds[i], sk));
+    suspects = moving;
+  }
+  return rewrite(out, settled);
+}
+
+/** Each node's token (or its state), in node order: what a stable split keeps. */
+function tokensOf(e: LockEntry): string {
+  return JSON.stringify(e.nodes.map((o) => (o.state === 'present' ? o.token : o.state)));
+}
+
+/** `out` with each settled id's new result; fences and waiters of a re-read lock are read afresh. */
+function rewrite(out: Classified, settled: Map<string, KeyResult>): string[] {
+  const gone: string[] = [];
+  const locks: LockEntry[] = [];
+  const lockIds: string[] = [];
+  const fences = new Set(out.fencesToRead);
+  const waiters = new Set(out.waitersToRead);
+  const fencesToRead: number[] = [];
+  const waitersToRead: number[] = [];
+  let movedToSkipped = false;
+  out.locks.forEach((e, i) => {
+    const id = out.lockIds[i];
+    const now = settled.get(id);
+    if (now === undefined || 'verdict' in now) {
+      if (now !== undefined || fences.has(i)) fencesToRead.push(locks.length);
+      if (now !== undefined || waiters.has(i)) waitersToRead.push(locks.length);
+      locks.push((now as LockEntry | undefined) ?? e);
+      lockIds.push(id);
+    } else if (now.reason === 'absent') gone.push(id);
+    else {
+      out.skipped.push(now);
+      out.skippedIds.push(id);
+      movedToSkipped = true;
+    }
+  });
+  if (movedToSkipped) {
+    // Byte order, as classifyKeys gives them (latin1 ids compare as bytes).
+    const order = out.skippedIds.map((id, i) => i).sort((a, b) => (out.skippedIds[a] < out.skippedIds[b] ? -1 : out.skippedIds[a] > out.skippedIds[b] ? 1 : 0));
+    const skipped = order.map((i) => out.skipped[i]);
+    const skippedIds = order.map((i) => out.skippedIds[i]);
+    out.skipped = skipped;
+    out.skippedIds = skippedIds;
+  }
+  Object.assign(out, { locks, lockIds, fencesToRead, waitersToRead });
+  return gone;
+}
