@@ -65,7 +65,7 @@ export async function forceRelease(s: Services, arg?: unknown): Promise<ForceRel
   const observed = entry.nodes.map((o) => ({ node: o.node, token: o.state === 'present' ? o.token : null, state: o.state, reason: o.reason }));
   try {
     const result = await withProgress(vscode.l10n.t('Force releasing {0}…', printable(key)), () => redlock.forceRelease(parseKeyArg(entry.key), observed));
-    s.mine.delete(key);
+    s.mine.forget(key);
     const summary = result.nodes.map((n) => `${n.node}: ${n.outcome}${n.reason ? ` (${n.reason})` : ''}`).join('; ');
     s.log.info(`force-released ${printable(key)}: ${summary}`);
     const troubled = result.nodes.some((n) => n.outcome === 'changed' || n.outcome === 'refused' || n.outcome === 'unreachable');

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { NodeConfigError, quorumOf, readTlsFiles, Redlock, type LockEntry, type NodeFacts, type NodeStatus, type Snapshot, type WatchChange, type Watcher, type WatchStatus } from '../../core';
 import type { Log } from '../log';
 import { parseNodeSettings, tlsPaths, withPassword, type ConfiguredNode } from './nodeSettings';
+import { MineLocks } from './mineLocks';
 import type { PasswordStore } from './passwords';
 import { readSettings, type Settings } from './settings';
 
@@ -72,7 +73,11 @@ export class LockModel implements vscode.Disposable {
   /** Paused, error, truncation or configuration changed. */
   readonly onDidChangeState = this.stateEmitter.event;
 
+  /** The locks this window holds: owned here, reconciled with every change the watch sees. */
+  readonly mine = new MineLocks((redlock, done) => this.hold(redlock, done));
+
   constructor(private readonly passwords: PasswordStore, private readonly log: Log) {
+    this.changeEmitter.event(() => this.mine.forgetLost((key) => this.byKey.get(key)?.holders));
     passwords.onDidChange(() => {
       this.passwordVersion++;
       void this.refresh();

@@ -7,20 +7,7 @@ import type { ForceReleaseResult, ReleaseResult } from '../../../src/core';
 import type { LockResult } from '../../../src/extension/commands/common';
 import type { RedlockInspectorApi } from '../../../src/extension/extension';
 import { startNodes, type RedisServer } from '../../../src/dev/redisServer';
-import { configure, getApi, lockRows, resetSettings, rowOf, waitFor } from './helpers';
-
-async function onEvery(servers: RedisServer[], fn: (c: ReturnType<RedisServer['client']>) => Promise<unknown>): Promise<unknown[]> {
-  return Promise.all(
-    servers.map(async (s) => {
-      const c = s.client();
-      try {
-        return await fn(c);
-      } finally {
-        c.disconnect();
-      }
-    }),
-  );
-}
+import { configure, getApi, lockRows, onEvery, resetSettings, rowOf, waitFor } from './helpers';
 
 describe('lock commands', function () {
   this.timeout(30_000);
