@@ -88,6 +88,9 @@ export class CliContext {
       defaultPassword: this.io.env.REDLOCK_PASSWORD || undefined,
       // A lock taken from a terminal says so to whoever inspects it (docs/holders.md).
       holderName: 'redlock-inspector-cli',
+      // The tool's own writes belong in the history it shows (acquire, extend, release):
+      // events are recorded by the commands that write, flushed by quit() below.
+      events: connect.writes === true,
       tls: this.tls(opts, nodes),
     });
     try {

@@ -1,7 +1,7 @@
 // Acquire: a plain lock held once, or kept alive by redlock.using() until released.
 import * as vscode from 'vscode';
 import { displayKey, parseKeyArg, validateTtl } from '../../core';
-import { globToRegExp } from '../model/glob';
+import { globToRegExp } from '../../shared/glob';
 import { field, isBoolean, isNumber, isString } from './commandArgs';
 import { describeError, reportFailure } from '../words/failures';
 import { formatDuration } from '../../core/vocabulary';

@@ -9,7 +9,7 @@
 import * as vscode from 'vscode';
 import type { LockEntry, Observation } from '../../core';
 import { agedEntry, agedEntryWithCopies, steppedEntry } from '../../shared/countdown';
-import { keyMatcher } from '../model/glob';
+import { keyMatcher } from '../../shared/glob';
 import type { LockModel, ModelChange } from '../model/lockModel';
 import { compareLocks, needsAttention } from '../../shared/lockOrder';
 import { copyContextValue, copyDescription, copyIcon, copyTokenMark, lockContextValue, lockDescription, lockIcon, lockRowText, type IconSpec } from '../words/lockText';
