@@ -7,7 +7,7 @@ import { describeError, reportFailure } from '../words/failures';
 import { formatDuration } from '../../core/vocabulary';
 import { printable } from '../words/markdown';
 import type { Services } from '../services';
-import { noRedlock, validateTtlText, withProgress, type Failed, type LockResult } from './common';
+import { noRedlock, parseTtlText, validateTtlText, withProgress, type Failed, type LockResult } from './common';
 import { refuseIfReadOnly, type Refused } from './readOnly';
 
 export async function acquire(s: Services, arg?: unknown): Promise<LockResult | Refused | Failed | undefined> {
@@ -25,9 +25,9 @@ export async function acquire(s: Services, arg?: unknown): Promise<LockResult | 
   });
   if (key === undefined) return undefined;
   if (ttlMs === undefined) {
-    const text = await vscode.window.showInputBox({ title: vscode.l10n.t('Acquire Lock ({0}/{1})', 2, 3), prompt: vscode.l10n.t('TTL in ms'), value: '10000', validateInput: validateTtlText });
+    const text = await vscode.window.showInputBox({ title: vscode.l10n.t('Acquire Lock ({0}/{1})', 2, 3), prompt: vscode.l10n.t('TTL: milliseconds or a duration (10s, 2m)'), value: '10s', validateInput: validateTtlText });
     if (text === undefined) return undefined;
-    ttlMs = Number(text.trim());
+    ttlMs = parseTtlText(text);
   }
   if (autoExtend === undefined && prompted) {
     const pick = await vscode.window.showQuickPick(

@@ -9,7 +9,7 @@ import { rowToken } from '../words/lockText';
 import { reportFailure } from '../words/failures';
 import { printable } from '../words/markdown';
 import type { Services } from '../services';
-import { noRedlock, withProgress, type Failed, type LockResult } from './common';
+import { noRedlock, parseTtlText, validateTtlText, withProgress, type Failed, type LockResult } from './common';
 import { refuseIfReadOnly, type Refused } from './readOnly';
 
 async function mineOrRefuse(s: Services, arg: unknown, verb: 'extend' | 'release'): Promise<MineLock | Failed | undefined> {
@@ -67,12 +67,12 @@ async function extendForeign(s: Services, key: string, arg: unknown): Promise<Lo
   if (ttlMs === undefined) {
     const text = await vscode.window.showInputBox({
       title: vscode.l10n.t('Extend {0}', printable(key)),
-      prompt: vscode.l10n.t('New TTL in milliseconds'),
-      value: '30000',
-      validateInput: (v) => (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 2 ** 31 - 1 ? undefined : vscode.l10n.t('An integer from {0} to {1}', 1, String(2 ** 31 - 1))),
+      prompt: vscode.l10n.t('New TTL: milliseconds or a duration (10s, 2m)'),
+      value: '30s',
+      validateInput: validateTtlText,
     });
     if (text === undefined) return undefined;
-    ttlMs = Number(text);
+    ttlMs = parseTtlText(text);
   }
   const confirm = field(arg, 'confirm', isBoolean);
   if (confirm === false) return undefined;
