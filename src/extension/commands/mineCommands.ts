@@ -2,6 +2,7 @@
 // foreign lock, by compare-and-set on the token the user sees, after a modal confirmation.
 import * as vscode from 'vscode';
 import { parseKeyArg, quorumOf, quorumTokenOf, type ReleaseResult } from '../../core';
+import { formatDuration } from '../../core/vocabulary';
 import type { MineLock } from '../model/mineLocks';
 import { pickHeld } from './heldCommands';
 import { field, isBoolean, isNumber, keyOf } from './commandArgs';
@@ -86,9 +87,13 @@ async function extendForeign(s: Services, key: string, arg: unknown): Promise<Lo
             : vscode.l10n.t('{0}: {1} → untouched', o.node, o.state),
       )
       .join('\n');
-    const action = vscode.l10n.t('Extend');
+    // A lock without TTL never expires; "extending" it gives it one, so it will expire.
+    const noTtl = entry.flags.includes('no-ttl');
+    const action = noTtl ? vscode.l10n.t('Give It a TTL') : vscode.l10n.t('Extend');
     const pick = await vscode.window.showWarningMessage(
-      vscode.l10n.t('Extend {0}, held by {1} (not taken in this window)?', printable(key), rowToken(token, 20)),
+      noTtl
+        ? vscode.l10n.t('Give {0}, held by {1} without a TTL, a TTL of {2}? It will then expire unless extended.', printable(key), rowToken(token, 20), formatDuration(ttlMs))
+        : vscode.l10n.t('Extend {0}, held by {1} (not taken in this window)?', printable(key), rowToken(token, 20)),
       { modal: true, detail: `${where}\n\n${vscode.l10n.t('Only copies that still hold this token are extended.')}` },
       action,
     );
