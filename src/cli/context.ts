@@ -21,6 +21,8 @@ export interface ConnectOptions {
   writes?: boolean;
   /** Checks that must refuse (throw a CliError) after the read-only check and before connecting. */
   beforeConnect?: () => void;
+  /** acquire, extend, release: record events, so `history` shows the tool's own writes. */
+  recordsEvents?: boolean;
 }
 
 export class CliContext {
@@ -88,6 +90,10 @@ export class CliContext {
       defaultPassword: this.io.env.REDLOCK_PASSWORD || undefined,
       // A lock taken from a terminal says so to whoever inspects it (docs/holders.md).
       holderName: 'redlock-inspector-cli',
+      // The tool's own lock writes belong in the history it shows: acquire, extend and
+      // release record events, flushed by quit() below. force-release writes no event
+      // (the core records none for it), so it opens no event stream either.
+      events: connect.recordsEvents === true,
       tls: this.tls(opts, nodes),
     });
     try {

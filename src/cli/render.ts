@@ -5,7 +5,7 @@ import type { NodeAttempt } from '../core';
 import type { NodeFacts } from '../core/vocabulary';
 import type { Flag, LockEntry, Observation, Snapshot } from '../core/vocabulary';
 import { formatDuration, formatOffset, formatTtl } from '../core/vocabulary';
-import { sortLocks } from '../shared/lockOrder';
+import { needsAttention, sortLocks } from '../shared/lockOrder';
 import { displayWidth as width, padEnd as pad } from './displayWidth';
 import { escapeText } from './escape';
 import { PLAIN, Style } from './style';
@@ -94,7 +94,8 @@ export function renderLocks(snap: Snapshot, options: StatusOptions): string[] {
     lines.push(`No locks match ${options.patterns.map(escapeText).join(', ')}.${seen}`);
   } else {
     const summary = anomalySummary(snap.locks);
-    lines.push(`Locks: ${snap.locks.length}${summary.length ? ` (${summary.join(', ')})` : ''}; copies per node in configuration order: token label and TTL, - absent, ? unreachable, ! unreadable`);
+    const attention = snap.locks.filter(needsAttention).length;
+    lines.push(`Locks: ${snap.locks.length}${attention ? `, ${attention} need${attention === 1 ? 's' : ''} attention` : ''}${summary.length ? ` (${summary.join(', ')})` : ''}; copies per node in configuration order: token label and TTL, - absent, ? unreachable, ! unreadable`);
     const rows = sortLocks(snap.locks).map((l) => {
       const labels = tokenLabels(l);
       return {
@@ -146,12 +147,17 @@ const KEY_COLUMN = 48;
 /** Summary words per anomaly, in the order the table lists them; reentrant is no anomaly. */
 const FLAG_WORDS: Partial<Record<Flag, string>> = { 'no-ttl': 'no TTL', 'ttl-skew': 'TTL skew', expiring: 'expiring', degraded: 'degraded', reentrant: '' };
 
-/** `1 split`, `2 partial`, `1 no TTL`...: every verdict but held and every anomalous flag. */
+/**
+ * `1 split`, `2 partial`, `1 no TTL`...: what the locks that need attention have, every
+ * verdict but held and every flag but reentrant (so `expiring` shows up only beside a
+ * trouble that counts, src/shared/lockOrder.ts needsAttention).
+ */
 export function anomalySummary(locks: readonly LockEntry[]): string[] {
   const counts = new Map<string, number>();
   const add = (word: string): void => void counts.set(word, (counts.get(word) ?? 0) + 1);
-  for (const l of locks) if (l.verdict !== 'held') add(l.verdict);
-  for (const l of locks) for (const f of l.flags) {
+  const troubled = locks.filter(needsAttention);
+  for (const l of troubled) if (l.verdict !== 'held') add(l.verdict);
+  for (const l of troubled) for (const f of l.flags) {
     // A flag the core adds later counts under its own name until it gets a word here.
     const word = FLAG_WORDS[f] ?? f;
     if (word) add(word);

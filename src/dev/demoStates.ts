@@ -157,8 +157,8 @@ export async function seedDemoStates(nodes: readonly DemoNode[], options: DemoOp
   };
 
   const workers: Array<{ stop(): Promise<void> }> = [];
-  // The worker's holder name, as a service would set it (the default, the process title,
-  // reads `/usr/bin/node` here).
+  // The worker's holder name, as a service would set it (the default would name the
+  // demo's script, not the service it plays).
   const redlock = new Redlock(nodes.map((n) => (isServer(n) ? n.url : n)), { retryCount: 3, holderName: 'invoice-worker' });
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { parseKeyArg, type Snapshot } from '../core';
 import { acquire } from './commands/acquire';
 import { forceRelease } from './commands/forceRelease';
+import { showHeld, stopExtending } from './commands/heldCommands';
 import { extend, release } from './commands/mineCommands';
 import * as nodeCommands from './commands/nodeCommands';
 import * as viewCommands from './commands/viewCommands';
@@ -12,12 +13,14 @@ import { registerLmTools } from './lmTools';
 import { LockModel } from './model/lockModel';
 import { LocksTreeProvider, type LocksTreeElement } from './views/locksTree';
 import { Log } from './log';
-import { MineLocks } from './model/mineLocks';
+import type { MineLocks } from './model/mineLocks';
 import { NodesTreeProvider } from './views/nodesTree';
 import { anyEvent, LockDetailsPanels } from './panel/lockDetailsPanel';
 import { Notifier } from './views/notifier';
+import { printable } from './words/markdown';
 import { PasswordStore } from './model/passwords';
 import type { Services } from './services';
+import { HeldStatusBar } from './views/heldStatusBar';
 import { LockStatusBar } from './views/statusBar';
 
 export interface RedlockInspectorApi {
@@ -31,6 +34,8 @@ export interface RedlockInspectorApi {
   readonly model: LockModel;
   readonly mine: MineLocks;
   readonly statusBar: LockStatusBar;
+  /** "holding N locks": shown while this window holds one. */
+  readonly heldStatusBar: HeldStatusBar;
   readonly notifier: Notifier;
   readonly doctor: DeploymentDoctor;
   /** Recent log lines (what the log channel shows), to prove what is never logged. */
@@ -44,7 +49,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
   const log = new Log('Redlock Inspector');
   const passwords = new PasswordStore(context.secrets);
   const model = new LockModel(passwords, log);
-  const mine = new MineLocks();
+  const mine = model.mine;
   const locks = new LocksTreeProvider(model, mine);
   const doctor = new DeploymentDoctor(model, log);
   const nodes = new NodesTreeProvider(model, doctor);
@@ -74,6 +79,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
   const watchRate = (): void => model.setVisible(locksView.visible || nodesView.visible || detailPanels.all().length > 0);
   context.subscriptions.push(detailPanels);
   const statusBar = new LockStatusBar(model, doctor);
+  const heldStatusBar = new HeldStatusBar(mine);
   const notifier = new Notifier(model, log, context.workspaceState);
   const s: Services = { model, mine, locks, locksView: locksView as vscode.TreeView<unknown>, passwords, log, detailPanels, workspaceState: context.workspaceState };
 
@@ -105,6 +111,8 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
     acquire: (a) => acquire(s, a),
     extend: (a) => extend(s, a),
     release: (a) => release(s, a),
+    stopExtending: (a) => stopExtending(s, a),
+    showHeld: () => showHeld(s),
     forceRelease: (a) => forceRelease(s, a),
     copyToken: (a) => viewCommands.copyToken(s, a),
     copyKey: (a) => viewCommands.copyKey(s, a),
@@ -117,7 +125,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
   }
 
   context.subscriptions.push(
-    log, mine, locks, nodes, locksView, nodesView, statusBar, notifier, doctor,
+    log, mine, locks, nodes, locksView, nodesView, statusBar, heldStatusBar, notifier, doctor,
     model.onDidChange(showState),
     locksView.onDidChangeVisibility((e) => {
       if (e.visible) locks.refreshAll();
@@ -132,7 +140,10 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
       locks.setWatched(selected, true);
     }),
     model.onDidChangeState(showState),
-    model.onDidChange(() => mine.forgetLost((key) => model.entry(key)?.holders)),
+    mine.onDidLose(({ key, why }) => {
+      log.warn(`auto-extended lock ${printable(key)} lost: ${why}`);
+      void vscode.window.showWarningMessage(vscode.l10n.t('Redlock: lost the lock on {0}: {1}', printable(key), why));
+    }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('redlock')) void model.refresh({ facts: true });
       if (e.affectsConfiguration('redlock.readOnly')) log.info(`read-only mode ${model.settings.readOnly ? 'on' : 'off'}`);
@@ -150,8 +161,10 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
   if (process.env.REDLOCK_REVEAL_VIEW === '1') void vscode.commands.executeCommand('workbench.view.extension.redlock');
 
   teardown = async () => {
-    // Locks kept alive by auto-extension are released, not left to expire.
-    await Promise.all(mine.all().map((m) => m.stop?.()));
+    // Every lock this window holds is released, not left to expire (nor kept extending).
+    const { released, failed } = await mine.releaseAll();
+    if (released.length) log.info(`window closing: released ${released.map(printable).join(', ')}`);
+    for (const f of failed) log.warn(`window closing: could not release ${printable(f.key)} (${f.why}); it expires at its TTL`);
     await model.dispose();
   };
 
@@ -165,6 +178,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
     model,
     mine,
     statusBar,
+    heldStatusBar,
     notifier,
     doctor,
     logLines: () => log.lines(),

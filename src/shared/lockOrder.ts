@@ -25,6 +25,10 @@ export function isAnomaly(e: Pick<LockEntry, 'verdict' | 'flags'>): boolean {
  * copies disagree on expiry or miss a node. Not `expiring`: a healthy lock renewed at the
  * last moment would blink in and out of the filtered list.
  */
+/**
+ * The one count the CLI summary and the status bar show, "N need attention": the locks
+ * this predicate keeps. A lock counts once, whatever number of troubles it has.
+ */
 export function needsAttention(e: Pick<LockEntry, 'verdict' | 'flags'>): boolean {
   return isAnomaly(e) || e.flags.includes('ttl-skew') || e.flags.includes('degraded');
 }

@@ -196,8 +196,11 @@ describe('cli: parsing on commander', () => {
 
     it('an unknown name exits 2 and lists the names', async () => {
       const line = await usage(['status', '--fail-on', 'split,splitt', '--node', 'redis://127.0.0.1:1']);
-      assert.match(line, /invalid --fail-on "splitt": expected verdicts or flags \(split, held, unknown, partial, no-ttl, ttl-skew, expiring, degraded, reentrant, deadlock\)/);
+      assert.match(line, /invalid --fail-on "splitt" \(did you mean split\?\): expected verdicts or flags \(split, held, unknown, partial, no-ttl, ttl-skew, expiring, degraded, reentrant, deadlock\)/);
       assert.match(await usage(['status', '--fail-on', '']), /invalid --fail-on ""/);
+      assert.match(await usage(['status', '--fail-on', 'splt']), /invalid --fail-on "splt" \(did you mean split\?\): expected verdicts or flags/);
+      assert.match(await usage(['status', '--fail-on', 'nottl']), /\(did you mean no-ttl\?\)/);
+      assert.doesNotMatch(await usage(['status', '--fail-on', 'bogus']), /did you mean/);
       assert.match(await usage(['status', '--fail-on', 'held,,split']), /invalid --fail-on "held,,split": an empty name/);
       assert.match(await usage(['status', '--fail-on', '__proto__']), /invalid --fail-on "__proto__"/);
       assert.match(await usage(['status', '--fail-on']), /argument missing/);

@@ -94,6 +94,24 @@ describe('cli end to end on 5 real nodes', function () {
     assert.deepEqual(str(await getAll(servers, 'lock:rt')), ids.map(() => null));
   });
 
+  it('says when a lock it took is outside the default key patterns, and records its own events in the history', async () => {
+    const none = await runCli(['history', 'orders:42', ...nodeArgs]);
+    assert.equal(none.code, 0, none.stderr);
+    assert.equal(none.stdout.trim(), "No recorded events for orders:42. Events are recorded by this CLI's acquire, extend and release, and by applications that create new Redlock(nodes, { events: true }).");
+    const a = await runCli(['acquire', 'orders:42', '--ttl', '30s', ...nodeArgs]);
+    assert.equal(a.code, 0, a.stderr);
+    assert.match(a.stdout, /^note: orders:42 is not matched by the key patterns \(\*lock\*\): status and watch list it with --pattern 'orders:42'$/m);
+    const token = /^token (\S+)$/m.exec(a.stdout)![1];
+    const inside = await runCli(['acquire', 'lock:listed', '--ttl', '5s', ...nodeArgs]);
+    assert.doesNotMatch(inside.stdout, /note:/, 'a key the default pattern lists gets no note');
+    assert.equal((await runCli(['extend', 'orders:42', '--token', token, '--ttl', '30s', ...nodeArgs])).code, 0);
+    assert.equal((await runCli(['release', 'orders:42', '--token', token, ...nodeArgs])).code, 0);
+    const h = await runCli(['history', 'orders:42', '--json', ...nodeArgs]);
+    assert.equal(h.code, 0, h.stderr);
+    const events = json<{ events: Array<{ type: string; token: string }> }>(h).events;
+    assert.deepEqual(events.map((e) => [e.type, e.token]), [['released', token], ['extended', token], ['acquired', token]]);
+  });
+
   it('human output: acquire prints the token; nodes may come from REDLOCK_NODES', async () => {
     const a = await runCli(['acquire', 'lock:h1', 'lock:h2', '--ttl', '5000'], { REDLOCK_NODES: servers.map((s) => s.url).join(',') });
     assert.equal(a.code, 0, a.stderr);

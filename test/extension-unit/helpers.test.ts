@@ -7,7 +7,7 @@ import type { LockEntry, Observation } from '../../src/core';
 import { lockEntry } from '../support/entries';
 import { agedEntry, agedPttl } from '../../src/shared/countdown';
 import { formatDuration } from '../../src/core/vocabulary/describe';
-import { globToRegExp, keyMatcher } from '../../src/extension/model/glob';
+import { globToRegExp, keyMatcher } from '../../src/shared/glob';
 import { compareLocks, isAnomaly, sortLocks } from '../../src/shared/lockOrder';
 import { copyDescription, copyIcon, copyTokenMark, lockContextValue, lockDescription, lockIcon, lockRowText, rowToken } from '../../src/extension/words/lockText';
 import { tokenLabels } from '../../src/shared/tokenLabels';

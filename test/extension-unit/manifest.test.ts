@@ -42,9 +42,16 @@ describe('extension manifest', () => {
     }
   });
 
+  it('offers Release, Extend and Stop Extending in the palette while this window holds a lock (docs/decisions.md)', () => {
+    const palette = c.menus.commandPalette as Menu[];
+    for (const id of ['redlock.extend', 'redlock.release']) assert.equal(palette.find((m) => m.command === id)?.when, 'redlock.holdsLocks && !config.redlock.readOnly', id);
+    assert.equal(palette.find((m) => m.command === 'redlock.stopExtending')?.when, 'redlock.extendsLocks');
+    assert.equal(palette.find((m) => m.command === 'redlock.showHeld')?.when, 'redlock.holdsLocks');
+  });
+
   it('keeps item-only commands out of the command palette', () => {
     const palette = c.menus.commandPalette as Menu[];
-    for (const id of ['redlock.extend', 'redlock.release', 'redlock.copyToken', 'redlock.copyKey']) {
+    for (const id of ['redlock.copyToken', 'redlock.copyKey']) {
       assert.equal(palette.find((m) => m.command === id)?.when, 'false', id);
     }
     // The detail panel opens from the palette too (it asks which lock).

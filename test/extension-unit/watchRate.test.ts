@@ -81,7 +81,7 @@ describe('extension costs (stand-in vscode)', () => {
       // Read 150 ms ago: the countdown has something to age every tick.
       takenAtOf: () => now - 150,
     };
-    const mine = { onDidChange: events.on, has: () => false };
+    const mine = { onDidChange: events.on, has: () => false, all: () => [] };
     const t = new tree.LocksTreeProvider(fakeModel as never, mine as never);
     try {
       t.setFilter('');
@@ -140,7 +140,7 @@ describe('extension costs (stand-in vscode)', () => {
       entry: (k: string) => entries.get(k),
       takenAtOf: () => takenAt,
     };
-    const t = new tree.LocksTreeProvider(fakeModel as never, { onDidChange: () => ({ dispose() {} }), has: () => false } as never);
+    const t = new tree.LocksTreeProvider(fakeModel as never, { onDidChange: () => ({ dispose() {} }), has: () => false, all: () => [] } as never);
     const realNow = Date.now;
     let clock = now;
     Date.now = () => clock;

@@ -13,7 +13,9 @@ import { holderText } from '../../shared/holderText';
 import { tooFewNodesLine, statusExit } from './status';
 
 export function renderHistory(resource: string, events: ReadonlyArray<LockEvent | HistoryEvent>, nowMs = Date.now()): string {
-  if (events.length === 0) return `No recorded events for ${escapeText(resource)} (locks record them with new Redlock(nodes, { events: true }); history --watch observes any lock).`;
+  if (events.length === 0) {
+    return `No recorded events for ${escapeText(resource)}. Events are recorded by this CLI's acquire, extend and release, and by applications that create new Redlock(nodes, { events: true }); history --watch observes any lock.`;
+  }
   const lines = [`History of ${escapeText(resource)}, newest first:`];
   for (const e of events) {
     if (e.type === 'unreadable') {

@@ -15,6 +15,7 @@ import type { Io } from '../io';
 import { integerParser, MAX_RETRY, MAX_TTL_MS, nodeOptions, NodeOptions, parseToken, parseTtl, resourceListParser } from '../options';
 import { keyList, renderLockResult, renderNodeList } from '../render';
 import { styleFor } from '../style';
+import { notListedHints } from '../patternHint';
 
 interface LockDoc {
   resources: string[];
@@ -88,7 +89,10 @@ export async function runAcquire(redlock: Redlock, cmd: { resources: Buffer[]; t
   }
   const nodes = await lock.settled;
   if (cmd.json) io.out(safeJson({ resources: lock.resources, token: lock.token, validityMs: lock.validityMs, nodes: pick(nodes), ...fenceFields(fencing, lock) } satisfies LockDoc, 2));
-  else io.out(renderLockResult('acquired', lock.resources, lock.token, lock.validityMs, nodes, styleFor(io.colour), lock.fences));
+  else {
+    io.out(renderLockResult('acquired', lock.resources, lock.token, lock.validityMs, nodes, styleFor(io.colour), lock.fences));
+    for (const hint of notListedHints(cmd.resources)) io.out(`note: ${hint}`);
+  }
   return EXIT.ok;
 }
 
@@ -160,18 +164,18 @@ export function register(program: Command, ctx: CliContext): void {
     .addOption(new Option('--retry <n>', 'attempts after the first while the lock is held elsewhere').argParser(integerParser('--retry', 0, MAX_RETRY, 'number of retries')).default(0))
     .addOption(new Option('--fencing', 'also hand out a fencing token per resource (printed as its fence; see docs/fencing.md)'))
     .action(ctx.action(async (resources: Buffer[], opts: NodeOptions & { ttl: number; retry: number; fencing?: boolean }, cmd: Command) =>
-      ctx.withRedlock(cmd, opts, { writes: true }, (redlock) => runAcquire(redlock, { resources, ttlMs: opts.ttl, retry: opts.retry, fencing: opts.fencing === true, json: opts.json === true }, ctx.io))));
+      ctx.withRedlock(cmd, opts, { writes: true, recordsEvents: true }, (redlock) => runAcquire(redlock, { resources, ttlMs: opts.ttl, retry: opts.retry, fencing: opts.fencing === true, json: opts.json === true }, ctx.io))));
 
   nodeOptions(program.command('extend').description('extend a lock still held with TOKEN by a new TTL'))
     .argument('<resource...>', RESOURCE_HELP, resourceListParser)
     .addOption(new Option('--token <token>', TOKEN_HELP).argParser(parseToken).makeOptionMandatory())
     .addOption(new Option('--ttl <duration>', TTL_HELP).argParser(parseTtl).makeOptionMandatory())
     .action(ctx.action(async (resources: Buffer[], opts: NodeOptions & { token: Buffer; ttl: number }, cmd: Command) =>
-      ctx.withRedlock(cmd, opts, { writes: true }, (redlock) => runExtend(redlock, { resources, token: opts.token, ttlMs: opts.ttl, json: opts.json === true }, ctx.io))));
+      ctx.withRedlock(cmd, opts, { writes: true, recordsEvents: true }, (redlock) => runExtend(redlock, { resources, token: opts.token, ttlMs: opts.ttl, json: opts.json === true }, ctx.io))));
 
   nodeOptions(program.command('release').description('release a lock where it is still held with TOKEN (compare-and-delete)'))
     .argument('<resource...>', RESOURCE_HELP, resourceListParser)
     .addOption(new Option('--token <token>', TOKEN_HELP).argParser(parseToken).makeOptionMandatory())
     .action(ctx.action(async (resources: Buffer[], opts: NodeOptions & { token: Buffer }, cmd: Command) =>
-      ctx.withRedlock(cmd, opts, { writes: true }, (redlock) => runRelease(redlock, { resources, token: opts.token, json: opts.json === true }, ctx.io))));
+      ctx.withRedlock(cmd, opts, { writes: true, recordsEvents: true }, (redlock) => runRelease(redlock, { resources, token: opts.token, json: opts.json === true }, ctx.io))));
 }

@@ -8,6 +8,7 @@
 // bound. Waiter entries use the same encoding (the random part is then per acquire call).
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { basename, dirname, extname } from 'node:path';
 import { boundedText, MAX_HOST_BYTES, MAX_NAME_BYTES } from '../vocabulary/holderToken';
 
 export type { Identity } from '../vocabulary/holderToken';
@@ -17,7 +18,7 @@ export { decodeIdentity, holderOf, processIdOf, holderLabel, boundedText } from 
 export type IdentityMode = 'full' | 'anonymous';
 
 export interface IdentityOptions {
-  /** Shown as the holder's name; default the process title. At most 64 bytes are kept. */
+  /** Shown as the holder's name; default defaultHolderName(). At most 64 bytes are kept. */
   holderName?: string;
   identity?: IdentityMode;
 }
@@ -25,9 +26,25 @@ export interface IdentityOptions {
 /** Random per-process id: pids repeat across containers (pid 1), this does not. */
 export const PROCESS_ID = randomBytes(8).toString('hex');
 
+const GENERIC_SCRIPTS = new Set(['index', 'main', 'app', 'server', 'cli']);
+
+/**
+ * A name a person recognises: the package npm runs (npm_package_name), else the script
+ * (`dist/billing-worker.js` -> billing-worker; `billing/index.js` -> billing). Not the
+ * process title: that is the node binary's path, which inside a tools cache is cut off
+ * after 64 bytes and names nothing.
+ */
+export function defaultHolderName(env: NodeJS.ProcessEnv = process.env, argv: readonly string[] = process.argv): string {
+  if (env.npm_package_name) return env.npm_package_name;
+  const script = argv[1];
+  if (!script) return 'node';
+  const base = basename(script, extname(script));
+  return GENERIC_SCRIPTS.has(base) ? basename(dirname(script)) || base : base;
+}
+
 /** The part of the token that is the same for every acquisition of one Redlock. */
 export function encodeIdentity(options: IdentityOptions): string {
-  const name = boundedText(options.holderName ?? process.title ?? 'node', MAX_NAME_BYTES) || 'node';
+  const name = boundedText(options.holderName ?? defaultHolderName(), MAX_NAME_BYTES) || 'node';
   const body: Record<string, unknown> = { i: PROCESS_ID, n: name };
   if (options.identity !== 'anonymous') {
     body.h = boundedText(hostname(), MAX_HOST_BYTES);

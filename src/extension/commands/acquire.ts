@@ -1,13 +1,13 @@
 // Acquire: a plain lock held once, or kept alive by redlock.using() until released.
 import * as vscode from 'vscode';
 import { displayKey, parseKeyArg, validateTtl } from '../../core';
-import { globToRegExp } from '../model/glob';
+import { globToRegExp } from '../../shared/glob';
 import { field, isBoolean, isNumber, isString } from './commandArgs';
 import { describeError, reportFailure } from '../words/failures';
 import { formatDuration } from '../../core/vocabulary';
 import { printable } from '../words/markdown';
 import type { Services } from '../services';
-import { noRedlock, validateTtlText, withProgress, type Failed, type LockResult } from './common';
+import { noRedlock, parseTtlText, validateTtlText, withProgress, type Failed, type LockResult } from './common';
 import { refuseIfReadOnly, type Refused } from './readOnly';
 
 export async function acquire(s: Services, arg?: unknown): Promise<LockResult | Refused | Failed | undefined> {
@@ -25,15 +25,15 @@ export async function acquire(s: Services, arg?: unknown): Promise<LockResult | 
   });
   if (key === undefined) return undefined;
   if (ttlMs === undefined) {
-    const text = await vscode.window.showInputBox({ title: vscode.l10n.t('Acquire Lock ({0}/{1})', 2, 3), prompt: vscode.l10n.t('TTL in ms'), value: '10000', validateInput: validateTtlText });
+    const text = await vscode.window.showInputBox({ title: vscode.l10n.t('Acquire Lock ({0}/{1})', 2, 3), prompt: vscode.l10n.t('TTL: milliseconds or a duration (10s, 2m)'), value: '10s', validateInput: validateTtlText });
     if (text === undefined) return undefined;
-    ttlMs = Number(text.trim());
+    ttlMs = parseTtlText(text);
   }
   if (autoExtend === undefined && prompted) {
     const pick = await vscode.window.showQuickPick(
       [
         { label: vscode.l10n.t('Hold once'), description: vscode.l10n.t('expires after {0} unless extended', formatDuration(ttlMs)), auto: false },
-        { label: vscode.l10n.t('Keep extending'), description: vscode.l10n.t('auto-extend until released (redlock.using)'), auto: true },
+        { label: vscode.l10n.t('Keep extending'), description: vscode.l10n.t('extended at half its TTL until you release it or stop extending'), auto: true },
       ],
       { title: vscode.l10n.t('Acquire Lock ({0}/{1})', 3, 3) },
     );
@@ -48,16 +48,15 @@ export async function acquire(s: Services, arg?: unknown): Promise<LockResult | 
   const ttl = ttlMs;
   try {
     validateTtl(ttl);
-    const result = await withProgress(vscode.l10n.t('Acquiring {0}…', printable(resource)), async () => {
-      if (!autoExtend) {
-        const lock = await redlock.acquire(raw, ttl);
-        s.mine.set({ key: resource, lock });
-        return { key: resource, token: lock.token, validityMs: lock.validityMs };
-      }
-      return startAutoExtend(s, resource, raw, ttl);
+    const result = await withProgress(vscode.l10n.t('Acquiring {0}…', printable(resource)), async (): Promise<LockResult> => {
+      const lock = await redlock.acquire(raw, ttl);
+      s.mine.add(redlock, resource, lock, autoExtend === true);
+      return autoExtend ? { key: resource, token: lock.token, validityMs: lock.validityMs, autoExtend: true } : { key: resource, token: lock.token, validityMs: lock.validityMs };
     });
     s.log.info(`acquired ${printable(resource)} for ${ttl} ms${autoExtend ? ', auto-extending' : ''} (validity ${result.validityMs ?? '?'} ms)`);
-    const shown = s.model.settings.keyPatterns.some((p) => globToRegExp(p).test(resource)) ? '' : ` ${vscode.l10n.t('It is not shown: no pattern in redlock.keyPatterns matches it.')}`;
+    const shown = s.model.settings.keyPatterns.some((p) => globToRegExp(p).test(resource))
+      ? ''
+      : ` ${vscode.l10n.t('No pattern in redlock.keyPatterns matches it: it is listed under "Held by this window" until released.')}`;
     const acquired = autoExtend ? vscode.l10n.t('Redlock: acquired {0} (auto-extending).', printable(resource)) : vscode.l10n.t('Redlock: acquired {0} for {1}.', printable(resource), formatDuration(ttl));
     void vscode.window.showInformationMessage(`${acquired}${shown}`);
     await s.model.refresh();
@@ -81,42 +80,4 @@ async function revealAcquired(s: Services, key: string): Promise<void> {
   } catch (e) {
     s.log.warn(`reveal ${printable(key)}: ${describeError(e)}`);
   }
-}
-
-/** redlock.using() with a callback that waits for Release; resolves once the lock is held. */
-function startAutoExtend(s: Services, key: string, raw: Buffer, ttlMs: number): Promise<LockResult> {
-  return new Promise<LockResult>((resolve, reject) => {
-    void s.model.redlock().then((redlock) => {
-      if (!redlock) return reject(new Error('no Redis node is configured'));
-      let stop!: () => void;
-      const stopped = new Promise<void>((r) => (stop = r));
-      let held = false;
-      const running = redlock.using(raw, ttlMs, async (signal) => {
-        held = true;
-        resolve({ key, autoExtend: true });
-        const lost = new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
-        await Promise.race([stopped, lost]);
-        if (signal.aborted) {
-          const why = describeError(signal.reason);
-          s.log.warn(`auto-extended lock ${printable(key)} lost: ${why}`);
-          void vscode.window.showWarningMessage(vscode.l10n.t('Redlock: lost the lock on {0}: {1}', printable(key), why));
-        }
-      });
-      s.model.hold(redlock, running);
-      s.mine.set({
-        key,
-        stop: async () => {
-          stop();
-          await running.catch(() => undefined);
-        },
-      });
-      running.then(
-        () => s.mine.get(key)?.lock === undefined && s.mine.delete(key),
-        (e) => {
-          if (s.mine.get(key)?.lock === undefined) s.mine.delete(key);
-          if (!held) reject(e);
-        },
-      );
-    }, reject);
-  });
 }

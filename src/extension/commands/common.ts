@@ -1,6 +1,7 @@
 // What the write commands share: progress, TTL validation, the missing-nodes answer.
 import * as vscode from 'vscode';
 import { validateTtl } from '../../core';
+import { DURATION_FORMS, parseDurationMs } from '../../shared/duration';
 import type { Services } from '../services';
 
 export interface LockResult {
@@ -16,8 +17,14 @@ export function withProgress<T>(title: string, task: () => Promise<T>): Thenable
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: false }, task);
 }
 
+/** A TTL typed into a prompt, in the CLI's forms (`30000`, `30s`, `2m`); NaN when it is none. */
+export function parseTtlText(v: string): number {
+  return parseDurationMs(v.trim()) ?? Number.NaN;
+}
+
 export function validateTtlText(v: string): string | undefined {
-  const n = Number(v.trim());
+  const n = parseTtlText(v);
+  if (Number.isNaN(n)) return vscode.l10n.t('Enter a duration: {0}', DURATION_FORMS);
   try {
     validateTtl(n);
     return undefined;

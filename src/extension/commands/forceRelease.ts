@@ -1,6 +1,7 @@
 // Force release: shows every node's holder, then deletes only the copies that still hold
 // the token the user saw (compare-and-set in the core), and reports each node.
 import * as vscode from 'vscode';
+import { sortLocks } from '../../shared/lockOrder';
 import { parseKeyArg, type ForceReleaseResult, type LockEntry } from '../../core';
 import { field, isBoolean, keyOf } from './commandArgs';
 import { reportFailure } from '../words/failures';
@@ -31,7 +32,8 @@ export async function forceRelease(s: Services, arg?: unknown): Promise<ForceRel
   if (refused) return refused;
   let key = keyOf(arg);
   if (key === undefined) {
-    const keys = s.model.snapshot?.locks.map((e) => e.key) ?? [];
+    // Worst first, as the tree lists them: a split or a leftover is what one force-releases.
+    const keys = sortLocks(s.model.snapshot?.locks ?? []).map((e) => e.key);
     const pick = await vscode.window.showQuickPick(keys.map((k) => ({ label: printable(k), key: k })), { title: vscode.l10n.t('Force Release Lock') });
     if (!pick) return undefined;
     key = pick.key;
@@ -56,6 +58,8 @@ export async function forceRelease(s: Services, arg?: unknown): Promise<ForceRel
         modal: true,
         detail: `${plan(entry)}\n\n${vscode.l10n.t('A copy that changed hands since this snapshot is left alone. A client that still believes it holds the lock keeps running: only do this for a stuck or abandoned lock.')}`,
       },
+      // The first button is the dialog's default (Enter): keeping the lock is the safe one.
+      vscode.l10n.t('Keep the Lock'),
       action,
     );
     if (pick !== action) return undefined;
@@ -65,7 +69,7 @@ export async function forceRelease(s: Services, arg?: unknown): Promise<ForceRel
   const observed = entry.nodes.map((o) => ({ node: o.node, token: o.state === 'present' ? o.token : null, state: o.state, reason: o.reason }));
   try {
     const result = await withProgress(vscode.l10n.t('Force releasing {0}…', printable(key)), () => redlock.forceRelease(parseKeyArg(entry.key), observed));
-    s.mine.delete(key);
+    s.mine.forget(key);
     const summary = result.nodes.map((n) => `${n.node}: ${n.outcome}${n.reason ? ` (${n.reason})` : ''}`).join('; ');
     s.log.info(`force-released ${printable(key)}: ${summary}`);
     const troubled = result.nodes.some((n) => n.outcome === 'changed' || n.outcome === 'refused' || n.outcome === 'unreachable');

@@ -1,16 +1,21 @@
 // Extend and release. Release only for locks acquired in this window; extend also for a
 // foreign lock, by compare-and-set on the token the user sees, after a modal confirmation.
 import * as vscode from 'vscode';
-import { parseKeyArg, quorumOf, quorumTokenOf, type Lock, type ReleaseResult } from '../../core';
+import { parseKeyArg, quorumOf, quorumTokenOf, type ReleaseResult } from '../../core';
+import { formatDuration } from '../../core/vocabulary';
+import type { MineLock } from '../model/mineLocks';
+import { pickHeld } from './heldCommands';
 import { field, isBoolean, isNumber, keyOf } from './commandArgs';
 import { rowToken } from '../words/lockText';
 import { reportFailure } from '../words/failures';
 import { printable } from '../words/markdown';
 import type { Services } from '../services';
-import { noRedlock, withProgress, type Failed, type LockResult } from './common';
+import { noRedlock, parseTtlText, validateTtlText, withProgress, type Failed, type LockResult } from './common';
 import { refuseIfReadOnly, type Refused } from './readOnly';
 
-function mineOrRefuse(s: Services, arg: unknown, verb: string): { key: string; lock?: Lock; stop?: () => Promise<void> } | Failed {
+async function mineOrRefuse(s: Services, arg: unknown, verb: 'extend' | 'release'): Promise<MineLock | Failed | undefined> {
+  // From the palette or the status bar, with no row: choose among this window's locks.
+  if (arg === undefined && s.mine.all().length > 0) return pickHeld(s, verb === 'extend' ? vscode.l10n.t('Extend which lock held by this window?') : vscode.l10n.t('Release which lock held by this window?'));
   const key = keyOf(arg);
   const mine = key === undefined ? undefined : s.mine.get(key);
   if (!key || !mine) {
@@ -31,20 +36,17 @@ export async function extend(s: Services, arg?: unknown): Promise<LockResult | R
   if (refused) return refused;
   const key = keyOf(arg);
   if (key !== undefined && !s.mine.get(key)) return extendForeign(s, key, arg);
-  const mine = mineOrRefuse(s, arg, 'extend');
-  if ('error' in mine) return mine;
-  if (!mine.lock) {
+  const mine = await mineOrRefuse(s, arg, 'extend');
+  if (!mine || 'error' in mine) return mine;
+  if (mine.extending) {
     const error = `extend: ${printable(mine.key)} is already auto-extended`;
     void vscode.window.showInformationMessage(vscode.l10n.t('Redlock: extend: {0} is already auto-extended.', printable(mine.key)));
     return { error };
   }
   const ttlMs = field(arg, 'ttlMs', isNumber) ?? mine.lock.ttlMs;
-  const redlock = await s.model.redlock();
-  if (!redlock) return noRedlock(s);
-  const lock = mine.lock;
   try {
-    const longer = await withProgress(vscode.l10n.t('Extending {0}…', printable(mine.key)), () => redlock.extend(lock, ttlMs));
-    s.mine.set({ key: mine.key, lock: longer });
+    const longer = await withProgress(vscode.l10n.t('Extending {0}…', printable(mine.key)), () => s.mine.extend(mine.key, ttlMs));
+    if (!longer) return undefined;
     s.log.info(`extended ${printable(mine.key)} by ${ttlMs} ms (validity ${longer.validityMs} ms)`);
     await s.model.refresh();
     return { key: mine.key, token: longer.token, validityMs: longer.validityMs };
@@ -66,12 +68,12 @@ async function extendForeign(s: Services, key: string, arg: unknown): Promise<Lo
   if (ttlMs === undefined) {
     const text = await vscode.window.showInputBox({
       title: vscode.l10n.t('Extend {0}', printable(key)),
-      prompt: vscode.l10n.t('New TTL in milliseconds'),
-      value: '30000',
-      validateInput: (v) => (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 2 ** 31 - 1 ? undefined : vscode.l10n.t('An integer from {0} to {1}', 1, String(2 ** 31 - 1))),
+      prompt: vscode.l10n.t('New TTL: milliseconds or a duration (10s, 2m)'),
+      value: '30s',
+      validateInput: validateTtlText,
     });
     if (text === undefined) return undefined;
-    ttlMs = Number(text);
+    ttlMs = parseTtlText(text);
   }
   const confirm = field(arg, 'confirm', isBoolean);
   if (confirm === false) return undefined;
@@ -85,9 +87,13 @@ async function extendForeign(s: Services, key: string, arg: unknown): Promise<Lo
             : vscode.l10n.t('{0}: {1} → untouched', o.node, o.state),
       )
       .join('\n');
-    const action = vscode.l10n.t('Extend');
+    // A lock without TTL never expires; "extending" it gives it one, so it will expire.
+    const noTtl = entry.flags.includes('no-ttl');
+    const action = noTtl ? vscode.l10n.t('Give It a TTL') : vscode.l10n.t('Extend');
     const pick = await vscode.window.showWarningMessage(
-      vscode.l10n.t('Extend {0}, held by {1} (not taken in this window)?', printable(key), rowToken(token, 20)),
+      noTtl
+        ? vscode.l10n.t('Give {0}, held by {1} without a TTL, a TTL of {2}? It will then expire unless extended.', printable(key), rowToken(token, 20), formatDuration(ttlMs))
+        : vscode.l10n.t('Extend {0}, held by {1} (not taken in this window)?', printable(key), rowToken(token, 20)),
       { modal: true, detail: `${where}\n\n${vscode.l10n.t('Only copies that still hold this token are extended.')}` },
       action,
     );
@@ -106,35 +112,23 @@ async function extendForeign(s: Services, key: string, arg: unknown): Promise<Lo
   }
 }
 
-export async function release(s: Services, arg?: unknown): Promise<ReleaseResult | { key: string; autoExtend: true } | Refused | Failed | undefined> {
+export async function release(s: Services, arg?: unknown): Promise<ReleaseResult | (ReleaseResult & { key: string; autoExtend: true }) | Refused | Failed | undefined> {
   const refused = refuseIfReadOnly(s.log, 'release');
   if (refused) return refused;
-  const mine = mineOrRefuse(s, arg, 'release');
-  if ('error' in mine) return mine;
+  const mine = await mineOrRefuse(s, arg, 'release');
+  if (!mine || 'error' in mine) return mine;
   try {
-    if (mine.stop) {
-      await withProgress(vscode.l10n.t('Releasing {0}…', printable(mine.key)), mine.stop);
-      s.mine.delete(mine.key);
-      s.log.info(`released auto-extended ${printable(mine.key)}`);
-      await s.model.refresh();
-      return { key: mine.key, autoExtend: true };
-    }
-    const redlock = await s.model.redlock();
-    if (!redlock) return noRedlock(s);
-    const lock = mine.lock!;
+    const wasExtending = mine.extending;
     // The notification lists every node's final answer, so wait for the stragglers too.
-    const result: ReleaseResult = await withProgress(vscode.l10n.t('Releasing {0}…', printable(mine.key)), async () => {
-      const r = await redlock.release(lock);
-      return { ...r, nodes: await r.settled };
-    });
-    s.mine.delete(mine.key);
+    const result = await withProgress(vscode.l10n.t('Releasing {0}…', printable(mine.key)), () => s.mine.release(mine.key));
+    if (!result) return undefined;
     const summary = result.nodes.map((n) => `${n.node}: ${n.outcome}${n.reason ? ` (${n.reason})` : ''}`).join('; ');
-    s.log.info(`released ${printable(mine.key)}: ${summary}`);
+    s.log.info(`released ${wasExtending ? 'auto-extended ' : ''}${printable(mine.key)}: ${summary}`);
     const released = result.nodes.filter((n) => n.outcome === 'released').length;
     const show = released >= quorumOf(result.nodes.length) ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
     void show(vscode.l10n.t('Redlock: released {0} on {1} of {2} nodes. {3}', printable(mine.key), released, result.nodes.length, summary));
     await s.model.refresh();
-    return result;
+    return wasExtending ? { ...result, key: mine.key, autoExtend: true } : result;
   } catch (e) {
     return { error: reportFailure(s.log, `release ${printable(mine.key)}`, e) };
   }

@@ -7,10 +7,16 @@ import { normalizeNodeSetting, splitPassword } from '../model/nodeSettings';
 import type { Services } from '../services';
 import { nodesTarget } from '../model/settings';
 
+/** `127.0.0.1:7201`, `[::1]:7201` or `host:6379/2` as typed: the redis:// they mean. */
+export function withScheme(v: string): string {
+  const t = v.trim();
+  return /^(\[[0-9A-Fa-f:.]+\]|[^\s:/@[\]]+):\d+(\/\d+)?$/.test(t) ? `redis://${t}` : t;
+}
+
 function validateUrl(v: string, name?: string): string | undefined {
   if (v.trim() === '') return 'Enter a node URL, e.g. redis://127.0.0.1:6379';
   try {
-    parseNodeUrl(v.trim(), name);
+    parseNodeUrl(withScheme(v), name);
     return undefined;
   } catch (e) {
     return (e as Error).message;
@@ -36,12 +42,13 @@ export async function addNode(s: Services, arg?: unknown): Promise<{ id: string 
   const name = field(arg, 'name', isString) || undefined;
   url ??= await vscode.window.showInputBox({
     title: vscode.l10n.t('Add Redis Node'),
-    prompt: vscode.l10n.t('Node URL: {0}. A password here goes to SecretStorage, not to settings.', 'redis://host:port[/db], rediss://, redis+sentinel://host:port/master, redis+cluster://host:port (rediss+sentinel://, rediss+cluster:// over TLS)'),
+    prompt: vscode.l10n.t('Node URL, or host:port for redis://host:port: {0}. A password here goes to SecretStorage, not to settings.', 'redis://host:port[/db], rediss://, redis+sentinel://host:port/master, redis+cluster://host:port (rediss+sentinel://, rediss+cluster:// over TLS)'),
     placeHolder: 'redis://127.0.0.1:6379',
     ignoreFocusOut: true,
     validateInput: (v) => validateUrl(v, name),
   });
   if (url === undefined) return undefined;
+  url = withScheme(url);
   const invalid = validateUrl(url, name);
   if (invalid) {
     void vscode.window.showErrorMessage(vscode.l10n.t('Redlock: {0}', invalid));
@@ -56,8 +63,17 @@ export async function addNode(s: Services, arg?: unknown): Promise<{ id: string 
     return { error };
   }
   if (password !== undefined) await s.passwords.set(id, password);
-  await vscode.workspace.getConfiguration('redlock').update('nodes', [...nodes, name ? { name, url: bare } : bare], nodesTarget());
-  s.log.info(`added node ${id}${password !== undefined ? ' (password stored in SecretStorage)' : ''}`);
+  const target = nodesTarget();
+  await vscode.workspace.getConfiguration('redlock').update('nodes', [...nodes, name ? { name, url: bare } : bare], target);
+  // Say where it went: a workspace's .vscode/settings.json may be committed and shared.
+  const where =
+    target === vscode.ConfigurationTarget.Global
+      ? vscode.l10n.t('your user settings')
+      : target === vscode.ConfigurationTarget.WorkspaceFolder
+        ? vscode.l10n.t('the folder\'s .vscode/settings.json')
+        : vscode.l10n.t('the workspace settings (.vscode/settings.json)');
+  s.log.info(`added node ${id} to ${where}${password !== undefined ? ' (password stored in SecretStorage)' : ''}`);
+  void vscode.window.showInformationMessage(vscode.l10n.t('Redlock: added node {0} to {1} (redlock.nodes).', id, where));
   await s.model.refresh({ facts: true });
   return { id };
 }

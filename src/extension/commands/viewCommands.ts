@@ -1,5 +1,6 @@
 // Reading commands: refresh, pause/resume, filter, load more, copy, details, log.
 import * as vscode from 'vscode';
+import { sortLocks } from '../../shared/lockOrder';
 import type { DoctorReport, Snapshot } from '../../core';
 import type { DeploymentDoctor } from '../model/deployment';
 import { field, isString, keyOf, nodeIdOf } from './commandArgs';
@@ -103,7 +104,8 @@ export async function copyToken(s: Services, arg?: unknown): Promise<string | un
 export async function openDetails(s: Services, arg?: unknown): Promise<LockDetailsPanel | undefined> {
   let key = keyOf(arg);
   if (key === undefined) {
-    const pick = await vscode.window.showQuickPick((s.model.snapshot?.locks ?? []).map((e) => ({ label: printable(e.key), key: e.key })), { title: vscode.l10n.t('Open Lock Details') });
+    // Worst first, as the tree lists them.
+    const pick = await vscode.window.showQuickPick(sortLocks(s.model.snapshot?.locks ?? []).map((e) => ({ label: printable(e.key), key: e.key })), { title: vscode.l10n.t('Open Lock Details') });
     if (!pick) return undefined;
     key = pick.key;
   }

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { NodeConfigError, quorumOf, readTlsFiles, Redlock, type LockEntry, type NodeFacts, type NodeStatus, type Snapshot, type WatchChange, type Watcher, type WatchStatus } from '../../core';
 import type { Log } from '../log';
 import { parseNodeSettings, tlsPaths, withPassword, type ConfiguredNode } from './nodeSettings';
+import { MineLocks } from './mineLocks';
 import type { PasswordStore } from './passwords';
 import { readSettings, type Settings } from './settings';
 
@@ -75,12 +76,15 @@ export class LockModel implements vscode.Disposable {
   /** The settings as last read: once per configuration change, not once per tree row. */
   private cachedSettings: Settings | undefined;
   private readonly configListener: vscode.Disposable;
+  /** The locks this window holds: owned here, reconciled with every change the watch sees. */
+  readonly mine = new MineLocks((redlock, done) => this.hold(redlock, done));
 
   constructor(private readonly passwords: PasswordStore, private readonly log: Log) {
     // Registered before any other configuration listener of the extension, so they read the new values.
     this.configListener = vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('redlock')) this.cachedSettings = undefined;
     });
+    this.changeEmitter.event(() => this.mine.forgetLost((key) => this.byKey.get(key)?.holders));
     passwords.onDidChange(() => {
       this.passwordVersion++;
       void this.refresh();

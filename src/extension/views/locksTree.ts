@@ -9,12 +9,13 @@
 import * as vscode from 'vscode';
 import type { LockEntry, Observation } from '../../core';
 import { agedEntry, agedEntryWithCopies, steppedEntry } from '../../shared/countdown';
-import { keyMatcher } from '../model/glob';
+import { keyMatcher } from '../../shared/glob';
 import type { LockModel, ModelChange } from '../model/lockModel';
 import { compareLocks, needsAttention } from '../../shared/lockOrder';
 import { copyContextValue, copyDescription, copyIcon, copyTokenMark, lockContextValue, lockDescription, lockIcon, lockRowText, type IconSpec } from '../words/lockText';
 import { escapeMarkdown, printable } from '../words/markdown';
 import type { MineLocks } from '../model/mineLocks';
+import { HeldElement, HeldGroupElement, heldGroupItem, heldItem } from './heldGroup';
 import { lockTooltipMarkdown } from './tooltip';
 import { elementId } from './treeIds';
 
@@ -60,7 +61,7 @@ export class LoadMoreElement {
   readonly kind = 'more';
 }
 
-export type LocksTreeElement = LockElement | CopyElement | LoadMoreElement;
+export type LocksTreeElement = LockElement | CopyElement | LoadMoreElement | HeldGroupElement | HeldElement;
 
 function themeIcon(i: IconSpec): vscode.ThemeIcon {
   return new vscode.ThemeIcon(i.id, new vscode.ThemeColor(i.color));
@@ -71,6 +72,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
   readonly onDidChangeTreeData = this.emitter.event;
   private readonly elements = new Map<string, LockElement>();
   private readonly more = new LoadMoreElement();
+  private readonly held = new HeldGroupElement();
   private order: string[] = [];
   private filterText = '';
   private matches: (key: string) => boolean = () => true;
@@ -83,10 +85,8 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     this.subscriptions.push(
       model.onDidChange((c) => this.onModelChange(c)),
       model.onDidChangeState(() => this.emitter.fire(undefined)),
-      mine.onDidChange((key) => {
-        const el = this.elements.get(key);
-        if (el) this.emitter.fire([el]);
-      }),
+      // The "Held by this window" group appears, grows or goes: the root changes.
+      mine.onDidChange(() => this.emitter.fire(undefined)),
     );
     this.ticker = setInterval(() => this.tick(), 1000);
   }
@@ -229,8 +229,9 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
         return el;
       });
       if (this.model.truncated) items.push(this.more);
-      return items;
+      return this.mine.all().length > 0 ? [this.held, ...items] : items;
     }
+    if (element instanceof HeldGroupElement) return this.mine.all().map((m) => new HeldElement(m.key));
     if (element instanceof LockElement) {
       const entry = this.model.entry(element.key);
       if (!entry) return [];
@@ -244,6 +245,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
   }
 
   getParent(element: LocksTreeElement): LocksTreeElement | undefined {
+    if (element instanceof HeldElement) return this.held;
     return element instanceof CopyElement ? element.parent : undefined;
   }
 
@@ -258,6 +260,11 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
       return item;
     }
     if (element instanceof CopyElement) return this.copyItem(element);
+    if (element instanceof HeldGroupElement) return heldGroupItem(this.mine.all().length);
+    if (element instanceof HeldElement) {
+      const m = this.mine.get(element.key);
+      return m ? heldItem(m, this.shownEntry(m.key)) : new vscode.TreeItem(printable(element.key));
+    }
     return this.lockItem(element);
   }
 

@@ -1,8 +1,9 @@
-// Lock and anomaly counts; a warning background while any anomaly exists.
+// Lock count and the locks that need attention, in words (the CLI summary's count, one
+// definition: src/shared/lockOrder.ts needsAttention); a warning background while any does.
 import * as vscode from 'vscode';
 import type { DeploymentDoctor } from '../model/deployment';
 import type { LockModel } from '../model/lockModel';
-import { isAnomaly } from '../../shared/lockOrder';
+import { needsAttention } from '../../shared/lockOrder';
 
 export class LockStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('redlock.status', vscode.StatusBarAlignment.Left, 50);
@@ -34,19 +35,18 @@ export class LockStatusBar implements vscode.Disposable {
     }
     const snap = this.model.snapshot;
     const locks = snap?.locks.length ?? 0;
-    const anomalies = snap?.locks.filter(isAnomaly).length ?? 0;
+    const attention = snap?.locks.filter(needsAttention).length ?? 0;
     const error = this.model.error;
     const unsafe = this.doctor?.errorCount ?? 0;
-    this.item.text = `$(lock) ${locks}${snap?.truncated ? '+' : ''}${anomalies ? ` $(warning) ${anomalies}` : ''}${unsafe ? ` $(shield) ${unsafe}` : ''}${error ? ' $(error)' : ''}${this.model.isPaused ? ' $(debug-pause)' : ''}`;
-    const count = locks === 1 ? vscode.l10n.t('Redlock: 1 lock') : vscode.l10n.t('Redlock: {0} locks', locks);
-    const odd = !anomalies ? '' : anomalies === 1 ? vscode.l10n.t(', 1 anomaly (split, partial, unknown or no TTL)') : vscode.l10n.t(', {0} anomalies (split, partial, unknown or no TTL)', anomalies);
-    const deployment = !unsafe
-      ? ''
-      : unsafe === 1
-        ? vscode.l10n.t('; deployment: 1 error found by the doctor (see Nodes > Deployment)')
-        : vscode.l10n.t('; deployment: {0} errors found by the doctor (see Nodes > Deployment)', unsafe);
-    this.item.tooltip = error ? vscode.l10n.t('Redlock: {0}', error) : `${count}${odd}${this.model.isPaused ? vscode.l10n.t(' (paused)') : ''}${deployment}`;
-    this.item.backgroundColor = anomalies > 0 || error || unsafe ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    const count = `${locks}${snap?.truncated ? '+' : ''}`;
+    const lockWords = locks === 1 && !snap?.truncated ? vscode.l10n.t('1 lock') : vscode.l10n.t('{0} locks', count);
+    const attentionWords = !attention ? '' : attention === 1 ? vscode.l10n.t(', 1 needs attention') : vscode.l10n.t(', {0} need attention', attention);
+    const deployment = !unsafe ? '' : unsafe === 1 ? vscode.l10n.t(', 1 deployment error') : vscode.l10n.t(', {0} deployment errors', unsafe);
+    this.item.text = `$(lock) ${lockWords}${attentionWords}${deployment}${error ? ' $(error)' : ''}${this.model.isPaused ? ' $(debug-pause)' : ''}`;
+    const why = attention ? vscode.l10n.t(' Need attention: split, partial, unknown, no TTL, TTL skew or a node down (as the CLI counts them).') : '';
+    const where = unsafe ? vscode.l10n.t(' Deployment errors: see Nodes > Deployment.') : '';
+    this.item.tooltip = error ? vscode.l10n.t('Redlock: {0}', error) : `Redlock: ${lockWords}${attentionWords}${deployment}${this.model.isPaused ? vscode.l10n.t(' (paused)') : ''}.${why}${where}`;
+    this.item.backgroundColor = attention > 0 || error || unsafe ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.show();
   }
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { displayToken } from '../../../src/core';
-import { decodeIdentity, encodeIdentity, holderOf, PROCESS_ID, tokenWithIdentity } from '../../../src/core/bookkeeping/holderIdentity';
+import { decodeIdentity, defaultHolderName, encodeIdentity, holderOf, PROCESS_ID, tokenWithIdentity } from '../../../src/core/bookkeeping/holderIdentity';
 import { findCycles } from '../../../src/core/vocabulary/deadlocks';
 import { describeAttempt } from '../../../src/core/lock/errors';
 
@@ -27,6 +27,16 @@ describe('holder identity in tokens', () => {
     const t = tokenWithIdentity(RANDOM, 5, encodeIdentity({ holderName: 'billing-worker' }));
     assert.equal(describeAttempt({ node: 'n1', outcome: 'held-by-other', heldBy: t }), `n1 held by billing-worker (pid ${process.pid})`);
     assert.equal(describeAttempt({ node: 'n1', outcome: 'held-by-other', heldBy: 'f'.repeat(32) }), `n1 held by ${'f'.repeat(12)}…`);
+  });
+
+  it('names the holder after the package or the script by default, never the node binary', () => {
+    assert.equal(defaultHolderName({ npm_package_name: 'billing' }, ['node', '/srv/billing/dist/worker.js']), 'billing');
+    assert.equal(defaultHolderName({}, ['node', '/srv/billing/dist/billing-worker.js']), 'billing-worker');
+    assert.equal(defaultHolderName({}, ['node', '/srv/billing/index.mjs']), 'billing');
+    assert.equal(defaultHolderName({}, ['node']), 'node');
+    const t = tokenWithIdentity(RANDOM, 5, encodeIdentity({}));
+    assert.equal(decodeIdentity(t)!.name, defaultHolderName());
+    assert.notEqual(decodeIdentity(t)!.name, process.title);
   });
 
   it('anonymous keeps only the name', () => {

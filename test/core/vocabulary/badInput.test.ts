@@ -28,6 +28,7 @@
 //   empty resources before touching any node".
 // - empty resource name: the same two tests; an empty --pattern: test/cli/args.test.ts.
 //
+import { internalKeyOf } from '../../../src/core/bookkeeping/internalKeys';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -50,6 +51,19 @@ function oneLine(r: CliResult): string {
 }
 
 
+/** Every key of a small test node, by SCAN. */
+async function allKeys(s: RedisServer): Promise<string[]> {
+  return withClient(s, async (c) => {
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, page] = await c.scan(cursor, 'COUNT', 100);
+      keys.push(...page);
+      cursor = next;
+    } while (cursor !== '0');
+    return keys.sort();
+  });
+}
 const digest = (s: RedisServer): Promise<string> => withClient(s, async (c) => String(await c.call('DEBUG', 'DIGEST')));
 
 /** A TCP port that accepts connections and never answers: a host that hangs. */
@@ -326,6 +340,7 @@ describe('bad input, one row each', function () {
       assert.match(oneLine(f), /not a lock the inspector can read.*nothing deleted/);
     }
     assert.equal(await digest(node), before, 'nothing written');
+    const keysBefore = await allKeys(node);
     // acquire on them: the node answered (WRONGTYPE, or held by the 50 MB value), so a
     // refusal, exit 1. The CLI's own line says "1 of 1 nodes answered" yet it exits 3 for a
     // single-key wrong-type: see the report (the outcome lacks `answered`).
@@ -346,7 +361,15 @@ describe('bad input, one row each', function () {
     } finally {
       await rl.quit();
     }
-    assert.equal(await digest(node), before, 'nothing written');
+    // The CLI's acquire records its refusals in the lock's history (docs/formats.md): the
+    // only keys written are those event streams; the non-lock values are untouched.
+    const added = (await allKeys(node)).filter((k) => !keysBefore.includes(k));
+    assert.deepEqual(added.filter((k) => !['lock:huge', 'lock:list', 'lock:hash'].some((r) => k === internalKeyOf('events', r))), [], 'only event streams written');
+    await withClient(node, async (c) => {
+      assert.equal(await c.strlen('lock:huge'), 50 * 1024 * 1024);
+      assert.deepEqual(await c.lrange('lock:list', 0, -1), ['a']);
+      assert.deepEqual(await c.hgetall('lock:hash'), { not: 'a-lock', at: 'all' });
+    });
   });
 
   it('hostile resource names (newline, HTML, ANSI, RTL) in acquire/release/force-release and watch output: no raw control byte reaches the terminal', async () => {

@@ -4,23 +4,10 @@ import * as vscode from 'vscode';
 import type { LockDetailsPanel } from '../../../src/extension/panel/lockDetailsPanel';
 import { PROTOCOL_VERSION, type HostMessage } from '../../../src/shared/protocol';
 import type { ForceReleaseResult, ReleaseResult } from '../../../src/core';
-import type { LockResult } from '../../../src/extension/commands/common';
+import { parseTtlText, validateTtlText, type LockResult } from '../../../src/extension/commands/common';
 import type { RedlockInspectorApi } from '../../../src/extension/extension';
 import { startNodes, type RedisServer } from '../../../src/dev/redisServer';
-import { configure, getApi, lockRows, resetSettings, rowOf, waitFor } from './helpers';
-
-async function onEvery(servers: RedisServer[], fn: (c: ReturnType<RedisServer['client']>) => Promise<unknown>): Promise<unknown[]> {
-  return Promise.all(
-    servers.map(async (s) => {
-      const c = s.client();
-      try {
-        return await fn(c);
-      } finally {
-        c.disconnect();
-      }
-    }),
-  );
-}
+import { configure, getApi, lockRows, onEvery, resetSettings, rowOf, waitFor } from './helpers';
 
 describe('lock commands', function () {
   this.timeout(30_000);
@@ -137,6 +124,15 @@ describe('lock commands', function () {
     for (const s of servers) assert.ok(r.error?.includes(`127.0.0.1:${s.port}: held-by-other (held by someone-else)`), r.error);
     assert.ok(api.logLines().some((l) => l.includes('acquire lock:ext:taken failed')));
     await onEvery(servers, (c) => c.del(key));
+  });
+
+  it('TTL prompts take the durations the CLI takes', () => {
+    assert.equal(validateTtlText('30s'), undefined);
+    assert.equal(parseTtlText(' 30s '), 30_000);
+    assert.equal(parseTtlText('1500'), 1500);
+    assert.equal(parseTtlText('2m'), 120_000);
+    assert.match(validateTtlText('thirty') ?? '', /^Enter a duration: 1500, 1500ms, 10s, 2m$/);
+    assert.ok(validateTtlText('0'), 'zero is no TTL');
   });
 
   it('auto-extends a lock taken with autoExtend until it is released', async () => {

@@ -50,7 +50,7 @@ describe('deployment doctor in the Nodes view', function () {
     const row = await api.nodesProvider.getTreeItem(eviction);
     assert.equal(row.description, 'eviction');
     assert.match(String(row.label), /allkeys-lru/);
-    await waitFor('status bar warning', () => api.statusBar.text.includes('$(shield) 1'));
+    await waitFor('status bar warning', () => api.statusBar.text.includes(', 1 deployment error'));
     assert.ok(api.statusBar.warning);
   });
 
@@ -59,7 +59,7 @@ describe('deployment doctor in the Nodes view', function () {
     await api.refresh();
     await waitFor('doctor for the new node', () => api.doctor.findings?.every((f) => f.node === null || f.node === `127.0.0.1:${safe.port}`) && !api.doctor.isRunning);
     assert.equal(api.doctor.errorCount, 0);
-    await waitFor('status bar without the shield', () => !api.statusBar.text.includes('$(shield)'));
+    await waitFor('status bar without the shield', () => !api.statusBar.text.includes('deployment error'));
     const item = await api.nodesProvider.getTreeItem((await section(api))!);
     assert.equal(item.description, 'no problems found');
   });

@@ -3,6 +3,7 @@ import * as assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
 import * as vscode from 'vscode';
 import type { RedlockInspectorApi } from '../../../src/extension/extension';
+import type { RedisServer } from '../../../src/dev/redisServer';
 import type { LocksTreeElement } from '../../../src/extension/views/locksTree';
 import { HEAD_SEPARATOR } from '../../../src/shared/lockRow';
 
@@ -93,4 +94,18 @@ export async function readText(uri: vscode.Uri): Promise<string> {
   } catch {
     return '';
   }
+}
+
+/** Runs one command on every server, each through its own short-lived client. */
+export async function onEvery(servers: RedisServer[], fn: (c: ReturnType<RedisServer['client']>) => Promise<unknown>): Promise<unknown[]> {
+  return Promise.all(
+    servers.map(async (s) => {
+      const c = s.client();
+      try {
+        return await fn(c);
+      } finally {
+        c.disconnect();
+      }
+    }),
+  );
 }

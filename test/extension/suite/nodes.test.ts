@@ -36,6 +36,16 @@ describe('nodes and passwords', function () {
     assert.deepEqual(vscode.workspace.getConfiguration('redlock').get('nodes'), []);
   });
 
+  it('adds host:port as the redis:// URL it means, and says where it saved it', async () => {
+    await resetSettings();
+    const hostPort = `127.0.0.1:${open.port}`;
+    const r = (await vscode.commands.executeCommand('redlock.addNode', { url: hostPort })) as { id: string };
+    assert.equal(r.id, hostPort);
+    assert.deepEqual(vscode.workspace.getConfiguration('redlock').get('nodes'), [`redis://${hostPort}`]);
+    assert.ok(api.logLines().some((l) => l.includes(`added node ${hostPort} to the workspace settings (.vscode/settings.json)`)), 'says where');
+    await vscode.commands.executeCommand('redlock.removeNode', { id: hostPort });
+  });
+
   it('shows a configuration error in the views, never the password in it', async () => {
     await configure({ nodes: ['redis://:hunter2@127.0.0.1:notaport'] });
     assert.equal(await api.refresh(), undefined);

@@ -1,6 +1,7 @@
 // The Locks and Nodes views on five real redis-server nodes seeded with the demo states.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { needsAttention } from '../../../src/shared/lockOrder';
 import type { RedlockInspectorApi } from '../../../src/extension/extension';
 // Types only: the extension runs from its bundle, so its classes are not these modules' classes.
 import type { LockElement, LocksTreeElement } from '../../../src/extension/views/locksTree';
@@ -191,10 +192,11 @@ describe('Locks and Nodes views', function () {
     assert.equal(item.id, JSON.stringify(['node', ids()[0]]));
   });
 
-  it('puts lock and anomaly counts in the status bar with a warning background', async () => {
-    await waitFor('status bar', () => api.statusBar.text.includes('$(warning)'));
+  it('puts the lock count and the locks that need attention in words in the status bar, with a warning background', async () => {
+    await waitFor('status bar', () => api.statusBar.text.includes('need attention'));
     const snap = api.snapshot()!;
-    assert.ok(api.statusBar.text.startsWith(`$(lock) ${snap.locks.length}`), api.statusBar.text);
+    const attention = snap.locks.filter(needsAttention).length;
+    assert.ok(api.statusBar.text.startsWith(`$(lock) ${snap.locks.length} locks, ${attention} need attention`), api.statusBar.text);
     assert.ok(api.statusBar.warning);
   });
 

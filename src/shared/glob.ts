@@ -1,5 +1,5 @@
-// The tree filter speaks Redis' glob dialect (the same as `keyPatterns`), so a pattern
-// behaves the same in the filter and in the settings.
+// Redis' glob dialect (SCAN MATCH, `keyPatterns`, the CLI's --pattern), so a pattern
+// behaves the same in the tree filter, the settings and the CLI's hints.
 
 /** `*`, `?`, `[abc]`, `[^a]`, `[a-z]`, `\x` as in Redis' stringmatchlen. */
 export function globToRegExp(glob: string): RegExp {
