@@ -24,6 +24,7 @@ import { Lock, ownedBy } from './lock';
 import { countGranted, extended, isGrant, now, refusedOutright, Round, round, Settled } from './round';
 import { newToken } from './tokenPool';
 import { forceReleaseOn } from './forceRelease';
+import { requireScripting } from './writeSupport';
 import { AcquireOptions, ForceReleaseResult, ObservedCopy, RedlockOptions, ReleaseNode, ReleaseResult, validateResources, validateTtl } from './options';
 export { validateTtl } from './options';
 
@@ -109,6 +110,7 @@ export class Redlock {
     const signal = options.signal;
     if (this.connecting) await this.connecting;
     checkDistinct(this.nodes);
+    await requireScripting(this.nodes, 'acquire', this.options.commandTimeoutMs ?? 1000);
     let last: RedlockError | undefined;
     const delay = this.options.retryDelayMs ?? 200;
     const jitterMax = this.options.retryJitterMs ?? 100;
@@ -257,6 +259,7 @@ export class Redlock {
   async extend(lock: Lock, ttlMs: number): Promise<Lock> {
     validateTtl(ttlMs);
     await this.ready();
+    await requireScripting(this.nodes, 'extend', this.options.commandTimeoutMs ?? 1000);
     const q = this.quorum;
     const drift = this.drift(ttlMs);
     const start = now();
@@ -307,6 +310,7 @@ export class Redlock {
   async release(lock: Lock): Promise<ReleaseResult> {
     if (this.connecting) await this.connecting;
     checkDistinct(this.nodes);
+    await requireScripting(this.nodes, 'release', this.options.commandTimeoutMs ?? 1000);
     const q = this.quorum;
     // Resolves once the outcome is certain (docs/decisions.md): a quorum released, or too
     // few nodes left to reach one; the rest answer through `settled`.
@@ -347,6 +351,7 @@ export class Redlock {
   async forceRelease(resource: Resource, observed: readonly ObservedCopy[]): Promise<ForceReleaseResult> {
     validateResources([resource]);
     await this.ready();
+    await requireScripting(this.nodes, 'force-release', this.options.commandTimeoutMs ?? 1000);
     return forceReleaseOn({ nodes: this.nodes, named: (keys, list) => this.named(keys, list), timeoutMs: this.options.commandTimeoutMs ?? 1000 }, resource, observed);
   }
 
