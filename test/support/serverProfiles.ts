@@ -22,7 +22,7 @@ const SCRIPTING = ['EVAL', 'EVALSHA', 'EVAL_RO', 'EVALSHA_RO', 'SCRIPT', 'FUNCTI
 
 /**
  * The least-privilege read role security teams hand out, plus what the read path truly
- * needs beyond it: nothing. TIME and MEMORY are not granted (the core reads without them),
+ * needs beyond it: nothing. TIME is not granted (the core reads with the client clock),
  * DBSIZE (+@read) paces the internal-key walk, PING the health probe when TIME is refused.
  */
 export const READ_ROLE = '+@read +info +ping +scan +eval_ro +evalsha_ro +script|load -@write';

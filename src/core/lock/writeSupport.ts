@@ -15,14 +15,17 @@ export class UnsupportedWriteError extends Error {
 
 /**
  * Refuses `operation` when any node that answered the capability probe runs no scripts.
- * Native compare-and-delete (Valkey 9 DELIFEQ, Redis 8.4 DELEX) would serve a release,
- * but acquire's undo of a partial grant still needs a script, so it does not lift this.
+ * Native compare-and-delete (Valkey 9 DELIFEQ, Redis 8.4 DELEX) serves a release
+ * (writeScripts.ts releaseKeysOn); acquire's undo of a partial grant, extend and
+ * force-release still need a script.
  * A node that does not answer is left to the write's own round.
  */
 export async function requireScripting(nodes: readonly RedisNode[], operation: string, timeoutMs: number): Promise<void> {
   const lines: string[] = [];
   await Promise.all(nodes.map(async (node) => {
     const caps = await capabilitiesOf(node.client, timeoutMs).catch(() => null);
+    // A plain release is one compare-and-delete per key: native commands serve it.
+    if (operation === 'release' && caps?.compareAndDeleteCommand) return;
     if (caps?.capabilities.scripts === false) lines.push(`${node.id}: this server (${serverLabel(caps)}) cannot run scripts (EVAL is refused), which ${operation} needs to write only where the token still matches`);
   }));
   if (lines.length) throw new UnsupportedWriteError(operation, lines.sort());
