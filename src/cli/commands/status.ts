@@ -87,7 +87,7 @@ export function unreadLine(unread: readonly string[], nodes: Snapshot['nodes'] =
 /** The node facts a `nodes[]` entry of the JSON document gains; unknown ones as the core says. */
 export type NodeFactFields = Pick<NodeFacts, 'version' | 'role' | 'clockOffsetMs' | 'uptimeS' | 'persistence' | 'restartRisk' | 'libraries'>;
 
-export type StatusDocument = Omit<Snapshot, 'nodes'> & { nodes: Array<NodeStatus & NodeFactFields>; at: number };
+export type StatusDocument = Omit<Snapshot, 'nodes'> & { nodes: Array<Omit<NodeStatus, 'capabilities'> & NodeFactFields & { capabilities: NodeStatus['capabilities'] | null }>; at: number };
 
 const UNKNOWN_FACTS: NodeFactFields = { version: null, role: 'unknown', clockOffsetMs: null, uptimeS: null, persistence: 'unknown', restartRisk: 'unknown', libraries: [] };
 
@@ -98,8 +98,10 @@ const UNKNOWN_FACTS: NodeFactFields = { version: null, role: 'unknown', clockOff
 export function statusDocument(snap: Snapshot, facts: readonly NodeFacts[], atMs: number): StatusDocument {
   const nodes = snap.nodes.map((n) => {
     const f = facts.find((x) => x.node === n.node);
-    const extra: NodeFactFields = f ? { version: f.version, role: f.role, clockOffsetMs: f.clockOffsetMs, uptimeS: f.uptimeS, persistence: f.persistence, restartRisk: f.restartRisk, libraries: f.libraries } : { ...UNKNOWN_FACTS, version: n.version ?? null };
-    return { ...n, ...extra };
+    const extra: NodeFactFields = f ? { version: f.version, role: f.role, clockOffsetMs: f.clockOffsetMs, uptimeS: f.uptimeS, persistence: f.persistence, restartRisk: f.restartRisk, libraries: f.libraries } : UNKNOWN_FACTS;
+    // server and capabilities come last: the document only grows (version keeps its place).
+    const { server, version, capabilities, ...base } = n;
+    return { ...base, ...extra, version: extra.version ?? version ?? null, server: server ?? null, capabilities: capabilities ?? null };
   });
   return { ...snap, nodes, at: Math.floor(atMs) };
 }

@@ -99,28 +99,43 @@ function forcedOff(): string[] {
   return (process.env.REDLOCK_INSPECTOR_TEST_CAPABILITIES_OFF ?? '').split(',').filter(Boolean);
 }
 
-/** Probes one client; every probe is a read (or a script that only returns) on PROBE_KEY. */
+/**
+ * How a server takes a script declaring no-writes: run (true, flags understood), refused
+ * as unknown or denied (scripts false), or rejected when compiling (scripts true, flags
+ * false: Redis 6.2). Only a flagged script is sent, so even the probe is visibly read-only.
+ */
+async function askScript(p: Promise<unknown>, timeoutMs: number): Promise<{ runs: boolean | null; flags: boolean | null }> {
+  try {
+    await withDeadline(p, timeoutMs);
+    return { runs: true, flags: true };
+  } catch (e) {
+    if (e instanceof DeadlineError) return { runs: null, flags: null };
+    const message = e instanceof Error ? e.message : String(e);
+    if (missingCommand(message)) return { runs: false, flags: null };
+    return /compil|flag|shebang/i.test(message) ? { runs: true, flags: false } : { runs: null, flags: null };
+  }
+}
+
+/** Probes one client; every probe is a read (or a no-writes script that only returns) on PROBE_KEY. */
 export async function probeCapabilities(client: Redis, timeoutMs: number): Promise<ServerCapabilities> {
   const flagged = '#!lua flags=no-writes\nreturn 1';
-  const [info, scripts, readOnlyScripts, pexpiretime, memoryUsage, time, config] = await Promise.all([
+  const [info, rw, ro, pexpiretime, memoryUsage, time, config] = await Promise.all([
     withDeadline(client.info('server'), timeoutMs).catch(() => undefined),
-    ask(client.eval('return 1', 0), timeoutMs),
-    ask(client.call('EVAL_RO', 'return 1', '0'), timeoutMs),
+    askScript(client.eval(flagged, 0), timeoutMs),
+    askScript(client.call('EVAL_RO', flagged, '0'), timeoutMs),
     ask(client.call('PEXPIRETIME', PROBE_KEY), timeoutMs),
     ask(client.call('MEMORY', 'USAGE', PROBE_KEY), timeoutMs),
-    ask(client.time(), timeoutMs),
+    // TIME answers or says why not; any other failure means the node did not answer, and
+    // the probe fails (nothing cached) instead of recording "unknown" for everything.
+    withDeadline(client.time(), timeoutMs).then(() => true, (e: unknown) => {
+      if (!(e instanceof DeadlineError) && missingCommand(e instanceof Error ? e.message : String(e))) return false;
+      throw e;
+    }),
     ask(client.call('CONFIG', 'GET', 'maxmemory'), timeoutMs),
   ]);
-  // Flags are asked with whichever way of running scripts this user has.
-  let scriptFlags: boolean | null = null;
-  if (scripts || readOnlyScripts) {
-    try {
-      await withDeadline(readOnlyScripts ? client.call('EVAL_RO', flagged, '0') : client.eval(flagged, 0), timeoutMs);
-      scriptFlags = true;
-    } catch (e) {
-      if (!(e instanceof DeadlineError)) scriptFlags = false;
-    }
-  } else if (scripts === false && readOnlyScripts === false) scriptFlags = false;
+  const scripts = rw.runs;
+  const readOnlyScripts = ro.runs;
+  const scriptFlags = rw.flags ?? ro.flags ?? (scripts === false && readOnlyScripts === false ? false : null);
   const { server, version } = info === undefined ? { server: null, version: null } : serverOf(parseInfo(info));
   const cad = compareAndDeleteOf(server, version);
   const capabilities: Capabilities = {

@@ -220,7 +220,8 @@ function eviction(f: DeploymentFacts, input: DiagnoseInput, add: Add): void {
 }
 
 function persistence(f: DeploymentFacts, input: DiagnoseInput, add: Add): void {
-  const needConfig = f.capabilities?.config === false ? 'unknown, CONFIG is disabled on this service' : `CONFIG GET was refused (${f.configError ?? 'no reply'})`;
+  // Renamed away (managed services) is not the same as denied to this user (an ACL rule).
+  const needConfig = /unknown command/i.test(f.configError ?? '') ? 'unknown, CONFIG is disabled on this service' : `CONFIG GET was refused (${f.configError ?? 'no reply'})`;
   let persistent: boolean | null;
   if (f.aofEnabled === null) {
     persistent = null;
