@@ -4,7 +4,7 @@
 // main() turns argv into an exit code; every failure ends as one escaped line on stderr and
 // the contract's code (usage errors 2, whatever commander's default), never a stack trace.
 import { Command, CommanderError } from 'commander';
-import { RedlockError } from '../core';
+import { RedlockError, UnsupportedWriteError } from '../core';
 import { NodeConfigError } from '../core';
 import { COMMANDS } from './commands';
 import { CliContext, PREFIX } from './context';
@@ -24,6 +24,11 @@ export function report(e: unknown, io: Io): ExitCode {
   }
   if (e instanceof UsageError || e instanceof NodeConfigError || e instanceof RangeError) {
     // RangeError: the core's own validation (TTL, resource, pattern), i.e. bad input.
+    io.err(PREFIX + message);
+    return EXIT.usage;
+  }
+  if (e instanceof UnsupportedWriteError) {
+    // Refused before writing anything: the server cannot do it safely as configured.
     io.err(PREFIX + message);
     return EXIT.usage;
   }

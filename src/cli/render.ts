@@ -70,10 +70,16 @@ export function renderNodes(snap: Snapshot, facts: NodeFacts[] | null, style: St
       lines.push(`  ${id}  ${style.red('unreachable')}: ${escapeText(n.error ?? 'no answer')}`);
       continue;
     }
+    if (n.outcome === 'unsupported') {
+      lines.push(`  ${id}  ${style.red('unsupported')}: ${escapeText(n.error ?? 'cannot serve the read')}`);
+      continue;
+    }
     const parts = [style.green('ok'), n.latencyMs === null ? '' : formatDuration(n.latencyMs)];
     const f = facts?.find((x) => x.node === n.node);
     if (f && f.reachable) {
-      if (f.version) parts.push(`redis ${escapeText(f.version)}`);
+      if (f.version) parts.push(`${escapeText(f.server ?? 'redis')} ${escapeText(f.version)}`);
+      const missing = missingCapabilities(f);
+      if (missing.length) parts.push(style.yellow(`without ${missing.join(', ')}`));
       if (f.role !== 'unknown') parts.push(f.role === 'master' ? f.role : style.yellow(f.role));
       if (f.clockOffsetMs !== null) parts.push(`clock ${formatOffset(f.clockOffsetMs)}`);
       if (f.uptimeS !== null) parts.push(`up ${formatDuration(f.uptimeS * 1000)}`);
@@ -240,4 +246,12 @@ export function clockTime(epochMs: number): string {
   const d = new Date(epochMs);
   const two = (n: number): string => String(n).padStart(2, '0');
   return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}.${String(d.getMilliseconds()).padStart(3, '0')}`;
+}
+
+/** Capabilities a node lacks, in the words of the Nodes view (see NodeCapabilities). */
+export function missingCapabilities(f: NodeFacts): string[] {
+  const c = f.capabilities;
+  if (!c) return [];
+  const names: Array<[keyof typeof c, string]> = [['scripts', 'scripts'], ['readOnlyScripts', 'EVAL_RO'], ['scriptFlags', 'script flags'], ['pexpiretime', 'PEXPIRETIME'], ['memoryUsage', 'MEMORY'], ['time', 'TIME'], ['config', 'CONFIG']];
+  return names.filter(([k]) => c[k] === false).map(([, word]) => word);
 }

@@ -4,6 +4,7 @@ export * from './vocabulary';
 export { Redlock, Lock, validateTtl } from './lock/redlock';
 export type { RedlockOptions, AcquireOptions, Resource, ReleaseResult, ReleaseNode, ForceReleaseResult, ReleaseOutcome, ForceOutcome, ObservedCopy } from './lock/redlock';
 export { RedlockError, LockAbortedError } from './lock/errors';
+export { UnsupportedWriteError } from './lock/writeSupport';
 export type { NodeAttempt, AttemptOutcome } from './lock/errors';
 export { RedisNode, createNodes, describeFailure } from './connection/nodes';
 export type { NodeInput, NodeSetOptions, FailureOutcome } from './connection/nodes';

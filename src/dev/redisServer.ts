@@ -24,6 +24,12 @@ export interface RedisServerOptions {
    * serverAuth only is refused there).
    */
   tls?: { cert: string; key: string; ca: string; authClients: boolean; only?: boolean; client?: { cert: string; key: string } };
+  /**
+   * Lines of a redis.conf written to the server's temp dir and loaded before `args`: what
+   * only a config file may say, e.g. `rename-command CONFIG ""` as managed services do,
+   * or `user ...` ACL lines (see test/support/serverProfiles.ts).
+   */
+  config?: string[];
 }
 
 /** ioredis options of a setup client for a TLS-only server: trust its CA. */
@@ -63,9 +69,16 @@ export class RedisServer {
   private readonly dir: string;
   private exited: Promise<void> = Promise.resolve();
 
-  private constructor(readonly port: number, private readonly args: string[], private readonly sentinelOf?: RedisServerOptions['sentinelOf'], private readonly tls?: RedisServerOptions['tls']) {
+  private constructor(readonly port: number, private readonly args: string[], private readonly sentinelOf?: RedisServerOptions['sentinelOf'], private readonly tls?: RedisServerOptions['tls'], config?: string[]) {
     this.dir = mkdtempSync(join(tmpdir(), 'redlock-redis-'));
+    if (config) {
+      this.configFile = join(this.dir, 'redis.conf');
+      writeFileSync(this.configFile, config.join('\n') + '\n');
+    }
   }
+
+  /** The config file written from `config`, loaded first by every (re)start. */
+  private readonly configFile: string | undefined;
 
   /** What a setup client needs beyond host and port (TLS for a TLS-only server). */
   private get clientExtras(): Record<string, unknown> {
@@ -90,7 +103,7 @@ export class RedisServer {
       if (t.only) args.push('--tls-replication', 'yes');
       if (t.client) args.push('--tls-client-cert-file', t.client.cert, '--tls-client-key-file', t.client.key);
     }
-    const server = new RedisServer(options.tls?.only ? tlsPort! : (options.port ?? (await freePort())), args, options.sentinelOf, options.tls);
+    const server = new RedisServer(options.tls?.only ? tlsPort! : (options.port ?? (await freePort())), args, options.sentinelOf, options.tls, options.config);
     server.tlsPort = tlsPort;
     live.add(server);
     await server.spawn();
@@ -111,6 +124,7 @@ export class RedisServer {
 
   private async spawn(): Promise<void> {
     const argv = this.sentinelOf ? this.sentinelArgv(this.sentinelOf) : [
+      ...(this.configFile ? [this.configFile] : []),
       '--port', this.plainPortArg, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
       '--dir', this.dir, '--enable-debug-command', 'local', '--daemonize', 'no', '--loglevel', 'warning',
       ...this.args,

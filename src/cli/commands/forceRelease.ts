@@ -13,6 +13,7 @@ import type { Io } from '../io';
 import { nodeOptions, NodeOptions, parseResource } from '../options';
 import { renderForcePlan, renderNodeList } from '../render';
 import { pick } from './locks';
+import { statusExit, tooFewNodesLine } from './status';
 import { styleFor } from '../style';
 
 type Outcome = 'deleted' | 'changed' | 'absent' | 'refused' | 'unreachable';
@@ -28,6 +29,11 @@ export async function runForceRelease(redlock: Redlock, cmd: { resource: Buffer;
   const style = styleFor(io.colour);
   // A longer time budget than status: SCAN MATCH of one exact name still walks the keyspace.
   const snap = await redlock.inspect({ patterns: [globForKey(cmd.resource)], timeBudgetMs: 10_000 });
+  // Nodes that answered but cannot be read as configured: whether they hold it is unknown.
+  if (statusExit(snap) === EXIT.usage) {
+    io.err(tooFewNodesLine(snap));
+    throw new CliError(`cannot force-release ${shownKey}: too few nodes can be read to tell where it is held; nothing deleted`, EXIT.usage);
+  }
   const reachable = snap.nodes.filter((n) => n.reachable).length;
   const entry: LockEntry | undefined = snap.locks.find((l) => l.key === key);
 
@@ -36,7 +42,7 @@ export async function runForceRelease(redlock: Redlock, cmd: { resource: Buffer;
     if (skipped && skipped.reason !== 'absent' && skipped.reason !== 'unreachable') {
       throw new CliError(`cannot force-release ${shownKey}: it is not a lock the inspector can read (${escapeText(skipped.reason)}); nothing deleted`, EXIT.usage);
     }
-    const doc: ForceDoc = { resource: key, nodes: snap.nodes.map((n) => ({ node: n.node, outcome: n.reachable ? 'absent' : 'unreachable' })) };
+    const doc: ForceDoc = { resource: key, nodes: snap.nodes.map((n) => ({ node: n.node, outcome: n.outcome === 'unsupported' ? 'refused' : n.reachable ? 'absent' : 'unreachable' })) };
     if (cmd.json) io.out(safeJson(doc, 2));
     if (reachable < snap.quorum) {
       const down = snap.nodes.filter((n) => !n.reachable).map((n) => `${escapeText(n.node)}: ${escapeText(n.error ?? 'no answer')}`);

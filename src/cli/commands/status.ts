@@ -35,13 +35,27 @@ export function reachableCount(snap: NodeSide): number {
   return snap.nodes.filter((n) => n.reachable).length;
 }
 
-/** status and watch: 0 with a quorum of nodes answering, else 3; anomalies never count. */
-export function statusExit(snap: NodeSide): ExitCode {
-  return reachableCount(snap) >= snap.quorum ? EXIT.ok : EXIT.noQuorum;
+/** Nodes that answered and could serve the read (not `unsupported`). */
+function readCount(snap: NodeSide): number {
+  return snap.nodes.filter((n) => n.reachable && n.outcome !== 'unsupported').length;
 }
 
-/** One stderr line naming every node that did not answer. */
+/**
+ * status and watch: 0 with a quorum of nodes read, 3 when fewer than a quorum answered at
+ * all, 2 when they answered but too few can serve the read as configured (a missing
+ * capability: the server's configuration, not an outage); anomalies never count.
+ */
+export function statusExit(snap: NodeSide): ExitCode {
+  if (reachableCount(snap) < snap.quorum) return EXIT.noQuorum;
+  return readCount(snap) >= snap.quorum ? EXIT.ok : EXIT.usage;
+}
+
+/** What stderr says when statusExit is not 0: every node that did not answer, or one line per node that cannot serve the read. */
 export function tooFewNodesLine(snap: NodeSide): string {
+  if (reachableCount(snap) >= snap.quorum) {
+    const cannot = snap.nodes.filter((n) => n.outcome === 'unsupported').map((n) => `redlock-inspector: ${escapeText(n.node)}: ${escapeText(n.error ?? 'unsupported')}`);
+    return [`redlock-inspector: only ${readCount(snap)} of ${snap.nodes.length} nodes can be read as configured (quorum ${snap.quorum}):`, ...cannot].join('\n');
+  }
   const down = snap.nodes.filter((n) => !n.reachable).map((n) => `${escapeText(n.node)}: ${escapeText(n.error ?? 'no answer')}`);
   const auth = snap.nodes.some((n) => n.outcome === 'auth');
   const hint = auth ? ' (check the password in the node URL or REDLOCK_PASSWORD)' : '';
@@ -79,7 +93,7 @@ export function unreadLine(unread: readonly string[], nodes: Snapshot['nodes'] =
 /** The node facts a `nodes[]` entry of the JSON document gains; unknown ones as the core says. */
 export type NodeFactFields = Pick<NodeFacts, 'version' | 'role' | 'clockOffsetMs' | 'uptimeS' | 'persistence' | 'restartRisk' | 'libraries'>;
 
-export type StatusDocument = Omit<Snapshot, 'nodes' | 'locks'> & { nodes: Array<NodeStatus & NodeFactFields>; locks: Array<Snapshot['locks'][number] & { stats?: LockStats | null }>; at: number };
+export type StatusDocument = Omit<Snapshot, 'nodes' | 'locks'> & { nodes: Array<Omit<NodeStatus, 'capabilities'> & NodeFactFields & { capabilities: NodeStatus['capabilities'] | null }>; locks: Array<Snapshot['locks'][number] & { stats?: LockStats | null }>; at: number };
 
 const UNKNOWN_FACTS: NodeFactFields = { version: null, role: 'unknown', clockOffsetMs: null, uptimeS: null, persistence: 'unknown', restartRisk: 'unknown', libraries: [] };
 
@@ -91,7 +105,9 @@ export function statusDocument(snap: Snapshot, facts: readonly NodeFacts[], atMs
   const nodes = snap.nodes.map((n) => {
     const f = facts.find((x) => x.node === n.node);
     const extra: NodeFactFields = f ? { version: f.version, role: f.role, clockOffsetMs: f.clockOffsetMs, uptimeS: f.uptimeS, persistence: f.persistence, restartRisk: f.restartRisk, libraries: f.libraries } : UNKNOWN_FACTS;
-    return { ...n, ...extra };
+    // server and capabilities come last: the document only grows (version keeps its place).
+    const { server, version, capabilities, ...base } = n;
+    return { ...base, ...extra, version: extra.version ?? version ?? null, server: server ?? null, capabilities: capabilities ?? null };
   });
   return { ...snap, nodes, at: Math.floor(atMs) };
 }

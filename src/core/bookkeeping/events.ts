@@ -8,7 +8,7 @@ import type { Cluster } from 'ioredis';
 import { decodeIdentity } from '../vocabulary/holderToken';
 import type { Resource } from '../vocabulary/resource';
 import { internalKeyOf } from './internalKeys';
-import { defineOnce } from '../connection/lua';
+import { callReadScript, defineOnce, readScript } from '../connection/lua';
 import type { EventDetail, EventType, LockEvent } from '../vocabulary/lockEvents';
 export type { EventDetail, EventType, LockEvent } from '../vocabulary/lockEvents';
 const TYPES: readonly string[] = ['acquired', 'extended', 'released', 'lost', 'failed'];
@@ -54,10 +54,10 @@ return r`;
 
 interface EventCommands {
   rliEventPush(numKeys: number, ...args: string[]): Promise<number>;
-  rliEventReadBuffer(numKeys: number, ...args: string[]): Promise<unknown>;
 }
 
-const EVENT_SCRIPTS = { rliEventPush: { lua: PUSH }, rliEventRead: { lua: READ, readOnly: true } };
+const EVENT_SCRIPTS = { rliEventPush: { lua: PUSH } };
+const READ_SCRIPT = readScript(READ);
 
 function commands(client: Redis | Cluster): EventCommands {
   return defineOnce<EventCommands>(client, EVENT_SCRIPTS);
@@ -180,7 +180,7 @@ export class EventRecorder {
 export async function readEvents(client: Redis | Cluster, resource: Resource, max = READ_EVENTS): Promise<LockEvent[]> {
   const key = internalKeyOf('events', resource);
   if (key === null) return [];
-  const r = await commands(client).rliEventReadBuffer(1, key, String(max), String(MAX_EVENT_BYTES));
+  const r = await callReadScript<unknown>(client, READ_SCRIPT, 1, [key, String(max), String(MAX_EVENT_BYTES)], true);
   if (!Array.isArray(r)) return [unreadable('wrong-type')];
   return r.map((x) => decodeEvent(Buffer.isBuffer(x) ? x : Number(x)));
 }

@@ -8,7 +8,7 @@ import type { Cluster } from 'ioredis';
 import { decodeIdentity } from '../vocabulary/holderToken';
 import { internalKeyOf } from './internalKeys';
 export { internalKeyOf } from './internalKeys';
-import { callScript, defineOnce, rawScript } from '../connection/lua';
+import { callReadScript, callScript, rawScript, readScript } from '../connection/lua';
 import type { Resource } from '../vocabulary/resource';
 import type { Waiter } from '../vocabulary/types';
 
@@ -83,7 +83,10 @@ return n`;
  * type as -1.
  */
 const READ_WAITING = `#!lua flags=no-writes
-${NODE_NOW}
+-- A server that refuses TIME (renamed, or a role without it): the client's clock, ARGV[3].
+local t = redis.pcall('TIME')
+local now
+if t.err then now = tonumber(ARGV[3]) else now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) end
 local out = {}
 for i = 1, #KEYS do
   local r = redis.pcall('ZRANGEBYSCORE', KEYS[i], string.format('%.0f', now), '+inf', 'LIMIT', 0, tonumber(ARGV[1]))
@@ -98,16 +101,7 @@ for i = 1, #KEYS do
 end
 return out`;
 
-type Arg = string | Buffer | number;
-interface WaiterCommands {
-  rliReadWaitingBuffer(numKeys: number, ...args: Arg[]): Promise<unknown[]>;
-}
-
-const WAITER_READS = { rliReadWaiting: { lua: READ_WAITING, readOnly: true } };
-
-function commands(client: Redis | Cluster): WaiterCommands {
-  return defineOnce<WaiterCommands>(client, WAITER_READS);
-}
+const READ_WAITING_SCRIPT = readScript(READ_WAITING);
 
 const WAIT_ACQUIRE_SCRIPT = rawScript(WAIT_ACQUIRE);
 const RELEASE_WAIT_SCRIPT = rawScript(RELEASE_WAIT);
@@ -175,7 +169,7 @@ export type WaitingRead = { members: Buffer[]; tooLarge: number } | { wrongType:
 /** Live members of each waiter set on one node (one read-only script). */
 export async function readWaiting(client: Redis | Cluster, keys: string[]): Promise<WaitingRead[]> {
   if (keys.length === 0) return [];
-  const flat = await commands(client).rliReadWaitingBuffer(keys.length, ...keys, String(READ_WAITERS), String(MAX_MEMBER_BYTES));
+  const flat = await callReadScript<unknown[]>(client, READ_WAITING_SCRIPT, keys.length, [...keys, String(READ_WAITERS), String(MAX_MEMBER_BYTES), String(Date.now())], true);
   return keys.map((_, i): WaitingRead => {
     const r = flat[i];
     if (!Array.isArray(r)) return { wrongType: true };

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
 import { Cluster } from 'ioredis';
+import { capabilitiesOf, UnsupportedError } from './capabilities';
 
 /** A Lua script sent by hand (see callScript): its text and SHA1. */
 export interface RawScript {
@@ -29,7 +30,12 @@ const sentOn = new WeakMap<RawScript, WeakSet<object>>();
  * Cluster routes per key: EVAL every time. `buffers`: replies as Buffers (binary tokens).
  */
 export function callScript<T>(client: Redis | Cluster, script: RawScript, numKeys: number, args: ReadonlyArray<string | Buffer>, resend: boolean, buffers = false): Promise<T> {
-  const evalText = (): Promise<T> => (buffers ? client.callBuffer('EVAL', script.lua, numKeys, ...args) : client.eval(script.lua, numKeys, ...args)) as Promise<T>;
+  return send<T>(client, script, numKeys, args, resend, buffers, 'EVAL', 'EVALSHA');
+}
+
+function send<T>(client: Redis | Cluster, script: RawScript, numKeys: number, args: ReadonlyArray<string | Buffer>, resend: boolean, buffers: boolean, evalCmd: string, shaCmd: string): Promise<T> {
+  const run = (cmd: string, body: string): Promise<T> => (buffers ? client.callBuffer(cmd, body, numKeys, ...args) : client.call(cmd, body, numKeys, ...args)) as Promise<T>;
+  const evalText = (): Promise<T> => run(evalCmd, script.lua);
   if (client instanceof Cluster) return evalText();
   const socket = client.stream as object | undefined;
   let sent = sentOn.get(script);
@@ -38,13 +44,39 @@ export function callScript<T>(client: Redis | Cluster, script: RawScript, numKey
     if (socket) sent.add(socket);
     return evalText();
   }
-  const bySha = (buffers ? client.callBuffer('EVALSHA', script.sha, numKeys, ...args) : client.evalsha(script.sha, numKeys, ...args)) as Promise<T>;
-  return bySha.catch((e: unknown) => {
+  return run(shaCmd, script.sha).catch((e: unknown) => {
     if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) throw e;
     sent.delete(socket);
     if (!resend) throw e;
-    return callScript<T>(client, script, numKeys, args, false, buffers);
+    return send<T>(client, script, numKeys, args, false, buffers, evalCmd, shaCmd);
   });
+}
+
+/** A read script in both spellings: with its `#!lua flags=no-writes` line, and without (Redis 6.2). */
+export interface ReadScript {
+  flagged: RawScript;
+  plain: RawScript;
+}
+
+export function readScript(lua: string): ReadScript {
+  return { flagged: rawScript(lua), plain: rawScript(lua.replace(/^#!lua[^\n]*\n/, '')) };
+}
+
+/**
+ * Runs a read script the way this server can: EVAL_RO/EVALSHA_RO wherever it has them (the
+ * server itself then refuses any write, and a role granted only those runs it), else
+ * EVAL/EVALSHA; without the shebang line where flags are not understood (Redis 6.2).
+ * A server that runs no scripts at all is named (UnsupportedError): it answered. A cluster
+ * routes per key through ioredis as before.
+ */
+export async function callReadScript<T>(client: Redis | Cluster, script: ReadScript, numKeys: number, args: ReadonlyArray<string | Buffer>, buffers = false): Promise<T> {
+  if (client instanceof Cluster) return send<T>(client, script.flagged, numKeys, args, true, buffers, 'EVAL', 'EVALSHA');
+  const s = await capabilitiesOf(client);
+  const c = s.capabilities;
+  const text = c.scriptFlags === false ? script.plain : script.flagged;
+  if (c.readOnlyScripts) return send<T>(client, text, numKeys, args, true, buffers, 'EVAL_RO', 'EVALSHA_RO');
+  if (c.scripts === false) throw new UnsupportedError(c.readOnlyScripts === false ? 'run scripts (EVAL and EVAL_RO are refused)' : 'run scripts', s);
+  return send<T>(client, text, numKeys, args, true, buffers, 'EVAL', 'EVALSHA');
 }
 
 /** Scripts defined together as ioredis commands: name -> text, and whether it only reads. */

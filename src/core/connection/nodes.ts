@@ -4,6 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import Redis, { Cluster, ReplyError } from 'ioredis';
 import { classifyFailure, Failure, firstLine, nodeOutcome } from './replies';
+import { unsupportedLine } from './capabilities';
 import type { NodeStatus } from '../vocabulary/types';
 import { aliasError, checkConfiguredAliases, hostPortKey, runIdOf } from './identity';
 import { NodeConfigError, NodeSpec, parseNodeUrl } from './urls';
@@ -41,6 +42,9 @@ export function describeFailure(err: unknown, node?: RedisNode): Failure {
 
 /** What a node status becomes when a read failed: not reachable, the reason, and its outcome. */
 export function downStatus(err: unknown, node?: RedisNode): Pick<NodeStatus, 'reachable' | 'error' | 'outcome'> {
+  // It answered: never "unreachable", and the line names what it cannot do.
+  const unsupported = unsupportedLine(err, node?.client);
+  if (unsupported !== null) return { reachable: true, error: unsupported, outcome: 'unsupported' };
   const f = describeFailure(err, node);
   return { reachable: false, error: f.reason, outcome: nodeOutcome(f) };
 }

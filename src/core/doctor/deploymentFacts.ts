@@ -3,7 +3,7 @@
 // ACL WHOAMI / DRYRUN); a fact the user may not read stays null with the reason kept,
 // so the doctor can say what it would need instead of guessing.
 import { performance } from 'node:perf_hooks';
-import { parseInfo } from '../read/facts';
+import { capabilitiesOf, parseInfo, serverOf, type Capabilities } from '../connection/capabilities';
 import { clockNow, withDeadline } from '../connection/deadline';
 import { describeFailure, RedisNode } from '../connection/nodes';
 import { formatHostPort } from '../connection/urls';
@@ -57,6 +57,10 @@ export interface DeploymentFacts {
   permissionsError: string | null;
   /** The user ACL checks ran for (ACL WHOAMI); never a password. */
   user: string | null;
+  /** `redis`, `valkey`, or INFO's server_name; `version` is that server's own. */
+  server?: string | null;
+  /** What the server can do (null: the probe did not answer). */
+  capabilities?: Capabilities | null;
 }
 
 /** A key the probes name: the first pattern with its glob syntax taken out (`*[lL][oO][cC][kK]*` -> `lock`). */
@@ -103,17 +107,18 @@ export function normalHost(a: { host: string; port: number }): { host: string; p
   return { host: h, port: a.port };
 }
 
-async function timeSamples(node: RedisNode, timeoutMs: number): Promise<{ latencyMs: number; clockOffsetMs: number }> {
+/** Without TIME (renamed, or not granted) PING measures the latency and the offset stays unknown. */
+async function timeSamples(node: RedisNode, timeoutMs: number, hasTime: boolean): Promise<{ latencyMs: number; clockOffsetMs: number | null }> {
   const samples: Array<{ rtt: number; offset: number }> = [];
   for (let i = 0; i < 3; i++) {
     const t0 = performance.now();
     const sent = clockNow();
-    const [sec, usec] = await withDeadline(node.client.time(), timeoutMs);
+    const time = hasTime ? await withDeadline(node.client.time(), timeoutMs) : await withDeadline(node.client.ping(), timeoutMs).then(() => null);
     const rtt = performance.now() - t0;
-    samples.push({ rtt, offset: Number(sec) * 1000 + Number(usec) / 1000 - (sent + rtt / 2) });
+    samples.push({ rtt, offset: time === null ? NaN : Number(time[0]) * 1000 + Number(time[1]) / 1000 - (sent + rtt / 2) });
   }
   const byRtt = [...samples].sort((a, b) => a.rtt - b.rtt);
-  return { latencyMs: Math.round(byRtt[1].rtt * 100) / 100, clockOffsetMs: Math.round(byRtt[0].offset) };
+  return { latencyMs: Math.round(byRtt[1].rtt * 100) / 100, clockOffsetMs: hasTime ? Math.round(byRtt[0].offset) : null };
 }
 
 async function settle<T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
@@ -130,9 +135,13 @@ export async function deploymentFacts(node: RedisNode, patterns: readonly string
     infoError: null, runId: null, version: null, mode: null, role: null, masterAddress: null, masterLinkUp: null,
     replId: null, replicas: [], connectedReplicas: null, uptimeS: null, maxmemory: null, maxmemoryPolicy: null,
     aofEnabled: null, appendfsync: null, save: null, configError: null, denied: null, permissionsError: null, user: null,
+    server: null, capabilities: null,
   };
   try {
-    Object.assign(f, await timeSamples(node, timeoutMs));
+    const caps = await withDeadline(capabilitiesOf(node.client, timeoutMs), timeoutMs).catch(() => null);
+    f.capabilities = caps?.capabilities ?? null;
+    f.server = caps?.server ?? null;
+    Object.assign(f, await timeSamples(node, timeoutMs, caps?.capabilities.time !== false));
     f.reachable = true;
   } catch (e) {
     f.error = reason(e, node);
@@ -158,7 +167,8 @@ export async function deploymentFacts(node: RedisNode, patterns: readonly string
 
 function readInfo(f: DeploymentFacts, m: Map<string, string>): void {
   f.runId = m.get('run_id') || null;
-  f.version = m.get('redis_version') ?? null;
+  // The server's own version: Valkey's valkey_version, not its compatibility redis_version.
+  ({ server: f.server, version: f.version } = serverOf(m));
   f.mode = m.get('redis_mode') ?? null;
   const role = m.get('role');
   f.role = role === 'master' ? 'master' : role === 'slave' ? 'replica' : null;

@@ -3,6 +3,7 @@
 // are a pure function of the facts (diagnose), so each rule is testable on its own; the
 // reasoning behind every rule is in docs/doctor.md. Reads only.
 import { DeploymentFacts, deploymentFacts } from './deploymentFacts';
+import { capabilityFindings } from './capabilityFindings';
 import { DEFAULT_PATTERNS, InspectContext } from '../read/inspect';
 import { inspectNodes } from '../read/snapshot';
 
@@ -11,7 +12,7 @@ export type Severity = 'error' | 'warning' | 'info';
 export type FindingCode =
   | 'same-server' | 'replica' | 'not-independent' | 'has-replicas' | 'eviction' | 'persistence'
   | 'restart-risk' | 'clock-offset' | 'latency' | 'version' | 'permissions' | 'quorum-size'
-  | 'unreachable' | 'unknown';
+  | 'unreachable' | 'unknown' | 'capability';
 
 export interface Finding {
   severity: Severity;
@@ -114,10 +115,11 @@ export function diagnose(input: DiagnoseInput): Finding[] {
     replication(f, add);
     eviction(f, input, add);
     persistence(f, input, add);
-    if (f.version !== null && versionBelow(f.version, 7, 0)) {
-      add('warning', 'version', f.node, `${f.node} runs Redis ${f.version}: before 7.0 scripts cannot be flagged read-only (no-writes), so read paths are refused under a read-only ACL and fall back to listing keys without expiry digests`, 'upgrade to Redis 7.0 or later');
+    if (f.version !== null && (f.server ?? 'redis') === 'redis' && versionBelow(f.version, 7, 0)) {
+      add('warning', 'version', f.node, `${f.node} runs Redis ${f.version}: before 7.0 there are no read-only scripts (EVAL_RO) and no PEXPIRETIME, so a read-only ACL role cannot read locks and watch lists every SCAN page with TTLs on each tick`, 'upgrade to Redis 7.0 or later');
     }
   }
+  for (const f of live) capabilityFindings(f, add);
 
   for (const f of live) permissions(f, input, add);
   clocks(live, input, add);
@@ -219,7 +221,8 @@ function eviction(f: DeploymentFacts, input: DiagnoseInput, add: Add): void {
 }
 
 function persistence(f: DeploymentFacts, input: DiagnoseInput, add: Add): void {
-  const needConfig = `CONFIG GET was refused (${f.configError ?? 'no reply'})`;
+  // Renamed away (managed services) is not the same as denied to this user (an ACL rule).
+  const needConfig = /unknown command/i.test(f.configError ?? '') ? 'unknown, CONFIG is disabled on this service' : `CONFIG GET was refused (${f.configError ?? 'no reply'})`;
   let persistent: boolean | null;
   if (f.aofEnabled === null) {
     persistent = null;

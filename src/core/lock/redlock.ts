@@ -29,6 +29,7 @@ import { countGranted, extended, isGrant, now, refusedOutright, Round, round, Se
 import { newToken } from './tokenPool';
 import { forceReleaseOn } from './forceRelease';
 import { restoreExpiriesOn } from './restoreExpiries';
+import { requireScripting } from './writeSupport';
 import { AcquireAttempt, AcquireOptions, ForceReleaseResult, ObservedCopy, RedlockOptions, ReleaseNode, ReleaseResult, validateResources, validateTtl } from './options';
 export { validateTtl } from './options';
 
@@ -85,13 +86,8 @@ export class Redlock {
     return this.options.commandTimeoutMs ?? Math.min(500, Math.max(50, Math.round(ttlMs / 20)));
   }
 
-  private own(lock: Lock): Lock {
-    return ownedBy(lock, this);
-  }
-
-  private drift(ttlMs: number): number {
-    return Math.round(ttlMs * this.driftFactor) + 2;
-  }
+  private own = (lock: Lock): Lock => ownedBy(lock, this);
+  private drift = (ttlMs: number): number => Math.round(ttlMs * this.driftFactor) + 2;
 
   async acquire(resource: Resource | Resource[], ttlMs: number, options: AcquireOptions = {}): Promise<Lock> {
     const keys = Array.isArray(resource) ? resource : [resource];
@@ -101,6 +97,7 @@ export class Redlock {
     const signal = options.signal;
     if (this.connecting) await this.connecting;
     checkDistinct(this.nodes);
+    await requireScripting(this.nodes, 'acquire', this.options.commandTimeoutMs ?? 1000);
     let last: RedlockError | undefined;
     const delay = this.options.retryDelayMs ?? 200;
     const jitterMax = this.options.retryJitterMs ?? 100;
@@ -255,6 +252,7 @@ export class Redlock {
   async extend(lock: Lock, ttlMs: number): Promise<Lock> {
     validateTtl(ttlMs);
     await this.ready();
+    await requireScripting(this.nodes, 'extend', this.options.commandTimeoutMs ?? 1000);
     const q = this.quorum;
     const drift = this.drift(ttlMs);
     const start = now();
@@ -290,6 +288,7 @@ export class Redlock {
   async release(lock: Lock): Promise<ReleaseResult> {
     if (this.connecting) await this.connecting;
     checkDistinct(this.nodes);
+    await requireScripting(this.nodes, 'release', this.options.commandTimeoutMs ?? 1000);
     const q = this.quorum;
     // Resolves once the outcome is certain (docs/decisions.md): a quorum released, or too
     // few nodes left to reach one; the rest answer through `settled`.
@@ -336,6 +335,7 @@ export class Redlock {
   async forceRelease(resource: Resource, observed: readonly ObservedCopy[]): Promise<ForceReleaseResult> {
     validateResources([resource]);
     await this.ready();
+    await requireScripting(this.nodes, 'force-release', this.options.commandTimeoutMs ?? 1000);
     return forceReleaseOn({ nodes: this.nodes, named: (keys, list) => this.named(keys, list), timeoutMs: this.options.commandTimeoutMs ?? 1000 }, resource, observed);
   }
 

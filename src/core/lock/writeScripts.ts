@@ -3,7 +3,8 @@
 // compare reads with pcall so a key of another type is "not ours", never a script error
 // that hides the other keys.
 import type Redis from 'ioredis';
-import type { Cluster } from 'ioredis';
+import { Cluster } from 'ioredis';
+import { knownCapabilities } from '../connection/capabilities';
 import { callScript, defineOnce, rawScript } from '../connection/lua';
 export { callScript, rawScript } from '../connection/lua';
 export type { RawScript } from '../connection/lua';
@@ -126,7 +127,19 @@ const EXTEND_SCRIPT = rawScript(EXTEND);
  * whenever it lands (tokens are never reused).
  */
 export function releaseKeysOn(client: Redis | Cluster, keys: ReadonlyArray<string | Buffer>, token: string | Buffer): Promise<number> {
+  const known = knownCapabilities(client);
+  // A server without scripts but with a native compare-and-delete (Valkey 9, Redis 8.4):
+  // the server compares and deletes in one command per key (see writeSupport.ts).
+  if (known?.capabilities.scripts === false && known.compareAndDeleteCommand && !(client instanceof Cluster)) {
+    const cmd = known.compareAndDeleteCommand;
+    return Promise.all(keys.map((k) => client.call(...nativeCompareAndDelete(cmd, k, token)) as Promise<number>)).then((r) => r.reduce((a, b) => a + Number(b), 0));
+  }
   return callScript<number>(client, RELEASE_SCRIPT, keys.length, [...keys, token], true);
+}
+
+/** The native compare-and-delete of one key: Valkey 9 `DELIFEQ key token`, Redis 8.4 `DELEX key IFEQ token`; each replies 1 deleted, 0 not. */
+export function nativeCompareAndDelete(cmd: 'DELIFEQ' | 'DELEX', key: string | Buffer, token: string | Buffer): [string, ...Array<string | Buffer>] {
+  return cmd === 'DELIFEQ' ? ['DELIFEQ', key, token] : ['DELEX', key, 'IFEQ', token];
 }
 
 /** All-or-nothing grant of several keys on one node (ACQUIRE): never resent out of order. */

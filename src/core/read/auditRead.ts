@@ -11,7 +11,7 @@ import { auditHistory, AuditFinding } from '../vocabulary/audit';
 import type { LockEvent } from '../vocabulary/lockEvents';
 import type { Resource } from '../vocabulary/resource';
 import type { NodeStatus } from '../vocabulary/types';
-import type { InspectContext } from './context';
+import { readable, type InspectContext } from './context';
 import { readHistory } from './history';
 
 export interface AuditQuery {
@@ -99,15 +99,15 @@ export async function readAudit(ctx: InspectContext, historyNodes: readonly Redi
       const resource = resources[next++];
       const h = await readHistory(historyNodes, quorum, ctx.commandTimeoutMs, resource);
       h.nodes.forEach((s, i) => {
-        if (!s.reachable && nodes[i].reachable) nodes[i] = s;
-        else if (s.reachable && nodes[i].reachable) nodes[i] = { ...nodes[i], latencyMs: Math.max(nodes[i].latencyMs ?? 0, s.latencyMs ?? 0) };
+        if (!readable(s) && readable(nodes[i])) nodes[i] = s;
+        else if (readable(s) && readable(nodes[i])) nodes[i] = { ...nodes[i], latencyMs: Math.max(nodes[i].latencyMs ?? 0, s.latencyMs ?? 0) };
       });
       if (h.events.length >= READ_EVENTS || h.events.some((e) => e.at === null)) complete = false;
       findings.push(...auditHistory(h.resource, h.events, { fromMs: from, nowMs: to }));
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_READS, resources.length) }, worker));
-  if (nodes.some((n) => !n.reachable)) complete = false;
+  if (nodes.some((n) => !readable(n))) complete = false;
   findings.sort((a, b) => a.at - b.at || (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
   return { findings, from, to, complete, resources: resources.length, quorum, nodes };
 }
@@ -123,7 +123,7 @@ export async function readHistories(historyNodes: readonly RedisNode[], quorum: 
     while (next < Math.min(resources.length, MAX_HISTORY_READS)) {
       const i = next++;
       const h = await readHistory(historyNodes, quorum, timeoutMs, resources[i]);
-      if (h.nodes.some((n) => n.reachable)) out[i] = h.events;
+      if (h.nodes.some((n) => readable(n))) out[i] = h.events;
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_READS, resources.length) }, worker));

@@ -6,7 +6,7 @@
 import { bookkeepingOf } from '../vocabulary/foreignKeys';
 import { redissonHolder } from '../vocabulary/foreignHolders';
 import { withDeadline } from '../connection/deadline';
-import type { InspectContext, NodeScan } from './context';
+import { readable, type InspectContext, type NodeScan } from './context';
 import { downStatus, type RedisNode } from '../connection/nodes';
 
 /** inspect.ts's readBatch, handed in: this module sits below it. */
@@ -45,7 +45,7 @@ export async function attachBookkeeping(ctx: InspectContext, scans: NodeScan[], 
   let orphaned = false;
   for (const id of ids) {
     const b = bookkeepingOf(id)!;
-    const present = scans.some((s) => s.status.reachable && s.reads.get(id)?.obs.state === 'present');
+    const present = scans.some((s) => readable(s.status) && s.reads.get(id)?.obs.state === 'present');
     const owner = b.owners.find((o) => index.has(o));
     if (owner === undefined) {
       // On a cluster the lock was not looked up by name: say nothing rather than guess.
@@ -67,7 +67,7 @@ export async function attachBookkeeping(ctx: InspectContext, scans: NodeScan[], 
 function counterOf(scans: NodeScan[], id: string): number | null {
   let best: number | null = null;
   for (const s of scans) {
-    const t = s.status.reachable ? s.reads.get(id)?.obs.token : null;
+    const t = readable(s.status) ? s.reads.get(id)?.obs.token : null;
     if (typeof t !== 'string' || !COUNTER.test(t)) continue;
     const n = Number(t);
     if (best === null || n > best) best = n;
@@ -79,7 +79,7 @@ function counterOf(scans: NodeScan[], id: string): number | null {
 async function attachFairWaiters(ctx: InspectContext, scans: NodeScan[], entry: LockEntry, id: string): Promise<void> {
   const key = Buffer.from(id, 'latin1');
   for (let i = 0; i < scans.length; i++) {
-    if (!scans[i].status.reachable || scans[i].reads.get(id)?.obs.state !== 'present') continue;
+    if (!readable(scans[i].status) || scans[i].reads.get(id)?.obs.state !== 'present') continue;
     let flat: Buffer[];
     try {
       flat = await withDeadline(ctx.nodes[i].client.zrangeBuffer(key, 0, MAX_WAITERS - 1, 'WITHSCORES'), ctx.commandTimeoutMs);
@@ -103,7 +103,7 @@ export async function readOwners(ctx: InspectContext, scans: NodeScan[], owners:
   const keys = owners.map((id) => Buffer.from(id, 'latin1'));
   await Promise.all(
     scans.map(async (scan, i) => {
-      if (!scan.status.reachable) return;
+      if (!readable(scan.status)) return;
       try {
         await readBatch(ctx, ctx.nodes[i], keys, scan);
       } catch (e) {

@@ -6,7 +6,7 @@
 // handover and get the verdict the re-read supports; copies that stay put are a split. Every surface (CLI, watch, exporter, MCP, the editor) gets its
 // verdicts from here, so they all agree.
 import { clockNow } from '../connection/deadline';
-import type { InspectContext, KeyResult, NodeScan } from './context';
+import { readable, type InspectContext, type KeyResult, type NodeScan } from './context';
 import { classifyKeys, readBatch } from './inspect';
 import type { LockEntry, SkippedKey } from '../vocabulary/types';
 
@@ -56,7 +56,7 @@ export async function confirmSplits(ctx: InspectContext, scans: NodeScan[], out:
     const keys = suspects.map((id) => Buffer.from(id, 'latin1'));
     // All nodes at once: one re-read spans one round trip, not N.
     await Promise.all(scans.map(async (scan, i) => {
-      if (!scan.status.reachable) return;
+      if (!readable(scan.status)) return;
       // A node that fails the re-read keeps its earlier read: the split then stands.
       await readBatch(ctx, ctx.nodes[i], keys, scan).catch(() => undefined);
     }));

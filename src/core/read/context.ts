@@ -43,6 +43,15 @@ export interface NodeScan {
   truncated: boolean;
 }
 
+/**
+ * A node whose keys were read: it answered and could serve the read. One that answered but
+ * cannot run the read as configured (`unsupported`) stays reachable, and its copies are
+ * unknown, never "absent".
+ */
+export function readable(status: NodeStatus): boolean {
+  return status.reachable && status.outcome !== 'unsupported';
+}
+
 /** What read paths see of a node set: a cluster as its masters, anything else as configured. */
 export function readContextOf(nodes: readonly RedisNode[], driftFactor: number, readTimeoutMs: number): InspectContext {
   const cluster = nodes[0].client instanceof Cluster ? nodes[0].client : undefined;

@@ -6,16 +6,9 @@ import { clockNow, withDeadline } from '../connection/deadline';
 import type { NodeFacts, Persistence } from '../vocabulary/inspectTypes';
 import { KNOWN_SCRIPTS, librariesFromExists } from '../vocabulary/libraries';
 import { describeFailure, RedisNode } from '../connection/nodes';
+import { capabilitiesOf, parseInfo } from '../connection/capabilities';
 
-/** INFO text as field -> value (section headers and blank lines dropped). */
-export function parseInfo(text: string): Map<string, string> {
-  const m = new Map<string, string>();
-  for (const line of text.split('\r\n')) {
-    const i = line.indexOf(':');
-    if (i > 0 && !line.startsWith('#')) m.set(line.slice(0, i), line.slice(i + 1));
-  }
-  return m;
-}
+export { parseInfo } from '../connection/capabilities';
 
 async function optional<T>(p: Promise<T>): Promise<T | undefined> {
   try {
@@ -39,13 +32,17 @@ export async function nodeFacts(node: RedisNode, longestTtlMs: number, timeoutMs
   };
   const client = node.client;
   try {
+    const caps = await withDeadline(capabilitiesOf(client, timeoutMs), timeoutMs);
+    Object.assign(facts, { server: caps.server, version: caps.version, capabilities: caps.capabilities });
     const t0 = performance.now();
     const sent = clockNow();
-    const [sec, usec] = await withDeadline(client.time(), timeoutMs);
+    // Without TIME (renamed, or not granted) PING measures the latency; the offset stays unknown.
+    const time = caps.capabilities.time === false ? null : await withDeadline(client.time(), timeoutMs);
+    if (time === null) await withDeadline(client.ping(), timeoutMs);
     const rtt = performance.now() - t0;
     facts.reachable = true;
     facts.latencyMs = Math.round(rtt * 100) / 100;
-    facts.clockOffsetMs = Math.round(Number(sec) * 1000 + Number(usec) / 1000 - (sent + rtt / 2));
+    if (time !== null) facts.clockOffsetMs = Math.round(Number(time[0]) * 1000 + Number(time[1]) / 1000 - (sent + rtt / 2));
   } catch (e) {
     facts.error = describeFailure(e, node).reason;
     return facts;
@@ -57,7 +54,8 @@ export async function nodeFacts(node: RedisNode, longestTtlMs: number, timeoutMs
   ]);
   if (info !== undefined) {
     const m = parseInfo(info);
-    facts.version = m.get('redis_version') ?? null;
+    // The server's own version (Valkey's, not its compatibility redis_version).
+    facts.version = facts.version ?? m.get('redis_version') ?? null;
     const role = m.get('role');
     facts.role = role === 'master' ? 'master' : role === 'slave' ? 'replica' : m.get('redis_mode') === 'sentinel' ? 'sentinel' : 'unknown';
     const up = Number(m.get('uptime_in_seconds'));

@@ -7,7 +7,7 @@
 // keys itself (a walk of the internal keys beside the SCAN pages, src/core/read/internalWalk.ts)
 // and classifyKeys takes them from the slots; keys read otherwise (gaps, a cluster, a
 // watch tick) are asked for after classification, for the locks only.
-import type { InspectContext, NodeScan } from './context';
+import { readable, type InspectContext, type NodeScan } from './context';
 import { withDeadline } from '../connection/deadline';
 import { internalKey } from '../bookkeeping/internalKeys';
 import type { RedisNode } from '../connection/nodes';
@@ -68,7 +68,7 @@ export async function attachFences(ctx: InspectContext, scans: readonly NodeScan
     const byOwner = new Map<number, number[]>();
     for (const li of which) {
       const owner = scans.findIndex((s) => s.reads.has(lockIds[li]));
-      if (owner < 0 || !scans[owner].status.reachable) continue;
+      if (owner < 0 || !readable(scans[owner].status)) continue;
       const list = byOwner.get(owner) ?? [];
       list.push(li);
       byOwner.set(owner, list);
@@ -83,7 +83,7 @@ export async function attachFences(ctx: InspectContext, scans: readonly NodeScan
   }
   const ids = which.map((li) => lockIds[li]);
   const perNode = await Promise.all(
-    ctx.nodes.map((node, i) => (scans[i].status.reachable ? readCounters(node, ids, ms) : Promise.resolve(null))),
+    ctx.nodes.map((node, i) => (readable(scans[i].status) ? readCounters(node, ids, ms) : Promise.resolve(null))),
   );
   which.forEach((li, j) => setFence(locks[li], perNode.map((values) => values?.[j] ?? null)));
 }

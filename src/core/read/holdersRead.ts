@@ -3,7 +3,7 @@
 // which locks sit on a wait-for cycle. Reads only.
 import { findCycles, WaitNode } from '../vocabulary/deadlocks';
 import { holderOf, processIdOf } from '../vocabulary/holderToken';
-import type { InspectContext, NodeScan } from './context';
+import { readable, type InspectContext, type NodeScan } from './context';
 import { withDeadline } from '../connection/deadline';
 import type { RedisNode } from '../connection/nodes';
 import type { LockEntry, Owner, Waiter } from '../vocabulary/types';
@@ -79,7 +79,7 @@ export async function attachWaiters(ctx: InspectContext, scans: NodeScan[], entr
   await Promise.all(
     ctx.nodes.map(async (node, n) => {
       const scan = scans[n];
-      if (!scan?.status.reachable) return;
+      if (!scan || !readable(scan.status)) return;
       const wanted: number[] = [];
       for (let i = 0; i < entries.length; i++) {
         const slot = scan.reads.get(ids[i]);

@@ -9,10 +9,11 @@ import { bookkeepingOf } from '../vocabulary/foreignKeys';
 import { performance } from 'node:perf_hooks';
 import { clockNow, withDeadline } from '../connection/deadline';
 import { classify, skipReason, validityAt, withExpiring } from '../vocabulary/classify';
-import type { InspectContext, KeyResult, NodeScan, Slot } from './context';
+import { readable, type InspectContext, type KeyResult, type NodeScan, type Slot } from './context';
 export type { InspectContext, NodeScan, Slot } from './context';
 import { DEFAULT_PATTERNS } from '../vocabulary/inspectTypes';
 import { downStatus, RedisNode } from '../connection/nodes';
+import { capabilitiesOf } from '../connection/capabilities';
 import type Redis from 'ioredis';
 import { absentOn, decodeScanPage, pageCursor, pageKeyCount, ReadBatch, readInternalOf, readObservations, requestScanPage } from './readScripts';
 import { InternalWalk } from './internalWalk';
@@ -71,15 +72,19 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
   try {
     // A node that just (re)connected is read once the server it reaches is known and distinct.
     if (!node.identified) await withDeadline(node.gate(ctx.commandTimeoutMs), ctx.commandTimeoutMs);
+    // What this server can do, once per connection: decides how every read below is sent.
+    const caps = await withDeadline(capabilitiesOf(node.client, ctx.commandTimeoutMs), ctx.commandTimeoutMs);
+    if (caps.server !== null || !node.clusterMember) Object.assign(scan.status, { server: caps.server, version: caps.version, capabilities: caps.capabilities });
     // TIME doubles as the health probe: its round trip is the latency, its answer the offset.
+    // Without TIME, PING measures the latency and the offset is taken as 0 (unknown).
     const t0 = performance.now();
     const sent = clockNow();
-    const time = node.client.time();
+    const time = caps.capabilities.time === false ? node.client.ping().then(() => null) : node.client.time();
     // The node's key count paces the walk of internal keys (InternalWalk.pace); O(1).
     const size = node.clusterMember ? Promise.resolve(null) : node.client.dbsize().catch(() => null);
-    const [sec, usec] = await withDeadline(time, ctx.commandTimeoutMs);
+    const nodeTime = await withDeadline(time, ctx.commandTimeoutMs);
     const rtt = performance.now() - t0;
-    scan.offsetMs = Number(sec) * 1000 + Number(usec) / 1000 - (sent + rtt / 2);
+    scan.offsetMs = nodeTime === null ? 0 : Number(nodeTime[0]) * 1000 + Number(nodeTime[1]) / 1000 - (sent + rtt / 2);
     scan.status.latencyMs = Math.round(rtt * 100) / 100;
     scan.status.reachable = true;
     scan.status.outcome = 'ok';
@@ -193,7 +198,7 @@ async function lookUpInternal(ctx: InspectContext, client: Redis, scan: NodeScan
 export async function fillGaps(ctx: InspectContext, scans: NodeScan[], union: Set<string>): Promise<void> {
   await Promise.all(
     scans.map(async (scan, i) => {
-      if (!scan.status.reachable) return;
+      if (!readable(scan.status)) return;
       const missing: Buffer[] = [];
       for (const id of union) if (!scan.reads.has(id)) missing.push(Buffer.from(id, 'latin1'));
       try {
@@ -224,7 +229,7 @@ interface ClassifyScratch {
 }
 
 function scratchOf(scans: NodeScan[]): ClassifyScratch {
-  return { unreachable: scans.map((scan) => (scan.status.reachable ? null : unreachableOn(scan))), readAtMs: new Array(scans.length), fencesKnown: false };
+  return { unreachable: scans.map((scan) => (readable(scan.status) ? null : unreachableOn(scan))), readAtMs: new Array(scans.length), fencesKnown: false };
 }
 
 /** Classifies one key (not an internal one) from what each node holds; `onlySlot`: a one-node scan's slot for it, when the caller has it. */
@@ -377,7 +382,7 @@ export function keyOf(id: string): string {
  */
 export function unreadPart(ctx: InspectContext, scans: NodeScan[], patterns: readonly string[], skipped: SkippedKey[]): string[] {
   if (!ctx.slotRanges) return [];
-  const members = scans.map((s, i) => ({ reachable: s.status.reachable, ranges: ctx.slotRanges![i] ?? [] }));
+  const members = scans.map((s, i) => ({ reachable: readable(s.status), ranges: ctx.slotRanges![i] ?? [] }));
   const silent = unreadMasters(patterns, members);
   let added = false;
   for (const key of exactKeysOn(patterns, members, silent)) {

@@ -20,7 +20,7 @@ export const FENCE_BYTES = 16;
 
 // Reads one key: type, pttl, payload, cost. A payload that is an integer means "not read":
 // >= 0 is the size of a value over its bound (bytes, or items), -1 a type we do not read,
-// -2 a hash or zset whose size the user may not ask (MEMORY denied). The cost (values
+// -2 a hash or zset whose size cannot be known without MEMORY and is not compactly encoded. The cost (values
 // created, bytes copied) feeds the call's budget.
 export const READ_KEY = `
 local function readKey(k, maxBytes, maxItems, maxShape, maxBytesArg, knownPttl, knownRange)
@@ -50,7 +50,16 @@ local function readKey(k, maxBytes, maxItems, maxShape, maxBytesArg, knownPttl, 
           -- The exact size before a single member is copied: the default sample is fooled
           -- by one fat member among small ones, SAMPLES 0 counts them all (n <= maxItems).
           local mem = redis.pcall('MEMORY', 'USAGE', k, 'SAMPLES', '0')
-          if type(mem) ~= 'number' then v = -2
+          if type(mem) ~= 'number' then
+            -- No MEMORY (renamed away, or not granted): a compact encoding bounds every
+            -- member by the server's listpack limits (64 bytes by default), so reading n
+            -- <= maxItems of them stays small; a hashtable or skiplist this small holds a
+            -- fat member and is not read. With OBJECT refused too the guard is lost and
+            -- the n members are read (README "Supported servers").
+            local enc = redis.pcall('OBJECT', 'ENCODING', k)
+            if type(enc) == 'string' and enc ~= 'listpack' and enc ~= 'ziplist' then mem = -2 else mem = 0 end
+          end
+          if mem == -2 then v = -2
           elseif mem > maxShape then v = mem
           else
             bytes = mem
@@ -83,7 +92,8 @@ end
 /** The given keys: [sec, usec, number read, then type (1 for string), pttl, payload per key read]. */
 export const INSPECT = `#!lua flags=no-writes
 ${READ_KEY}
-local now = redis.call('TIME')
+local now = redis.pcall('TIME')
+if now.err then now = {0, 0} end
 local out = { now[1], now[2], 0 }
 local maxBytes, maxItems, maxShape = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local budgetItems, budgetBytes = tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -191,7 +201,8 @@ return out`;
 export const SCAN_PAGE = `#!lua flags=no-writes
 ${READ_KEY}
 local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
-local now = redis.call('TIME')
+local now = redis.pcall('TIME')
+if now.err then now = {0, 0} end
 local out = { now[1], now[2], page[1], 0, '', 0 }
 local keys = page[2]
 local maxBytes, maxItems, maxShape = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
@@ -250,7 +261,8 @@ return out`;
 /** A watch tick's page: names and PTTLs only: [sec, usec, cursor, key, pttl, ...]. */
 export const SCAN_TTL_PAGE = `#!lua flags=no-writes
 local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
-local now = redis.call('TIME')
+local now = redis.pcall('TIME')
+if now.err then now = {0, 0} end
 local out = { now[1], now[2], page[1] }
 local keys = page[2]
 for i = 1, #keys do

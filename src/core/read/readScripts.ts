@@ -5,31 +5,20 @@ import type { Cluster } from 'ioredis';
 import { MAX_TOKEN_BYTES, recognise, RawValue } from '../vocabulary/formats';
 import { displayToken } from '../vocabulary/tokens';
 import type { Observation } from '../vocabulary/types';
-import { defineOnce } from '../connection/lua';
+import { callReadScript, readScript } from '../connection/lua';
+import { clockNow } from '../connection/deadline';
 import { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, INSPECT, INTERNAL_OF, SCAN_PAGE, SCAN_TTL_PAGE, DIGEST_PAGE } from './readLua';
 export { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, FENCE_BYTES, UNDIGESTED } from './readLua';
 
 const BOUNDS = [String(MAX_VALUE_BYTES), String(MAX_ITEMS), String(MAX_SHAPE_BYTES), String(CALL_ITEMS), String(CALL_BYTES)];
 
-interface InspectCommand {
-  rliInspectBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
-  rliScanPageBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
-  rliInternalOfBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
-  rliScanTtlPageBuffer(numKeys: number, ...args: Array<Buffer | string>): Promise<unknown[]>;
-  rliDigestPage(numKeys: number, ...args: string[]): Promise<[string, string]>;
-}
-
-const READ_SCRIPTS = {
-  rliInspect: { lua: INSPECT, readOnly: true },
-  rliScanPage: { lua: SCAN_PAGE, readOnly: true },
-  rliInternalOf: { lua: INTERNAL_OF, readOnly: true },
-  rliScanTtlPage: { lua: SCAN_TTL_PAGE, readOnly: true },
-  rliDigestPage: { lua: DIGEST_PAGE, readOnly: true },
+const SCRIPTS = {
+  inspect: readScript(INSPECT),
+  scanPage: readScript(SCAN_PAGE),
+  internalOf: readScript(INTERNAL_OF),
+  scanTtlPage: readScript(SCAN_TTL_PAGE),
+  digestPage: readScript(DIGEST_PAGE),
 };
-
-function inspectCommand(client: Redis | Cluster): InspectCommand {
-  return defineOnce<InspectCommand>(client, READ_SCRIPTS);
-}
 
 function decodeRaw(type: string, payload: unknown): RawValue {
   if (typeof payload === 'number') {
@@ -86,8 +75,14 @@ function typeName(t: unknown): string {
   return t === 1 ? 'string' : String(t);
 }
 
+/**
+ * The node's clock as a script read it; a server that refuses TIME (renamed away, or not
+ * granted to the role) sends 0, 0 and the client's clock stands in (the node's clock
+ * offset is then unknown, see inspect.ts).
+ */
 function timeOf(sec: unknown, usec: unknown): number {
-  return Number(sec) * 1000 + Number(usec) / 1000;
+  const t = Number(sec) * 1000 + Number(usec) / 1000;
+  return t > 0 ? t : clockNow();
 }
 
 /**
@@ -99,7 +94,7 @@ export async function readObservations(client: Redis | Cluster, keys: Buffer[], 
   let nodeTimeMs = 0;
   for (let from = 0; from < keys.length;) {
     const rest = from === 0 ? keys : keys.slice(from);
-    const flat = await inspectCommand(client).rliInspectBuffer(rest.length, ...rest, ...BOUNDS);
+    const flat = await callReadScript<unknown[]>(client, SCRIPTS.inspect, rest.length, [...rest, ...BOUNDS], true);
     if (from === 0) nodeTimeMs = timeOf(flat[0], flat[1]);
     const n = Math.max(1, Number(flat[2]));
     for (let i = 0, j = 3; i < n && from + i < keys.length; i++, j += 3) {
@@ -128,7 +123,7 @@ export interface ScannedPage extends ReadBatch {
  * `internalCount`).
  */
 export function requestScanPage(client: Redis, cursor: string, pattern: string, count: number, internalCursor: string | null, internalCount: number): Promise<unknown[]> {
-  return inspectCommand(client).rliScanPageBuffer(0, cursor, pattern, String(count), ...BOUNDS, internalCursor ?? '', String(internalCount));
+  return callReadScript<unknown[]>(client, SCRIPTS.scanPage, 0, [cursor, pattern, String(count), ...BOUNDS, internalCursor ?? '', String(internalCount)], true);
 }
 
 export function pageCursor(flat: unknown[]): string {
@@ -179,7 +174,7 @@ export interface InternalOf {
 
 /** The internal keys beside `keys`, looked up by name (see INTERNAL_OF). */
 export async function readInternalOf(client: Redis, keys: Buffer[]): Promise<InternalOf> {
-  const [fences, waiters] = await inspectCommand(client).rliInternalOfBuffer(0, ...keys);
+  const [fences, waiters] = await callReadScript<unknown[]>(client, SCRIPTS.internalOf, 0, keys, true);
   return { fences: Array.isArray(fences) ? (fences as Array<Buffer | null>) : fences === -1 ? undefined : null, noWaiters: Number(waiters) === 1 };
 }
 
@@ -192,7 +187,7 @@ export interface TtlPage {
 
 /** One SCAN page with PTTLs only: what a watch tick compares against what it knows. */
 export async function scanTtlPage(client: Redis, cursor: string, pattern: string, count: number): Promise<TtlPage> {
-  const flat = await inspectCommand(client).rliScanTtlPageBuffer(0, cursor, pattern, String(count));
+  const flat = await callReadScript<unknown[]>(client, SCRIPTS.scanTtlPage, 0, [cursor, pattern, String(count)], true);
   const n = (flat.length - 3) / 2;
   const keys: Buffer[] = new Array(n);
   const pttls: number[] = new Array(n);
@@ -205,6 +200,6 @@ export async function scanTtlPage(client: Redis, cursor: string, pattern: string
 
 /** The digest of one SCAN page (see DIGEST_PAGE); rejects on Redis < 7.0 (no PEXPIRETIME). */
 export async function digestPage(client: Redis, cursor: string, pattern: string, count: number): Promise<{ cursor: string; digest: string }> {
-  const [next, digest] = await inspectCommand(client).rliDigestPage(0, cursor, pattern, String(count), ...BOUNDS);
+  const [next, digest] = await callReadScript<[string, string]>(client, SCRIPTS.digestPage, 0, [cursor, pattern, String(count), ...BOUNDS]);
   return { cursor: String(next), digest: String(digest) };
 }

@@ -5,7 +5,7 @@ import { attachWaiters, flagDeadlocks } from './holdersRead';
 import { attachFences } from './fenceRead';
 import { clockNow } from '../connection/deadline';
 import { quorumOf } from '../vocabulary/classify';
-import type { InspectContext } from './context';
+import { readable, type InspectContext } from './context';
 import type { InspectOptions, InspectPage, ScanCursor } from '../vocabulary/inspectTypes';
 import type { Snapshot } from '../vocabulary/types';
 import type { OnPage } from './inspect';
@@ -55,7 +55,7 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
   const truncated = scans.some((s) => s.truncated);
   const snapshot: Snapshot = { quorum: ctx.ownerOnly ? 1 : quorumOf(ctx.nodes.length), nodes: scans.map((s) => s.status), locks, skipped, truncated };
   const next: ScanCursor | null = truncated
-    ? { patterns, cursors: Object.fromEntries(ctx.nodes.map((n, i) => [n.id, scans[i].status.reachable ? scans[i].cursors : (cont?.cursors[n.id] ?? patterns.map(() => '0'))])) }
+    ? { patterns, cursors: Object.fromEntries(ctx.nodes.map((n, i) => [n.id, readable(scans[i].status) ? scans[i].cursors : (cont?.cursors[n.id] ?? patterns.map(() => '0'))])) }
     : null;
   return { snapshot, next, takenAtMs: nowMs, unread };
 }

@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { quorumOf } from '../vocabulary/classify';
 import { nodeFacts } from './facts';
 import { clockNow } from '../connection/deadline';
-import type { InspectContext, NodeScan } from './context';
+import { readable, type InspectContext, type NodeScan } from './context';
 import { ObservedHistory } from './observedHistory';
 import { classifyKeys, DEFAULT_PATTERNS, fillGaps, scanNode, validatePatterns } from './inspect';
 import type { NodeFacts } from '../vocabulary/inspectTypes';
@@ -221,14 +221,14 @@ export class Watcher {
       ctx.nodes.map(async (node, i): Promise<NodeWatch> => {
         const known = this.states[i];
         // A node seen for the first time, or back from an outage, is read in full.
-        if (!known || !known.scan.status.reachable || node.clusterMember) {
+        if (!known || !readable(known.scan.status) || node.clusterMember) {
           everything = true;
           const scan = await scanNode(ctx, node, this.scanPatterns, this.scanPatterns.map(() => '0'), maxKeys, deadline);
           return { scan, pages: new Map(), digests: known?.digests ?? true };
         }
-        const before = known.scan.status.reachable;
+        const before = readable(known.scan.status);
         await refreshNode(this.ctx, this.scanPatterns, this.pages, known, i, maxKeys, deadline, dirty);
-        if (known.scan.status.reachable !== before) everything = true;
+        if (readable(known.scan.status) !== before) everything = true;
         return known;
       }),
     );

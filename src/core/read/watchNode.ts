@@ -5,6 +5,7 @@ import type Redis from 'ioredis';
 import { performance } from 'node:perf_hooks';
 import { clockNow, withDeadline } from '../connection/deadline';
 import { downStatus } from '../connection/nodes';
+import { knownCapabilities } from '../connection/capabilities';
 import { INTERNAL_PREFIX, parseInternalKey } from '../bookkeeping/internalKeys';
 import type { InspectContext, NodeScan } from './context';
 import { readBatch } from './inspect';
@@ -35,6 +36,12 @@ export function coversInternalKeys(patterns: readonly string[]): boolean {
 
 const SCAN_COUNT = 1000;
 
+/**
+ * What a server says when the digest script meets no PEXPIRETIME: "Unknown Redis command
+ * called from script" (7.x), "... called from Lua script" (6.2), or a plain unknown command.
+ */
+export const PEXPIRETIME_MISSING = /unknown (redis )?command|PEXPIRETIME/i;
+
 
 export interface PageMemo {
   digest: string;
@@ -45,7 +52,7 @@ export interface NodeWatch {
   scan: NodeScan;
   /** `${pattern index} ${cursor}` -> what that page held when its digest was taken. */
   pages: Map<string, PageMemo>;
-  /** false on Redis < 7.0 (no PEXPIRETIME): every page is listed with PTTLs. */
+  /** false without PEXPIRETIME (Redis < 7.0, or renamed away): every page is listed with PTTLs. */
   digests: boolean;
 }
 
@@ -63,6 +70,8 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
   // Each page loaded reads at least one more SCAN page, however small maxKeys is.
   let scanPages = 0;
   let complete = true;
+  // A server without PEXPIRETIME (Redis 6.2, or renamed away) lists every page with PTTLs.
+  if (knownCapabilities(client)?.capabilities.pexpiretime === false) w.digests = false;
   try {
     for (let p = 0; p < scanPatterns.length && complete; p++) {
       const pattern = scanPatterns[p];
@@ -88,7 +97,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
               continue;
             }
           } catch (e) {
-            if (!/unknown command|PEXPIRETIME/i.test(e instanceof Error ? e.message : '')) throw e;
+            if (!PEXPIRETIME_MISSING.test(e instanceof Error ? e.message : '')) throw e;
             w.digests = false;
           }
         }

@@ -1,5 +1,5 @@
 // The inspector's public shapes: options in, snapshot pages and node facts out.
-import type { Snapshot } from './types';
+import type { NodeCapabilities, Snapshot } from './types';
 
 /**
  * Lock-ish names in any case (`myLock`, `orders-LOCK`) and the libraries' own prefixes
@@ -59,4 +59,9 @@ export interface NodeFacts {
   /** Lock libraries whose scripts this node has cached (SCRIPT EXISTS): a hint, not proof. */
   libraries: string[];
   error: string | null;
+  /** `redis`, `valkey`, or INFO's server_name (null: INFO refused); `version` is that server's own. */
+  server?: string | null;
+  /** What the server can do for us, probed once per connection (see NodeCapabilities). */
+  capabilities?: NodeCapabilities;
 }
+

@@ -104,7 +104,20 @@ export interface LockEntry extends Omit<Classification, 'quorumToken'> {
  * `refused` (it replied and refused: NOPERM, READONLY, MOVED...); `unreachable` (no
  * connection, or not serving for now: BUSY, LOADING, MASTERDOWN).
  */
-export type NodeOutcome = 'ok' | 'auth' | 'timeout' | 'refused' | 'unreachable';
+/** Each true, false, or null when the server would not say (docs/architecture.md "Their servers"). */
+export interface NodeCapabilities {
+  scripts: boolean | null;
+  readOnlyScripts: boolean | null;
+  scriptFlags: boolean | null;
+  pexpiretime: boolean | null;
+  memoryUsage: boolean | null;
+  time: boolean | null;
+  config: boolean | null;
+  compareAndDelete: boolean | null;
+}
+
+/** `unsupported`: the node answered, but cannot serve the read as it is configured (a missing capability, named in `error`). */
+export type NodeOutcome = 'ok' | 'auth' | 'timeout' | 'refused' | 'unreachable' | 'unsupported';
 
 export interface NodeStatus {
   node: string;
@@ -113,6 +126,11 @@ export interface NodeStatus {
   /** The node's words (or the connection's) when it did not answer; for people, not tests. */
   error: string | null;
   outcome: NodeOutcome;
+  /** `redis`, `valkey`, or INFO's server_name; null when unknown (additive). */
+  server?: string | null;
+  /** The server's own version, e.g. Valkey `8.0.1` (additive). */
+  version?: string | null;
+  capabilities?: NodeCapabilities;
 }
 
 export interface SkippedKey {

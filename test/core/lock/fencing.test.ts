@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { fencedWrite, fenceKeyOf, Lock, readFenced, Redlock, RedlockError } from '../../../src/core';
+import { fencedWrite, fenceKeyOf, Lock, readFenced, Redlock, RedlockError, UnsupportedWriteError } from '../../../src/core';
 import { RedisServer, startCluster, startNodes, withClient } from '../../../src/dev/redisServer';
 import { waitFor } from '../../support/wait';
 import { fencesOutOfOrder } from '../../chaos/chaos';
@@ -182,22 +182,23 @@ describe('fencing tokens on real nodes', function () {
     await Promise.all(three.map((s) => withClient(s, (c) => c.call('ACL', 'DELUSER', 'locksonly'))));
   });
 
-  it('a raise that cannot reach a quorum fails the acquisition, naming each node that refused it', async () => {
+  // A user who may not run scripts cannot raise fences, nor undo a partial grant: the
+  // acquisition is refused before anything is written, naming each node (it used to write
+  // SET/INCR and fail at the raise, leaving copies behind).
+  it('a user without scripting: the fenced acquisition is refused before writing, naming each node', async () => {
     const three = servers.slice(0, 3);
-    // The counters differ on every node, so any two grants disagree, whichever answer
-    // first; every node grants (SET, INCR) but may not run scripts, so none can be raised.
     await withClient(three[0], (c) => c.set(String(fenceKeyOf('lock:ra')), '10'));
     await withClient(three[1], (c) => c.set(String(fenceKeyOf('lock:ra')), '20'));
     await Promise.all(three.map((s) => withClient(s, (c) => c.call('ACL', 'SETUSER', 'noscript', 'on', '>pw', '~*', '+@all', '-@scripting'))));
     const rl = new Redlock(three.map((s) => `redis://noscript:pw@127.0.0.1:${s.port}`), { commandTimeoutMs: 150 });
     opened.push(rl);
     const e = await rl.acquire('lock:ra', 2000, { fencing: true }).then(() => null, (x: unknown) => x);
-    assert.ok(e instanceof RedlockError, String(e));
-    // The raise goes to the grants known at the quorum; a grant that came later stays `granted`.
-    const refused = e.nodes.filter((a) => a.outcome === 'refused');
-    assert.ok(refused.length >= 1, JSON.stringify(e.nodes));
-    for (const a of refused) assert.match(a.reason ?? '', /^fence raise: NOPERM/);
-    assert.ok(e.nodes.every((a) => a.outcome === 'granted' || a.outcome === 'refused'), JSON.stringify(e.nodes));
+    assert.ok(e instanceof UnsupportedWriteError, String(e));
+    assert.equal(e.lines.length, 3, e.message);
+    for (const s of three) assert.ok(e.lines.some((l) => l.startsWith(`127.0.0.1:${s.port}: this server (Redis 7.0.15) cannot run scripts`)), e.message);
+    const left = await Promise.all(three.map((s) => withClient(s, (c) => c.exists('lock:ra'))));
+    assert.deepEqual(left, [0, 0, 0], 'a refused acquisition wrote a copy');
+    assert.deepEqual(await Promise.all(three.map((s) => withClient(s, (c) => c.get(String(fenceKeyOf('lock:ra')))))), ['10', '20', null], 'a refused acquisition raised a fence');
     await Promise.all(three.map((s) => withClient(s, (c) => c.call('ACL', 'DELUSER', 'noscript'))));
   });
 

@@ -124,16 +124,20 @@ describe('bounded reads: no inspector command over 10 ms on the node', function 
     assert.deepEqual([...persistent!.values()], [], `commands over 10 ms on every pass: ${JSON.stringify([...persistent!.values()])}`);
   });
 
-  it('a user denied MEMORY: that key is unreadable (size-unknown), the page is read', async () => {
+  // Without MEMORY a compactly encoded hash (a Redisson lock) is still read: its encoding
+  // bounds every member; a hashtable this small holds a fat member and stays unread.
+  it('a user denied MEMORY: a compact hash is read, a fat one is size-unknown, the page is read', async () => {
     await withClient(node, async (c) => {
       await c.call('ACL', 'SETUSER', 'nomem', 'on', '>nomem-pw', '~*', '&*', '+@all', '-@write', '-@dangerous', '+info', '-memory');
       await c.set('lock:str-near-hash', 'tok-1', 'PX', 60_000);
     });
     const rl = new Redlock([`redis://nomem:nomem-pw@127.0.0.1:${node.port}`], { readTimeoutMs: 5000 });
     try {
-      const snap = await rl.inspect({ patterns: ['lock:page-small:1', 'lock:str-near-hash'] });
+      const snap = await rl.inspect({ patterns: ['lock:page-small:1', 'lock:page-fat:1', 'lock:str-near-hash'] });
       assert.equal(snap.nodes[0].reachable, true, JSON.stringify(snap.nodes));
-      assert.equal(snap.skipped.find((x) => x.key === 'lock:page-small:1')?.reason, 'size-unknown');
+      assert.equal(snap.nodes[0].capabilities?.memoryUsage, false, JSON.stringify(snap.nodes));
+      assert.ok(snap.locks.some((x) => x.key === 'lock:page-small:1'), JSON.stringify(snap.skipped));
+      assert.equal(snap.skipped.find((x) => x.key === 'lock:page-fat:1')?.reason, 'size-unknown');
       assert.equal(snap.locks.find((x) => x.key === 'lock:str-near-hash')?.verdict, 'held');
     } finally {
       await rl.quit();
