@@ -32,7 +32,8 @@ const ORDER: Record<string, number> = { acquired: 0, extended: 1, failed: 2, los
 export function chronological(events: readonly LockEvent[]): LockEvent[] {
   return events
     .filter((e) => e.at !== null && e.token !== null)
-    .sort((a, b) => a.at! - b.at! || (ORDER[a.type] ?? 9) - (ORDER[b.type] ?? 9));
+    // Grants of one ms by fence: fences are handed out in order, and a ms is no evidence against it.
+    .sort((a, b) => a.at! - b.at! || (ORDER[a.type] ?? 9) - (ORDER[b.type] ?? 9) || (a.fence ?? 0) - (b.fence ?? 0));
 }
 
 /**
