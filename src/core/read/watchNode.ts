@@ -78,7 +78,11 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
       let cursor = '0';
       do {
         // Past maxKeys, not at it: a node with exactly maxKeys keys is read in full, not "truncated".
-        if ((scanned > maxKeys && scanPages >= loadedPages) || performance.now() > deadline) {
+        // Our internal keys (waiters, event logs) are walked beside the user's patterns and do
+        // not count against their budget: a budget spent on lock keys must not leave the
+        // watch "truncated" when every lock key was read. The time budget still bounds them.
+        const budgeted = pattern !== INTERNAL_PATTERN;
+        if ((budgeted && scanned > maxKeys && scanPages >= loadedPages) || performance.now() > deadline) {
           complete = false;
           break;
         }
