@@ -54,6 +54,11 @@ export interface NodeWatch {
   pages: Map<string, PageMemo>;
   /** false without PEXPIRETIME (Redis < 7.0, or renamed away): every page is listed with PTTLs. */
   digests: boolean;
+  /** The load level (`loadedPages`) of the last refresh, and the SCAN pages it read. */
+  loaded?: number;
+  pagesRead?: number;
+  /** SCAN pages a refresh reads at least: one more than before each loadMore(), so a load always reads further. */
+  minPages?: number;
 }
 
 /**
@@ -70,6 +75,9 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
   // Each page loaded reads at least one more SCAN page, however small maxKeys is.
   let scanPages = 0;
   let complete = true;
+  // A page a SCAN returns may overshoot the budget; a load must still read further than that.
+  if (w.loaded !== undefined && loadedPages > w.loaded) w.minPages = Math.max(w.minPages ?? 0, (w.pagesRead ?? 0) + 1);
+  const minPages = Math.max(loadedPages, w.minPages ?? 0);
   // A server without PEXPIRETIME (Redis 6.2, or renamed away) lists every page with PTTLs.
   if (knownCapabilities(client)?.capabilities.pexpiretime === false) w.digests = false;
   try {
@@ -82,7 +90,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
         // not count against their budget: a budget spent on lock keys must not leave the
         // watch "truncated" when every lock key was read. The time budget still bounds them.
         const budgeted = pattern !== INTERNAL_PATTERN;
-        if ((budgeted && scanned > maxKeys && scanPages >= loadedPages) || performance.now() > deadline) {
+        if ((budgeted && scanned > maxKeys && scanPages >= minPages) || performance.now() > deadline) {
           complete = false;
           break;
         }
@@ -143,6 +151,8 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
       }
     }
     w.pages = pages;
+    w.loaded = loadedPages;
+    w.pagesRead = scanPages;
     known.truncated = !complete;
   } catch (e) {
     known.status = { ...known.status, ...downStatus(e, node) };
