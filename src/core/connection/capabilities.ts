@@ -8,21 +8,10 @@
 import type Redis from 'ioredis';
 import { Cluster } from 'ioredis';
 import { withDeadline, DeadlineError } from './deadline';
+import type { NodeCapabilities } from '../vocabulary/types';
 
-export interface Capabilities {
-  /** EVAL/EVALSHA. */
-  scripts: boolean | null;
-  /** EVAL_RO/EVALSHA_RO (Redis 7.0+), enough for a role granted only those. */
-  readOnlyScripts: boolean | null;
-  /** `#!lua flags=no-writes` shebangs (Redis 7.0+; 6.2 rejects them when compiling). */
-  scriptFlags: boolean | null;
-  pexpiretime: boolean | null;
-  memoryUsage: boolean | null;
-  time: boolean | null;
-  config: boolean | null;
-  /** A native compare-and-delete (Valkey 9 DELIFEQ, Redis 8.4 DELEX ... IFEQ). */
-  compareAndDelete: boolean | null;
-}
+/** What a node can do, probed once per connection (vocabulary/types.ts NodeCapabilities). */
+export type Capabilities = NodeCapabilities;
 
 export interface ServerCapabilities {
   /** `redis`, `valkey`, or INFO's server_name; null when INFO would not say. */

@@ -106,13 +106,17 @@ export interface LockEntry extends Omit<Classification, 'quorumToken'> {
  */
 /** Each true, false, or null when the server would not say (docs/architecture.md "Their servers"). */
 export interface NodeCapabilities {
+  /** EVAL/EVALSHA. */
   scripts: boolean | null;
+  /** EVAL_RO/EVALSHA_RO (Redis 7.0+), enough for a role granted only those. */
   readOnlyScripts: boolean | null;
+  /** `#!lua flags=no-writes` shebangs (Redis 7.0+; 6.2 rejects them when compiling). */
   scriptFlags: boolean | null;
   pexpiretime: boolean | null;
   memoryUsage: boolean | null;
   time: boolean | null;
   config: boolean | null;
+  /** A native compare-and-delete (Valkey 9 DELIFEQ, Redis 8.4 DELEX ... IFEQ). */
   compareAndDelete: boolean | null;
 }
 
