@@ -224,7 +224,7 @@ export class Watcher {
         if (!known || !readable(known.scan.status) || node.clusterMember) {
           everything = true;
           const scan = await scanNode(ctx, node, this.scanPatterns, this.scanPatterns.map(() => '0'), maxKeys, deadline);
-          return { scan, pages: new Map(), digests: known?.digests ?? true };
+          return { scan, pages: new Map(), digests: known?.digests ?? true, loaded: this.pages, listedBefore: scan.reads.size };
         }
         const before = readable(known.scan.status);
         await refreshNode(this.ctx, this.scanPatterns, this.pages, known, i, maxKeys, deadline, dirty);

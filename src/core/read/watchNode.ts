@@ -54,11 +54,11 @@ export interface NodeWatch {
   pages: Map<string, PageMemo>;
   /** false without PEXPIRETIME (Redis < 7.0, or renamed away): every page is listed with PTTLs. */
   digests: boolean;
-  /** The load level (`loadedPages`) of the last refresh, and the SCAN pages it read. */
+  /** The load level (`loadedPages`) of the last read, and the keys it listed. */
   loaded?: number;
-  pagesRead?: number;
-  /** SCAN pages a refresh reads at least: one more than before each loadMore(), so a load always reads further. */
-  minPages?: number;
+  listedBefore?: number;
+  /** Keys a refresh lists past, at least: what was listed before each loadMore(), so a load always reads further. */
+  mustExceed?: number;
 }
 
 /**
@@ -76,8 +76,8 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
   let scanPages = 0;
   let complete = true;
   // A page a SCAN returns may overshoot the budget; a load must still read further than that.
-  if (w.loaded !== undefined && loadedPages > w.loaded) w.minPages = Math.max(w.minPages ?? 0, (w.pagesRead ?? 0) + 1);
-  const minPages = Math.max(loadedPages, w.minPages ?? 0);
+  if (w.loaded !== undefined && loadedPages > w.loaded) w.mustExceed = Math.max(w.mustExceed ?? 0, w.listedBefore ?? 0);
+  const budget = Math.max(maxKeys, w.mustExceed ?? 0);
   // A server without PEXPIRETIME (Redis 6.2, or renamed away) lists every page with PTTLs.
   if (knownCapabilities(client)?.capabilities.pexpiretime === false) w.digests = false;
   try {
@@ -90,7 +90,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
         // not count against their budget: a budget spent on lock keys must not leave the
         // watch "truncated" when every lock key was read. The time budget still bounds them.
         const budgeted = pattern !== INTERNAL_PATTERN;
-        if ((budgeted && scanned > maxKeys && scanPages >= minPages) || performance.now() > deadline) {
+        if ((budgeted && scanned > budget && scanPages >= loadedPages) || performance.now() > deadline) {
           complete = false;
           break;
         }
@@ -152,7 +152,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
     }
     w.pages = pages;
     w.loaded = loadedPages;
-    w.pagesRead = scanPages;
+    w.listedBefore = scanned;
     known.truncated = !complete;
   } catch (e) {
     known.status = { ...known.status, ...downStatus(e, node) };
