@@ -12,7 +12,7 @@ import type { LockEvent } from '../vocabulary/lockEvents';
 import type { Resource } from '../vocabulary/resource';
 import type { NodeStatus } from '../vocabulary/types';
 import { readable, type InspectContext } from './context';
-import { readHistory } from './history';
+import { History, readHistory } from './history';
 
 export interface AuditQuery {
   /** One resource; otherwise every resource with an event log whose name matches `pattern`. */
@@ -93,20 +93,14 @@ export async function readAudit(ctx: InspectContext, historyNodes: readonly Redi
   }
   const nodes: NodeStatus[] = historyNodes.map((n) => ({ node: n.id, reachable: true, latencyMs: null, error: null, outcome: 'ok' }));
   const findings: AuditFinding[] = [];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < resources.length) {
-      const resource = resources[next++];
-      const h = await readHistory(historyNodes, quorum, ctx.commandTimeoutMs, resource);
-      h.nodes.forEach((s, i) => {
-        if (!readable(s) && readable(nodes[i])) nodes[i] = s;
-        else if (readable(s) && readable(nodes[i])) nodes[i] = { ...nodes[i], latencyMs: Math.max(nodes[i].latencyMs ?? 0, s.latencyMs ?? 0) };
-      });
-      if (h.events.length >= READ_EVENTS || h.events.some((e) => e.at === null)) complete = false;
-      findings.push(...auditHistory(h.resource, h.events, { fromMs: from, nowMs: to }));
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL_READS, resources.length) }, worker));
+  await eachHistory(historyNodes, quorum, ctx.commandTimeoutMs, resources, (h) => {
+    h.nodes.forEach((s, i) => {
+      if (!readable(s) && readable(nodes[i])) nodes[i] = s;
+      else if (readable(s) && readable(nodes[i])) nodes[i] = { ...nodes[i], latencyMs: Math.max(nodes[i].latencyMs ?? 0, s.latencyMs ?? 0) };
+    });
+    if (h.events.length >= READ_EVENTS || h.events.some((e) => e.at === null)) complete = false;
+    findings.push(...auditHistory(h.resource, h.events, { fromMs: from, nowMs: to }));
+  });
   if (nodes.some((n) => !readable(n))) complete = false;
   findings.sort((a, b) => a.at - b.at || (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
   return { findings, from, to, complete, resources: resources.length, quorum, nodes };
@@ -118,14 +112,20 @@ export const MAX_HISTORY_READS = 500;
 /** Each resource's recorded events, newest first (null beyond MAX_HISTORY_READS, or when no node answered). */
 export async function readHistories(historyNodes: readonly RedisNode[], quorum: number, timeoutMs: number, resources: readonly Resource[]): Promise<Array<LockEvent[] | null>> {
   const out: Array<LockEvent[] | null> = resources.map(() => null);
+  await eachHistory(historyNodes, quorum, timeoutMs, resources.slice(0, MAX_HISTORY_READS), (h, i) => {
+    if (h.nodes.some((n) => readable(n))) out[i] = h.events;
+  });
+  return out;
+}
+
+/** Reads each resource's history, PARALLEL_READS at a time, handing each to `use` with its index. */
+async function eachHistory(historyNodes: readonly RedisNode[], quorum: number, timeoutMs: number, resources: readonly Resource[], use: (h: History, i: number) => void): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < Math.min(resources.length, MAX_HISTORY_READS)) {
+    while (next < resources.length) {
       const i = next++;
-      const h = await readHistory(historyNodes, quorum, timeoutMs, resources[i]);
-      if (h.nodes.some((n) => readable(n))) out[i] = h.events;
+      use(await readHistory(historyNodes, quorum, timeoutMs, resources[i]), i);
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_READS, resources.length) }, worker));
-  return out;
 }
