@@ -1,6 +1,7 @@
 // `npm run bench`: runs every bench (or those named on the command line, e.g. `locks`).
 // Not a test: it prints tables and writes bench/results/*.json for the record.
 import { stopAll } from '../src/dev/redisServer';
+import { runDiscoverBench } from './discover';
 import { runExtensionBench } from './extension';
 import { runLockBench } from './locks';
 import { runSnapshotBench } from './snapshot';
@@ -11,6 +12,7 @@ import { runWebviewBench } from './webview';
 const BENCHES: Record<string, () => Promise<boolean>> = {
   locks: () => runLockBench(),
   snapshot: () => runSnapshotBench(),
+  discover: () => runDiscoverBench(),
   scale: () => runWatchBench(),
   extension: () => runExtensionBench(),
   webview: () => runWebviewBench(),

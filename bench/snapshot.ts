@@ -3,22 +3,26 @@
 // script (SCAN, then one pipelined GET + PTTL per key per page), each as a whole process, rounds interleaved.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { RedisServer } from '../src/dev/redisServer';
 import { fmtMs, fmtRatio, table } from './stats';
 
 const KEYS = Number(process.env.BENCH_SNAPSHOT_KEYS ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_SNAPSHOT_ROUNDS ?? 5);
+/** Another build of the core (its dist/core/index.js), measured beside ours in the same rounds. */
+const BASELINE = process.env.BENCH_BASELINE_CORE;
+const OUT = process.env.BENCH_SNAPSHOT_OUT ?? 'bench/results/snapshot.json';
 
-interface Contender {
+export interface Contender {
   name: string;
   argv: (port: number) => [string, string[]];
   times: number[];
+  env?: NodeJS.ProcessEnv;
 }
 
-function timed(cmd: string, args: string[]): { ms: number; out: string } {
+export function timed(cmd: string, args: string[], env?: NodeJS.ProcessEnv): { ms: number; out: string } {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: env ? { ...process.env, ...env } : process.env });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
   return { ms, out: r.stdout };
@@ -38,7 +42,7 @@ function nodeUsec(info: string): number {
   return scripts || all;
 }
 
-function median(xs: number[]): number {
+export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
 }
@@ -59,6 +63,7 @@ export async function runSnapshotBench(): Promise<boolean> {
       { name: 'redis-cli --scan (names only)', argv: (port) => ['redis-cli', ['-p', String(port), '--scan', '--pattern', 'lock:*']], times: [] },
       { name: 'plain ioredis (SCAN, pipelined GET + PTTL per page)', argv: (port) => [process.execPath, [worker, 'plain', `redis://127.0.0.1:${port}`]], times: [] },
     ];
+    if (BASELINE) contenders.push({ name: `before: ${BASELINE}`, argv: (port) => [process.execPath, [worker, 'ours', `redis://127.0.0.1:${port}`]], times: [], env: { BENCH_CORE: BASELINE } });
     // The node's own view of our snapshot: its slowest single command (SLOWLOG keeps those
     // over 1 ms; commands inside scripts are logged too, under another client).
     const admin = server.client();
@@ -74,7 +79,7 @@ export async function runSnapshotBench(): Promise<boolean> {
           await admin.call('SLOWLOG', 'RESET');
           await admin.config('RESETSTAT');
         }
-        const { ms, out } = timed(cmd, args);
+        const { ms, out } = timed(cmd, args, ct.env);
         if (ct === contenders[0]) {
           const log = (await admin.call('SLOWLOG', 'GET', '10000')) as Array<[number, number, number, string[]]>;
           // The node's share of the wall time: commandstats' usec summed over every command.
@@ -101,9 +106,9 @@ export async function runSnapshotBench(): Promise<boolean> {
     console.log(`ours: node time (INFO commandstats, median) ${fmtMs(median(nodeMs))} of ${fmtMs(ours)} wall; the rest is the client`);
     console.log(`ours: slowest single command on the node ${slowest.ms ? fmtMs(slowest.ms) : '< 1 ms'} (${slowest.command})`);
     console.log(`targets: beat redis-cli --scan (${fmtRatio(vsCli)} ${vsCli > 1 ? 'met' : 'MISSED'}); under 0.5 s (${ours < 500 ? 'met' : 'MISSED'}); >= 2.5x the plain script (${fmtRatio(vsPlain)} ${vsPlain >= 2.5 ? 'met' : 'MISSED'})`);
-    mkdirSync('bench/results', { recursive: true });
+    mkdirSync(dirname(OUT), { recursive: true });
     writeFileSync(
-      'bench/results/snapshot.json',
+      OUT,
       JSON.stringify({ date: new Date().toISOString(), keys: KEYS, rounds: ROUNDS, oursSlowestCommandMs: slowest.ms, oursNodeMs: median(nodeMs), oursSlowestCommand: slowest.command, contenders: contenders.map((ct) => ({ name: ct.name, medianMs: median(ct.times), timesMs: ct.times })) }, null, 2) + '\n',
     );
     return true;

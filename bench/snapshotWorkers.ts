@@ -3,8 +3,9 @@
 import Redis from 'ioredis';
 import type { Redlock as RedlockType } from '../src/core';
 
-// The core as it ships (one bundle in dist/, `npm run build`), not the test build.
-const { Redlock } = require('../../dist/core/index.js') as { Redlock: typeof RedlockType };
+// The core as it ships (one bundle in dist/, `npm run build`), not the test build; or
+// another build of it (BENCH_CORE, e.g. the main a change started from), side by side.
+const { Redlock } = require(process.env.BENCH_CORE ?? '../../dist/core/index.js') as { Redlock: typeof RedlockType };
 
 async function ours(url: string): Promise<number> {
   const rl = new Redlock([url], { readTimeoutMs: 30_000 });
@@ -33,8 +34,17 @@ async function plain(url: string): Promise<number> {
   return n;
 }
 
+/** Our discover over the whole keyspace: prints the lock-shaped keys it found. */
+async function discover(url: string): Promise<number> {
+  const rl = new Redlock([url], { readTimeoutMs: 30_000 });
+  const d = await rl.discover({ budgetKeys: 10_000_000, timeBudgetMs: 600_000 });
+  await rl.quit();
+  return d.patterns.reduce((n, p) => n + p.count, 0);
+}
+
+const MODES: Record<string, (url: string) => Promise<number>> = { ours, plain, discover };
 const [mode, url] = process.argv.slice(2);
-(mode === 'ours' ? ours(url) : plain(url)).then(
+MODES[mode](url).then(
   (n) => console.log(n),
   (e: unknown) => {
     console.error(e);

@@ -6,38 +6,20 @@
 import { bookkeepingOf } from '../vocabulary/foreignKeys';
 import { redissonHolder } from '../vocabulary/foreignHolders';
 import { withDeadline } from '../connection/deadline';
-import { readable, type InspectContext, type NodeScan } from './context';
-import { downStatus, type RedisNode } from '../connection/nodes';
-
-/** inspect.ts's readBatch, handed in: this module sits below it. */
-export type ReadKeys = (ctx: InspectContext, node: RedisNode, keys: Buffer[], scan: NodeScan) => Promise<void>;
-import type { LockEntry, SkippedKey, Waiter } from '../vocabulary/types';
+import { readable, type Classified, type InspectContext, type NodeScan } from './context';
+import type { LockEntry, Waiter } from '../vocabulary/types';
 
 /** Waiters read per fair lock: a queue longer than this is cut (the lock row says how many are shown). */
 const MAX_WAITERS = 32;
 const COUNTER = /^[0-9]{1,15}$/;
 
 /**
- * Lock keys that bookkeeping keys among `ids` serve and that are not among them (the
- * pattern missed the lock itself): the caller reads them so that "its lock is gone" is a
- * fact, not a guess.
- */
-export function ownersToRead(ids: Iterable<string>, has: (id: string) => boolean): string[] {
-  const out = new Set<string>();
-  for (const id of ids) {
-    const b = bookkeepingOf(id);
-    if (b === null || b.owners.some(has)) continue;
-    for (const o of b.owners) out.add(o);
-  }
-  return [...out];
-}
-
-/**
  * Attaches each bookkeeping key of `ids` to its lock among `locks` (`lockIds[i]` is the
  * latin1 id of `locks[i]`), or lists it in `skipped` as orphaned when it is present and no
  * lock it may serve is. `display` turns an id into its shown key.
  */
-export async function attachBookkeeping(ctx: InspectContext, scans: NodeScan[], locks: LockEntry[], lockIds: string[], skipped: SkippedKey[], ids: string[], display: (id: string) => string): Promise<void> {
+export async function attachBookkeeping(ctx: InspectContext, scans: NodeScan[], out: Classified, display: (id: string) => string): Promise<void> {
+  const { locks, lockIds, bookkeeping: ids } = out;
   if (ids.length === 0) return;
   const index = new Map<string, number>();
   lockIds.forEach((id, i) => index.set(id, i));
@@ -50,7 +32,8 @@ export async function attachBookkeeping(ctx: InspectContext, scans: NodeScan[], 
     if (owner === undefined) {
       // On a cluster the lock was not looked up by name: say nothing rather than guess.
       if (present && !ctx.ownerOnly) {
-        skipped.push({ key: display(id), reason: 'orphaned', of: display(b.owners[0]) });
+        out.skipped.push({ key: display(id), reason: 'orphaned', of: display(b.owners[0]) });
+        out.skippedIds.push(id);
         orphaned = true;
       }
       continue;
@@ -59,7 +42,7 @@ export async function attachBookkeeping(ctx: InspectContext, scans: NodeScan[], 
     if (b.kind === 'fence' && entry.fence === null) entry.fence = counterOf(scans, id);
     if (b.kind === 'fair-timeout' && present) fairs.push([entry, id]);
   }
-  if (orphaned) skipped.sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
+  if (orphaned) sortSkipped(out);
   await Promise.all(fairs.map(([entry, id]) => attachFairWaiters(ctx, scans, entry, id)));
 }
 
@@ -98,31 +81,10 @@ async function attachFairWaiters(ctx: InspectContext, scans: NodeScan[], entry: 
   }
 }
 
-/** Reads `owners` on every reachable node (with inspect.ts's reader) and returns the union with them. */
-export async function readOwners(ctx: InspectContext, scans: NodeScan[], owners: string[], union: Iterable<string>, readBatch: ReadKeys): Promise<Iterable<string>> {
-  const keys = owners.map((id) => Buffer.from(id, 'latin1'));
-  await Promise.all(
-    scans.map(async (scan, i) => {
-      if (!readable(scan.status)) return;
-      try {
-        await readBatch(ctx, ctx.nodes[i], keys, scan);
-      } catch (e) {
-        Object.assign(scan.status, downStatus(e, ctx.nodes[i]));
-        scan.reads.clear();
-      }
-    }),
-  );
-  if (scans.length === 1) return scans[0].reads.keys();
-  const all = new Set(union);
-  for (const id of owners) all.add(id);
-  return all;
+/** Skipped keys back in byte order (latin1 ids compare as bytes), their ids beside them. */
+export function sortSkipped(out: Pick<Classified, 'skipped' | 'skippedIds'>): void {
+  const order = out.skippedIds.map((_, i) => i).sort((a, b) => (out.skippedIds[a] < out.skippedIds[b] ? -1 : out.skippedIds[a] > out.skippedIds[b] ? 1 : 0));
+  const skipped = order.map((i) => out.skipped[i]);
+  out.skippedIds = order.map((i) => out.skippedIds[i]);
+  out.skipped = skipped;
 }
-
-export function dropSkipped(skipped: SkippedKey[], skippedIds: string[], ids: ReadonlySet<string>): void {
-  for (let i = skipped.length - 1; i >= 0; i--) {
-    if (!ids.has(skippedIds[i])) continue;
-    skipped.splice(i, 1);
-    skippedIds.splice(i, 1);
-  }
-}
-

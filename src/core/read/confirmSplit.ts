@@ -6,9 +6,11 @@
 // handover and get the verdict the re-read supports; copies that stay put are a split. Every surface (CLI, watch, exporter, MCP, the editor) gets its
 // verdicts from here, so they all agree.
 import { clockNow } from '../connection/deadline';
-import { readable, type InspectContext, type KeyResult, type NodeScan } from './context';
+import { readable, type Classified, type InspectContext, type KeyResult, type NodeScan } from './context';
+export type { Classified } from './context';
 import { classifyKeys, readBatch } from './inspect';
-import type { LockEntry, SkippedKey } from '../vocabulary/types';
+import type { LockEntry } from '../vocabulary/types';
+import { sortSkipped } from './bookkeepingRead';
 
 /**
  * How long a split may stay in motion before it is told anyway. Nodes do not apply a
@@ -19,15 +21,6 @@ export const CONFIRM_WINDOW_MS = 250;
 /** Pause between re-reads of copies still changing hands. */
 const REREAD_PAUSE_MS = 5;
 
-/** What classifyKeys gives: the lists confirmSplits rewrites in place. */
-export interface Classified {
-  locks: LockEntry[];
-  lockIds: string[];
-  skipped: SkippedKey[];
-  skippedIds: string[];
-  fencesToRead: number[];
-  waitersToRead: number[];
-}
 
 /**
  * Re-reads and re-classifies every `split` lock of `out` (see the file comment); rewrites
@@ -106,14 +99,8 @@ function rewrite(out: Classified, settled: Map<string, KeyResult>): string[] {
       movedToSkipped = true;
     }
   });
-  if (movedToSkipped) {
-    // Byte order, as classifyKeys gives them (latin1 ids compare as bytes).
-    const order = out.skippedIds.map((id, i) => i).sort((a, b) => (out.skippedIds[a] < out.skippedIds[b] ? -1 : out.skippedIds[a] > out.skippedIds[b] ? 1 : 0));
-    const skipped = order.map((i) => out.skipped[i]);
-    const skippedIds = order.map((i) => out.skippedIds[i]);
-    out.skipped = skipped;
-    out.skippedIds = skippedIds;
-  }
+  // Byte order, as classifyKeys gives them.
+  if (movedToSkipped) sortSkipped(out);
   Object.assign(out, { locks, lockIds, fencesToRead, waitersToRead });
   return gone;
 }

@@ -10,6 +10,18 @@ import type { LockEntry, NodeStatus, Observation, SkippedKey } from '../vocabula
 /** One key's classification: a lock, or why it is not one. */
 export type KeyResult = LockEntry | SkippedKey;
 
+/** What classifyKeys gives: the lists confirmSplits rewrites in place. */
+export interface Classified {
+  locks: LockEntry[];
+  lockIds: string[];
+  skipped: SkippedKey[];
+  skippedIds: string[];
+  fencesToRead: number[];
+  waitersToRead: number[];
+  /** Other libraries' bookkeeping keys: attached to their locks afterwards (bookkeepingRead.ts). */
+  bookkeeping: string[];
+}
+
 export interface InspectContext {
   nodes: readonly RedisNode[];
   /** Redis Cluster: each key lives on one master, so its entry lists that master only (N = 1). */

@@ -9,7 +9,7 @@ import { bookkeepingOf } from '../vocabulary/foreignKeys';
 import { performance } from 'node:perf_hooks';
 import { clockNow, withDeadline } from '../connection/deadline';
 import { classify, skipReason, validityAt, withExpiring } from '../vocabulary/classify';
-import { readable, type InspectContext, type KeyResult, type NodeScan, type Slot } from './context';
+import { readable, type Classified, type InspectContext, type KeyResult, type NodeScan, type Slot } from './context';
 export type { InspectContext, NodeScan, Slot } from './context';
 import { DEFAULT_PATTERNS } from '../vocabulary/inspectTypes';
 import { downStatus, RedisNode } from '../connection/nodes';
@@ -317,7 +317,7 @@ function atInstant(result: KeyResult, slot: Slot, nowMs: number, driftFactor: nu
  * Classifies every key of `ids` from what each node holds; keys in byte order.
  * `lockIds[i]` is the latin1 identity of `locks[i]`, `skippedIds[i]` that of `skipped[i]`.
  */
-export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number): { locks: LockEntry[]; lockIds: string[]; skipped: SkippedKey[]; skippedIds: string[]; fencesToRead: number[]; waitersToRead: number[]; bookkeeping: string[] } {
+export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number): Classified {
   const locks: LockEntry[] = [];
   /** Other libraries' bookkeeping keys: attached to their locks afterwards (bookkeepingRead.ts). */
   const bookkeeping: string[] = [];

@@ -12,10 +12,9 @@ import { nodeFacts } from './facts';
 import { clockNow } from '../connection/deadline';
 import { readable, type InspectContext, type NodeScan } from './context';
 import { ObservedHistory } from './observedHistory';
-import { classifyKeys, DEFAULT_PATTERNS, fillGaps, scanNode, validatePatterns } from './inspect';
+import { DEFAULT_PATTERNS, fillGaps, scanNode, validatePatterns } from './inspect';
 import type { NodeFacts } from '../vocabulary/inspectTypes';
-import { attachFences } from './fenceRead';
-import { confirmSplits } from './confirmSplit';
+import { classifyAndEnrich, readRelated, type Related } from './pipeline';
 import type { LockEntry, SkippedKey, Snapshot } from '../vocabulary/types';
 import { attachWaiters, flagDeadlocks } from './holdersRead';
 import { countedDown, expiriesOf, Known, sameEntry, waitersText } from './watchDiff';
@@ -29,6 +28,8 @@ export class Watcher {
   readonly observed = new ObservedHistory();
   private states: NodeWatch[] = [];
   private known = new Map<string, Known>();
+  /** What the last tick read beside the patterns (pipeline.ts readRelated): read again at every tick. */
+  private related: Related = { anchors: new Set(), byName: new Set() };
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   /** Callers of refresh() arriving during a tick share the one tick queued after it. */
@@ -217,6 +218,8 @@ export class Watcher {
 
     const dirty = new Set<string>();
     let everything = false;
+    // Keys read by name are no page's: each tick reads them afresh (readRelated below).
+    for (const st of this.states) for (const id of this.related.byName) st.scan.reads.delete(id);
     this.states = await Promise.all(
       ctx.nodes.map(async (node, i): Promise<NodeWatch> => {
         const known = this.states[i];
@@ -246,11 +249,16 @@ export class Watcher {
       if (!ctx.ownerOnly) await fillGaps(ctx, scans, union);
       for (const s of scans) for (const id of s.reads.keys()) if (!union.has(id)) s.reads.delete(id);
       nowMs = clockNow();
+      // A read that failed is no removal: a lock whose copies were on nodes that did not
+      // answer stays as it was last seen until those nodes are read again.
+      const unread = new Set(scans.filter((s) => !readable(s.status)).map((s) => s.status.node));
       for (const [id, k] of this.known) {
-        if (!union.has(id)) {
-          if (k.kind === 'lock') removed.push(k.key);
-          this.known.delete(id);
+        if (union.has(id)) continue;
+        if (k.kind === 'lock') {
+          if (unread.size > 0 && k.entry!.nodes.some((o) => o.state === 'present' && unread.has(o.node))) continue;
+          removed.push(k.key);
         }
+        this.known.delete(id);
       }
       for (const id of union) toClassify.add(id);
     } else {
@@ -268,13 +276,22 @@ export class Watcher {
       // A fence read between a grant and its raise looks at risk: read it again next tick.
       for (const [id, k] of this.known) if (k.recheckAt <= nowMs || k.entry?.fenceRisk) toClassify.add(id);
     }
+    // Keys whose related keys some node held are looked at again: a waiter joining a
+    // Redisson queue outside the patterns changes its lock, not any page.
+    for (const id of this.related.anchors) if (heldSomewhere(id)) toClassify.add(id);
+    const before = this.related.byName;
+    this.related = await readRelated(ctx, scans, toClassify);
+    for (const id of before) if (!this.related.byName.has(id)) this.forget(id, scans, removed);
     const threshold = this.options.expiringThresholdMs ?? 2_000;
-    const classified = classifyKeys(ctx, scans, toClassify, nowMs, threshold);
-    // A split is told only once a re-read of every node confirms it (confirmSplit.ts).
-    for (const id of await confirmSplits(ctx, scans, classified, threshold)) this.forget(id, scans, removed);
-    const { locks, lockIds, skipped, skippedIds, fencesToRead } = classified;
-    await attachFences(ctx, scans, locks, lockIds, fencesToRead);
-    const waitChanged = await this.refreshWaiters(ctx, scans, locks, lockIds, dirty);
+    let waitChanged = new Set<string>();
+    const classified = await classifyAndEnrich(ctx, scans, toClassify, nowMs, threshold, async (c) => {
+      waitChanged = await this.refreshWaiters(ctx, scans, c.locks, c.lockIds, dirty);
+    });
+    for (const id of classified.gone) this.forget(id, scans, removed);
+    const { locks, lockIds, skipped, skippedIds } = classified;
+    // Bookkeeping attached to its lock is no row: one listed as orphaned before is not any more.
+    const orphans = new Set(skippedIds);
+    for (const id of classified.bookkeeping) if (!orphans.has(id)) this.known.delete(id);
     const added: LockEntry[] = [];
     const changed: LockEntry[] = [];
     // The first tick emits one full snapshot: no per-key change copies to build (at 100k

@@ -62,3 +62,15 @@ export function bookkeepingOf(id: string): Bookkeeping | null {
   }
   return null;
 }
+
+/** Redisson's prefixName(p, name): `p:{name}`, or `p:name` when the name has a `{` of its own. */
+const prefixed = (prefix: string, name: string): string => (name.includes('{') ? `${prefix}${name}` : `${prefix}{${name}}`);
+
+/**
+ * The bookkeeping keys a Redisson lock named `id` (latin1) may have beside it, by name: its
+ * fair-lock timeout zset and queue and its fence counter. Read by name when the patterns
+ * miss them (`orders:*` never matches `redisson_lock_timeout:{orders:7}`).
+ */
+export function redissonBookkeepingOf(id: string): string[] {
+  return [prefixed('redisson_lock_timeout:', id), prefixed('redisson_lock_queue:', id), prefixed('redisson_lock_token:', id)];
+}

@@ -15,6 +15,26 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 // 16 random bytes in standard base64 (redsync); 18 in base64 (python-redis-lock).
 const REDSYNC = /^[A-Za-z0-9+/]{22}==$/;
 const PY_REDIS_LOCK = /^[A-Za-z0-9+/]{24}$/;
+// Tokens no known library draws but any lock code would: a short random value with a TTL.
+// 20-64 hex or base64 characters (a SHA-1 hex, a nanoid, a url-safe random), a UUID in
+// any case, or `host:pid:n`. Only the shape is certain here, never the library.
+const RANDOM_HEX = /^[0-9a-fA-F]{20,64}$/;
+const RANDOM_B64 = /^[A-Za-z0-9+/_-]{20,64}={0,2}$/;
+const UUID_ANY = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const HOST_PID_N = /^[A-Za-z0-9][A-Za-z0-9.-]{0,252}:[0-9]{1,10}:[0-9]{1,20}$/;
+const DIGIT = /[0-9]/;
+const UPPER = /[A-Z]/;
+const LOWER = /[a-z]/;
+const HEX_LETTER = /[a-fA-F]/;
+/** What discovery calls a lock-shaped key whose library its value does not name. */
+export const UNKNOWN_LIBRARY = 'unknown library (a random token with a TTL)';
+
+/** Drawn at random, not written by a person: hex mixing digits and letters, base64 mixing digits and both cases. */
+function randomLooking(token: string): boolean {
+  if (UUID_ANY.test(token) || HOST_PID_N.test(token)) return true;
+  if (RANDOM_HEX.test(token)) return DIGIT.test(token) && HEX_LETTER.test(token);
+  return RANDOM_B64.test(token) && DIGIT.test(token) && UPPER.test(token) && LOWER.test(token);
+}
 
 /**
  * The library (or libraries) a present copy's layout points to, or null when the key is
@@ -34,6 +54,7 @@ export function lockShapeOf(id: string, o: Observation): string | null {
   if (UUID.test(o.token)) return 'redis-semaphore or pottery';
   if (REDSYNC.test(o.token)) return 'redsync';
   if (PY_REDIS_LOCK.test(o.token)) return 'python-redis-lock';
+  if (randomLooking(o.token)) return UNKNOWN_LIBRARY;
   return null;
 }
 

@@ -179,3 +179,44 @@ describe('watch on real nodes', function () {
     }
   });
 });
+
+describe('watch: a read that fails or runs late is never a removal', function () {
+  this.timeout(30_000);
+  const fx = useNodes(3, { commandTimeoutMs: 200, readTimeoutMs: 200 });
+
+  it('a paused node, then every node paused: no lock is removed, and none is added back after', async () => {
+    const held = await fx.rl.acquire('lock:kept', 60_000);
+    await held.settled;
+    const c = fx.servers[0].client();
+    await c.set('lock:only-on-a', 'token-a', 'PX', 60_000);
+    c.disconnect();
+    const changes: WatchChange[] = [];
+    const statuses: Array<boolean[]> = [];
+    let first: Snapshot | undefined;
+    const w = fx.rl.watch({ intervalMs: 50 }, {
+      snapshot: (s) => (first = s),
+      change: (ch) => changes.push(ch),
+      status: (st) => statuses.push(st.nodes.map((n) => n.reachable)),
+    });
+    try {
+      await waitFor(() => first, 5000, 'first snapshot');
+      assert.deepEqual(first!.locks.map((l) => l.key), ['lock:kept', 'lock:only-on-a']);
+      fx.servers[0].pause();
+      // Ticks that found the node silent, then every node silent.
+      await waitFor(() => statuses.filter((s) => !s[0]).length >= 3, 10_000, 'ticks with node 0 silent');
+      fx.servers[1].pause();
+      fx.servers[2].pause();
+      const from = statuses.length;
+      await waitFor(() => statuses.slice(from).filter((s) => s.every((r) => !r)).length >= 2, 10_000, 'ticks with every node silent');
+      fx.servers.forEach((s) => s.resume());
+      await waitFor(() => statuses.length > 0 && statuses[statuses.length - 1].every(Boolean), 10_000, 'every node back');
+      await w.refresh();
+      assert.deepEqual(changes.flatMap((ch) => ch.removed), []);
+      assert.deepEqual(changes.flatMap((ch) => ch.added.map((l) => l.key)), []);
+      assert.deepEqual(w.snapshot()!.locks.map((l) => l.key), ['lock:kept', 'lock:only-on-a']);
+    } finally {
+      fx.servers.forEach((s) => s.resume());
+      await w.stop();
+    }
+  });
+});

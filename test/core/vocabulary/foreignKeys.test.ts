@@ -1,6 +1,6 @@
 // Other libraries' bookkeeping names, holder conventions and discovery's patterns: pure.
 import assert from 'node:assert/strict';
-import { bookkeepingOf, foreignStringHolder, lockShapeOf, patternOf } from '../../../src/core/vocabulary';
+import { bookkeepingOf, foreignStringHolder, lockShapeOf, patternOf, UNKNOWN_LIBRARY } from '../../../src/core/vocabulary';
 import type { Observation } from '../../../src/core/vocabulary';
 
 const U = '0f6c2a58-3c1e-4b57-9d7a-5a0d8e1c9b21';
@@ -39,6 +39,13 @@ describe('their bookkeeping, holders and shapes', () => {
     assert.equal(lockShapeOf('a', o('0123456789abcdef0123456789abcdef', -1)), null);
     assert.equal(lockShapeOf('a', o('QUJDREVGR0hJSktMTU5PUA==', 5000)), 'redsync');
     assert.equal(lockShapeOf('a', o('hello world', 5000)), null);
+    // Shapes no library is certain for: lock-shaped, library unknown; the same without a TTL is not.
+    for (const t of ['3f786850e387550fdab836ed7e6dc881de23001b', 'F81D4FAE-7DEC-11D0-A765-00A0C91E6BF6', 'V1StGXR8_Z5jdHi6B-myT0aB', 'worker-7.example:4242:17']) {
+      assert.equal(lockShapeOf('a', o(t, 5000)), UNKNOWN_LIBRARY, t);
+      assert.equal(lockShapeOf('a', o(t, -1)), null, t);
+    }
+    // Words and numbers a person writes are no token.
+    for (const t of ['session-data-for-user-42', 'aaaaaaaaaaaaaaaaaaaaaaaaa', '12345678901234567890123', 'ThisIsAFairlyLongSentence']) assert.equal(lockShapeOf('a', o(t, 5000)), null, t);
     assert.equal(lockShapeOf('a', o('ADDED:2026-11-25T21:00:00Z@h', -1)), 'ShedLock');
     assert.equal(lockShapeOf('redisson_lock_token:{a}', o('ADDED:2026-11-25T21:00:00Z@h', -1)), null);
   });

@@ -1,0 +1,98 @@
+// The stages every read runs between its pages and its document, in one order, for the
+// snapshot (snapshot.ts) and the watcher (watch.ts) alike, so that the two give the same
+// document for the same keys (docs/architecture.md, "One read engine"):
+//   related keys read by name -> classify -> confirm splits -> fences -> waiters -> bookkeeping.
+// The watcher runs them over the keys that may have changed, the snapshot over all it read.
+import { bookkeepingOf, redissonBookkeepingOf } from '../vocabulary/foreignKeys';
+import { downStatus } from '../connection/nodes';
+import { readable, type InspectContext, type NodeScan } from './context';
+import { classifyKeys, keyOf, readBatch } from './inspect';
+import { confirmSplits, type Classified } from './confirmSplit';
+import { attachFences } from './fenceRead';
+import { attachBookkeeping } from './bookkeepingRead';
+
+/** What the stages give: the classification, and the ids a split re-read found gone. */
+export interface Enriched extends Classified {
+  gone: string[];
+}
+
+/** How a caller reads waiters: the snapshot reads those of its fresh locks, the watcher keeps its own. */
+export type WaiterStage = (c: Classified) => Promise<void>;
+
+/** Holds a Redisson lock's hash: its bookkeeping may lie outside the patterns. */
+function redissonLockOn(scans: readonly NodeScan[], id: string): boolean {
+  for (const s of scans) if (s.reads.get(id)?.obs.format === 'redisson-lock') return true;
+  return false;
+}
+
+/** What readRelated found: ids with related keys, and the keys it had to read by name. */
+export interface Related {
+  /** Ids among the keys given whose related keys some node holds (a Redisson lock, a bookkeeping key). */
+  anchors: Set<string>;
+  /** Related keys no scan had listed, read by name, that some node holds. */
+  byName: Set<string>;
+}
+
+/**
+ * Adds to `ids` the keys whose names follow from keys among them: the lock a bookkeeping
+ * key serves, and a Redisson lock's timeout zset, queue and fence counter. One no scan
+ * listed is read by name on every readable node (the patterns may miss it); one that no
+ * node holds is no key of the document. Not on a cluster: there a lock and its
+ * bookkeeping share a slot, and the scan of that slot's master lists both.
+ */
+export async function readRelated(ctx: InspectContext, scans: NodeScan[], ids: Set<string>): Promise<Related> {
+  const out: Related = { anchors: new Set(), byName: new Set() };
+  if (ctx.ownerOnly) return out;
+  const present = (id: string): boolean => scans.some((s) => s.reads.get(id)?.obs.state === 'present');
+  const toRead = new Map<string, string>();
+  const joined = (n: string, anchor: string): void => {
+    out.anchors.add(anchor);
+    ids.add(n);
+  };
+  // A Set visits what is added while it is walked: a lock added for its bookkeeping is
+  // looked at in turn, and names lead back to one another, so the walk ends.
+  for (const id of ids) {
+    const b = bookkeepingOf(id);
+    const names = b !== null ? b.owners : redissonLockOn(scans, id) ? redissonBookkeepingOf(id) : null;
+    if (names === null) continue;
+    for (const n of names) {
+      if (scans.some((s) => s.reads.has(n))) {
+        if (present(n)) joined(n, id);
+      } else if (!toRead.has(n)) toRead.set(n, id);
+    }
+  }
+  if (toRead.size === 0) return out;
+  const keys = [...toRead.keys()].map((id) => Buffer.from(id, 'latin1'));
+  await Promise.all(
+    scans.map(async (scan, i) => {
+      if (!readable(scan.status)) return;
+      try {
+        await readBatch(ctx, ctx.nodes[i], keys, scan);
+      } catch (e) {
+        Object.assign(scan.status, downStatus(e, ctx.nodes[i]));
+        scan.reads.clear();
+      }
+    }),
+  );
+  for (const [n, anchor] of toRead) {
+    if (present(n)) {
+      joined(n, anchor);
+      out.byName.add(n);
+    } else {
+      ids.delete(n);
+      for (const s of scans) s.reads.delete(n);
+    }
+  }
+  return out;
+}
+
+/** Classifies `ids` and runs every stage after it; see the file comment for the order. */
+export async function classifyAndEnrich(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number, waiters: WaiterStage): Promise<Enriched> {
+  const classified = classifyKeys(ctx, scans, ids, nowMs, expiringThresholdMs);
+  // A split is told only once a re-read of every node confirms it (confirmSplit.ts).
+  const gone = await confirmSplits(ctx, scans, classified, expiringThresholdMs);
+  await attachFences(ctx, scans, classified.locks, classified.lockIds, classified.fencesToRead);
+  await waiters(classified);
+  await attachBookkeeping(ctx, scans, classified, keyOf);
+  return { ...classified, gone };
+}

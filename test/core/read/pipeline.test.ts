@@ -1,0 +1,179 @@
+// One read engine: for the same keys at the same instant, the watcher's snapshot (what the
+// tree, `watch`, the exporter and observed history see) is inspect()'s document (what
+// `status` and the MCP tools see). Every state the fixtures seed, on real nodes; times
+// (PTTLs, validities, latencies) are compared by kind, not by value.
+import assert from 'node:assert/strict';
+import Redis from 'ioredis';
+import { Redlock, type Snapshot } from '../../../src/core';
+import { useNodes } from '../../support/nodesFixture';
+import { useCluster } from '../../support/clusterFixture';
+import { waitFor } from '../../support/wait';
+import { startWorker, stopWorker, type Worker } from '../../support/holderProcess';
+
+const UUID = '0f6c2a58-3c1e-4b57-9d7a-5a0d8e1c9b21';
+const OTHER = '7d1e9f02-1111-4a2b-8c3d-222222222222';
+
+/** A document with its instants replaced by what they say: none, no expiry, or some time. */
+function normalized(s: Snapshot): unknown {
+  return JSON.parse(JSON.stringify(s), (k, v: unknown) => {
+    if (k === 'latencyMs') return 'latency';
+    if ((k === 'pttlMs' || k === 'validityMs') && typeof v === 'number') return v === -1 ? -1 : v > 0 ? 'time' : v;
+    return v;
+  });
+}
+
+/** The watcher's snapshot once a tick started after this call is done. */
+async function watched(rl: Redlock, patterns?: string[]): Promise<{ first: Snapshot; now: () => Promise<Snapshot>; stop: () => Promise<void> }> {
+  let first: Snapshot | undefined;
+  const errors: unknown[] = [];
+  const w = rl.watch({ intervalMs: 60_000, patterns }, { snapshot: (s) => (first ??= s), error: (e) => errors.push(e) });
+  const s = await waitFor(() => first ?? (errors.length ? Promise.reject(errors[0]) : undefined), 10_000, 'the first snapshot');
+  return {
+    first: s,
+    now: async () => {
+      await w.refresh();
+      if (errors.length) throw errors[0];
+      return w.snapshot()!;
+    },
+    stop: () => w.stop(),
+  };
+}
+
+describe('read pipeline: the watcher and inspect() give one document', function () {
+  this.timeout(40_000);
+  const fx = useNodes(3, { commandTimeoutMs: 500, readTimeoutMs: 1000 });
+  let c: Redis[];
+  const workers: Worker[] = [];
+  beforeEach(() => {
+    c = fx.servers.map((s) => new Redis(s.url));
+  });
+  afterEach(async () => {
+    c.forEach((x) => x.disconnect());
+    await Promise.all(workers.splice(0).map(stopWorker));
+  });
+
+  /** Seeds every state; the two workers waiting for each other's lock are stopped by the returned call. */
+  async function seedEveryState(): Promise<() => Promise<void>> {
+    // split, partial, no TTL, TTL skew
+    await c[0].set('lock:split', 'token-a', 'PX', 60_000);
+    await c[1].set('lock:split', 'token-a', 'PX', 60_000);
+    await c[2].set('lock:split', 'token-b', 'PX', 60_000);
+    await c[0].set('lock:partial', 'token-p', 'PX', 60_000);
+    for (const x of c) await x.set('lock:forever', 'token-f');
+    await c[0].set('lock:skew', 'token-s', 'PX', 60_000);
+    await c[1].set('lock:skew', 'token-s', 'PX', 90_000);
+    await c[2].set('lock:skew', 'token-s', 'PX', 90_000);
+    // A fenced lock of ours.
+    await fx.rl.acquire('lock:fenced', 60_000, { fencing: true });
+    // A Redisson fair lock with a waiter and a fence counter, on every node.
+    for (const x of c) {
+      await x.hset('myLock', `${UUID}:53`, '1');
+      await x.pexpire('myLock', 60_000);
+      await x.rpush('redisson_lock_queue:{myLock}', `${OTHER}:7`);
+      await x.zadd('redisson_lock_timeout:{myLock}', Date.now() + 60_000, `${OTHER}:7`);
+      await x.set('redisson_lock_token:{myLock}', '12');
+      // The counter of a lock that is gone.
+      await x.set('redisson_lock_token:{jobs}', '3');
+    }
+    // Our waiters, in a cycle: two processes each holding one lock and waiting for the other's.
+    const urls = fx.servers.map((s) => s.url);
+    const a = startWorker({ urls, name: 'proc-a', hold: 'lock:cycle-a', waitFor: 'lock:cycle-b', waitForGo: true, retryCount: 100_000, ttlMs: 60_000 });
+    const b = startWorker({ urls, name: 'proc-b', hold: 'lock:cycle-b', waitFor: 'lock:cycle-a', waitForGo: true, retryCount: 100_000, ttlMs: 60_000 });
+    workers.push(a, b);
+    await Promise.all([a.said('held'), b.said('held')]);
+    a.send('go');
+    b.send('go');
+    await waitFor(async () => (await fx.rl.inspect()).locks.filter((l) => l.flags.includes('deadlock')).length === 2, 10_000, 'the deadlock');
+    return async () => {
+      await Promise.all(workers.splice(0).map(stopWorker));
+    };
+  }
+
+  it('every seeded state: after the first tick and after changes', async () => {
+    const stop = await seedEveryState();
+    const w = await watched(fx.rl);
+    try {
+      const inspected = await fx.rl.inspect();
+      // The seeds are what the test means: not an empty document equal to another.
+      const myLock = inspected.locks.find((l) => l.key === 'myLock');
+      assert.equal(myLock?.fence, 12);
+      assert.equal(myLock?.waiters?.length, 1);
+      assert.deepEqual(inspected.skipped, [{ key: 'redisson_lock_token:{jobs}', reason: 'orphaned', of: 'jobs' }]);
+      assert.ok(inspected.locks.find((l) => l.key === 'lock:fenced')!.fence! > 0);
+      assert.deepEqual(inspected.locks.map((l) => l.verdict).sort(), ['held', 'held', 'held', 'held', 'held', 'held', 'partial', 'split']);
+      assert.deepEqual(normalized(w.first), normalized(inspected));
+
+      // Changes: a second fair waiter, a counter raised, a lock released, an orphan adopted.
+      for (const x of c) {
+        await x.zadd('redisson_lock_timeout:{myLock}', Date.now() + 90_000, `${OTHER}:8`);
+        await x.set('redisson_lock_token:{myLock}', '13');
+        await x.hset('jobs', `${UUID}:1`, '1');
+        await x.pexpire('jobs', 60_000);
+      }
+      await c[0].del('lock:partial');
+      // The cycle ends: its waiters leave, its holders' keys stay until their TTL.
+      await stop();
+      const after = await fx.rl.inspect();
+      assert.equal(after.locks.find((l) => l.key === 'myLock')?.waiters?.length, 2);
+      assert.deepEqual(normalized(await w.now()), normalized(await fx.rl.inspect()));
+    } finally {
+      await w.stop();
+    }
+  });
+
+  it("a Redisson lock's bookkeeping is read by its name when the patterns do not cover it", async () => {
+    for (const x of c) {
+      await x.hset('orders:7', `${UUID}:53`, '1');
+      await x.pexpire('orders:7', 60_000);
+      await x.zadd('redisson_lock_timeout:{orders:7}', Date.now() + 60_000, `${OTHER}:7`);
+      await x.rpush('redisson_lock_queue:{orders:7}', `${OTHER}:7`);
+      await x.set('redisson_lock_token:{orders:7}', '5');
+    }
+    const inspected = await fx.rl.inspect({ patterns: ['orders:*'] });
+    assert.deepEqual(inspected.locks.map((l) => [l.key, l.fence, l.waiters?.length]), [['orders:7', 5, 1]]);
+    const w = await watched(fx.rl, ['orders:*']);
+    try {
+      assert.deepEqual(normalized(w.first), normalized(inspected));
+      // A waiter arriving outside the patterns is seen by the watch too.
+      for (const x of c) await x.zadd('redisson_lock_timeout:{orders:7}', Date.now() + 90_000, `${OTHER}:9`);
+      const now = await w.now();
+      assert.equal(now.locks[0].waiters?.length, 2);
+      assert.deepEqual(normalized(now), normalized(await fx.rl.inspect({ patterns: ['orders:*'] })));
+    } finally {
+      await w.stop();
+    }
+  });
+});
+
+describe('read pipeline on a cluster: the watcher and inspect() give one document', function () {
+  const cl = useCluster();
+
+  it('locks, a fenced lock and a Redisson lock with its bookkeeping across three masters', async () => {
+    const rl = new Redlock([cl.url], { commandTimeoutMs: 500, readTimeoutMs: 1000 });
+    const c = new Redis.Cluster(cl.masters.map((m) => ({ host: '127.0.0.1', port: m.port })));
+    try {
+      for (let i = 0; i < 12; i++) await c.set(`lock:c${i}`, `token-${i}`, 'PX', 60_000);
+      await c.set('lock:forever', 'token-f');
+      await rl.acquire('lock:fenced', 60_000, { fencing: true });
+      await c.hset('myLock', `${UUID}:53`, '1');
+      await c.pexpire('myLock', 60_000);
+      await c.zadd('redisson_lock_timeout:{myLock}', Date.now() + 60_000, `${OTHER}:7`);
+      await c.set('redisson_lock_token:{myLock}', '12');
+      const inspected = await rl.inspect();
+      assert.equal(inspected.locks.length, 15);
+      const w = await watched(rl);
+      try {
+        assert.deepEqual(normalized(w.first), normalized(inspected));
+        await c.del('lock:c3');
+        await c.set('lock:c99', 'token-99', 'PX', 60_000);
+        assert.deepEqual(normalized(await w.now()), normalized(await rl.inspect()));
+      } finally {
+        await w.stop();
+      }
+    } finally {
+      await rl.quit();
+      c.disconnect();
+      await Promise.all(cl.masters.map(async (m) => { const x = m.client(); await x.flushall(); x.disconnect(); }));
+    }
+  });
+});
