@@ -38,28 +38,3 @@ export function safeJson(value: unknown, indent?: number): string {
   });
 }
 
-/** Redis glob (SCAN MATCH) that matches exactly this key name. */
-export function globForKey(key: Buffer): string {
-  const text = strictUtf8(key);
-  if (text !== null) return text.replace(/[*?[\]\\]/g, (c) => '\\' + c);
-  // Invalid UTF-8 cannot travel in a string pattern byte for byte: each non-ASCII byte
-  // becomes `?` (any one byte) and the caller keeps only the entry whose key is exact.
-  let out = '';
-  for (const b of key) {
-    if (b >= 0x80) out += '?';
-    else {
-      const c = String.fromCharCode(b);
-      out += /[*?[\]\\]/.test(c) ? '\\' + c : c;
-    }
-  }
-  return out;
-}
-
-const decoder = new TextDecoder('utf-8', { fatal: true });
-function strictUtf8(bytes: Buffer): string | null {
-  try {
-    return decoder.decode(bytes);
-  } catch {
-    return null;
-  }
-}

@@ -8,10 +8,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { RedlockError } from '../core';
 import type { Redlock } from '../core';
-import { displayKey, parseKeyArg } from '../core/vocabulary';
+import { parseKeyArg } from '../core/vocabulary';
 import type { LockEntry, Snapshot } from '../core/vocabulary';
 import { verdictSentence } from '../shared/verdictSentence';
-import { globForKey } from './escape';
 
 export interface McpOptions {
   /** Registers the write tools (extend, force-release by compare-and-set). */
@@ -52,16 +51,10 @@ function statusSummary(snap: Snapshot): string {
   return lines.join('\n');
 }
 
-/** One key's entry, read with a pattern that matches exactly that key. */
+/** One key's entry, read by its name (Redlock.inspectKey). */
 async function readKey(redlock: Redlock, key: string): Promise<{ snap: Snapshot; entry: LockEntry | undefined; skipped: string | undefined }> {
-  const raw = parseKeyArg(key);
-  const snap = await redlock.inspect({ patterns: [globForKey(raw)] });
-  const shown = displayKey(raw);
-  return {
-    snap,
-    entry: snap.locks.find((l) => l.key === shown),
-    skipped: snap.skipped.find((s) => s.key === shown)?.reason,
-  };
+  const { snapshot, entry, skipped } = await redlock.inspectKey(parseKeyArg(key));
+  return { snap: snapshot, entry, skipped: skipped?.reason };
 }
 
 export function createMcpServer(redlock: Redlock, options: McpOptions): McpServer {

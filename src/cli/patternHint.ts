@@ -1,8 +1,8 @@
 // A lock the CLI just took but `status` and `watch` will not list: their default key
 // patterns do not match it. Say so, as the extension does, with the option that lists it.
 import { globToRegExp } from '../shared/glob';
-import { displayKey } from '../core/vocabulary';
-import { escapeText, globForKey } from './escape';
+import { displayKey, globForKey } from '../core/vocabulary';
+import { escapeText } from './escape';
 import { defaultPatterns } from './options';
 
 /** One line per resource no default pattern matches; none when every one is listed. */

@@ -14,6 +14,7 @@ export { discoverNodes } from './read/discover';
 export type { DiscoverOptions, Discovery, DiscoveredPattern } from './read/discover';
 export { Watcher, JUMP_TOLERANCE_MS } from './read/watch';
 export type { WatchOptions, WatchChange, WatchListener, WatchStatus, WatchSubscription } from './read/watch';
+export type { KeyInspection } from './read/snapshot';
 export { INTERNAL_PREFIX, internalKey, isInternalKey, parseInternalKey, hashTagOf } from './bookkeeping/internalKeys';
 export type { InternalKind } from './bookkeeping/internalKeys';
 export { decodeIdentity, holderOf, PROCESS_ID } from './bookkeeping/holderIdentity';

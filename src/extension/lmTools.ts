@@ -4,8 +4,7 @@
 // names are untrusted data from Redis: they reach the model inside JSON strings, and the
 // result says so (docs/lm-tools.md).
 import * as vscode from 'vscode';
-import { displayKey, parseKeyArg, type LockEntry, type Redlock, type Snapshot } from '../core';
-import { globForKey } from '../cli/escape';
+import { parseKeyArg, type LockEntry, type Redlock, type Snapshot } from '../core';
 import { cycleText, holderText } from '../shared/holderText';
 import { verdictSentence } from '../shared/verdictSentence';
 import type { LockModel } from './model/lockModel';
@@ -108,10 +107,8 @@ async function readKey(model: LockModel, key: string): Promise<{ entry: LockEntr
   // A key outside the views' patterns: one read of exactly that key.
   const redlock = await model.redlock();
   if (!redlock) return { entry: undefined, skipped: undefined, snap };
-  const raw = parseKeyArg(key);
-  const one = await redlock.inspect({ patterns: [globForKey(raw)], expiringThresholdMs: model.settings.expiringThresholdMs });
-  const exact = displayKey(raw);
-  return { entry: one.locks.find((l) => l.key === exact), skipped: one.skipped.find((k) => k.key === exact)?.reason, snap: one };
+  const one = await redlock.inspectKey(parseKeyArg(key), { expiringThresholdMs: model.settings.expiringThresholdMs });
+  return { entry: one.entry, skipped: one.skipped?.reason, snap: one.snapshot };
 }
 
 function failure(e: unknown): vscode.LanguageModelToolResult {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { displayWidth } from '../../src/cli/displayWidth';
-import { escapeText, globForKey, safeJson } from '../../src/cli/escape';
+import { escapeText, safeJson } from '../../src/cli/escape';
 import { renderForcePlan, renderStatus } from '../../src/cli/render';
 import { styleFor, colourWanted } from '../../src/cli/style';
 import { statusDocument } from '../../src/cli/commands/status';
@@ -57,11 +57,6 @@ describe('cli: escaping untrusted text', () => {
     const tag = safeJson({ k: 'a\u{e0001}b' });
     assert.equal(tag, '{"k":"a\\udb40\\udc01b"}');
     assert.equal(JSON.parse(tag).k, 'a\u{e0001}b');
-  });
-
-  it('globForKey matches exactly the key', () => {
-    assert.equal(globForKey(Buffer.from('lock:[a]*?\\x')), 'lock:\\[a\\]\\*\\?\\\\x');
-    assert.equal(globForKey(Buffer.from([0x6c, 0xff, 0x2a])), 'l?\\*');
   });
 
   it('colour only on a TTY without NO_COLOR or TERM=dumb', () => {

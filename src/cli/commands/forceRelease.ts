@@ -5,8 +5,7 @@
 import type { Command } from 'commander';
 import type { Redlock } from '../../core';
 import { displayKey } from '../../core/vocabulary';
-import type { LockEntry } from '../../core/vocabulary';
-import { escapeText, globForKey, safeJson } from '../escape';
+import { escapeText, safeJson } from '../escape';
 import type { CliContext } from '../context';
 import { CliError, EXIT, ExitCode } from '../exit';
 import type { Io } from '../io';
@@ -27,18 +26,16 @@ export async function runForceRelease(redlock: Redlock, cmd: { resource: Buffer;
   const key = displayKey(cmd.resource);
   const shownKey = escapeText(key);
   const style = styleFor(io.colour);
-  // A longer time budget than status: SCAN MATCH of one exact name still walks the keyspace.
-  const snap = await redlock.inspect({ patterns: [globForKey(cmd.resource)], timeBudgetMs: 10_000 });
+  // Read by name on every node: what the user is shown is what the compare-and-delete sees.
+  const { snapshot: snap, entry, skipped } = await redlock.inspectKey(cmd.resource);
   // Nodes that answered but cannot be read as configured: whether they hold it is unknown.
   if (statusExit(snap) === EXIT.usage) {
     io.err(tooFewNodesLine(snap));
     throw new CliError(`cannot force-release ${shownKey}: too few nodes can be read to tell where it is held; nothing deleted`, EXIT.usage);
   }
   const reachable = snap.nodes.filter((n) => n.reachable).length;
-  const entry: LockEntry | undefined = snap.locks.find((l) => l.key === key);
 
   if (!entry) {
-    const skipped = snap.skipped.find((s) => s.key === key);
     if (skipped && skipped.reason !== 'absent' && skipped.reason !== 'unreachable') {
       throw new CliError(`cannot force-release ${shownKey}: it is not a lock the inspector can read (${escapeText(skipped.reason)}); nothing deleted`, EXIT.usage);
     }

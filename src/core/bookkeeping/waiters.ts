@@ -108,7 +108,7 @@ const RELEASE_WAIT_SCRIPT = rawScript(RELEASE_WAIT);
 
 /** One acquire call while it waits: its entry and how long the entry is believed. */
 export interface WaitState {
-  /** The waiter id (holder encoding, see holders.ts). */
+  /** The waiter id (holder encoding, see holderIdentity.ts). */
   member: string;
   /** Waiter sets of the resources that have one. */
   keys: string[];

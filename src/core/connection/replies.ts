@@ -63,7 +63,7 @@ export function classifyFailure(err: unknown, node?: ConnectionState): Failure {
   if (NOT_CONNECTED.test(message)) return { outcome: 'refused', reason: 'not connected', answered: false };
   if (!replied) return { outcome: 'refused', reason: line, answered: false };
   // NOSCRIPT gets here only from a grant after the node's script cache was flushed
-  // (scripts.ts, callScript): the script did not run, which says nothing about the lock.
+  // (connection/lua.ts, callScript): the script did not run, which says nothing about the lock.
   if (NOT_SERVING.test(line) || /^NOSCRIPT\b/.test(line)) return { outcome: 'refused', reason: withHint(line), answered: false };
   return { outcome: 'refused', reason: withHint(line), answered: true };
 }

@@ -3,7 +3,7 @@ import { LockAbortedError, NodeAttempt, RedlockError } from './errors';
 import { checkDistinct, createNodes, NodeInput, RedisNode, waitForQuorum } from '../connection/nodes';
 import { acquireKeysOn, extendKeysOn, releaseKeysOn } from './writeScripts';
 import { DEFAULT_PATTERNS, InspectContext } from '../read/inspect';
-import { inspectNodes } from '../read/snapshot';
+import { inspectNodes, inspectOne, type KeyInspection } from '../read/snapshot';
 import { readContextOf, unreadOf } from '../read/context';
 import { discoverNodes, type DiscoverOptions, type Discovery } from '../read/discover';
 import { runHolding } from './using';
@@ -45,7 +45,7 @@ export class Redlock {
   readonly driftFactor: number;
   private readonly options: RedlockOptions;
   private connecting: Promise<void> | undefined;
-  /** The identity part of every token this instance writes (holders.ts). */
+  /** The identity part of every token this instance writes (bookkeeping/holderIdentity.ts). */
   private readonly identity: string;
   private readonly events: EventRecorder | undefined;
   /** Locks this instance holds and retries sleeping out their delay (localHandoff.ts). */
@@ -359,6 +359,16 @@ export class Redlock {
   /** The document `status --json` prints. Reads only. */
   async inspect(options: InspectOptions = {}): Promise<Snapshot> {
     return (await this.inspectPage(options)).snapshot;
+  }
+
+  /**
+   * One key by its name on every node (no SCAN), with its bookkeeping, fence and waiters:
+   * the document `status` would print for it, its entry, or why it is no lock. Reads only.
+   */
+  async inspectKey(resource: Resource, options: Omit<InspectOptions, 'patterns' | 'continueFrom'> = {}): Promise<KeyInspection> {
+    validateResources([resource]);
+    await this.ready();
+    return inspectOne(this.readContext(), typeof resource === 'string' ? Buffer.from(resource) : resource, options);
   }
 
   /** A snapshot plus the continuation of a truncated scan ("load more"). */

@@ -6,9 +6,11 @@ import { clockNow } from '../connection/deadline';
 import { quorumOf } from '../vocabulary/classify';
 import { readable, type InspectContext } from './context';
 import type { InspectOptions, InspectPage, ScanCursor } from '../vocabulary/inspectTypes';
-import type { Snapshot } from '../vocabulary/types';
+import type { LockEntry, SkippedKey, Snapshot } from '../vocabulary/types';
 import type { OnPage } from './inspect';
-import { DEFAULT_PATTERNS, fillGaps, preclassifyPage, scanNode, unreadPart, validatePatterns } from './inspect';
+import { DEFAULT_PATTERNS, fillGaps, keyOf, preclassifyPage, readBatch, scanNode, unreadPart, validatePatterns } from './inspect';
+import { downStatus } from '../connection/nodes';
+import { globForKey } from '../vocabulary/tokens';
 import { classifyAndEnrich, readRelated, type WaiterStage } from './pipeline';
 
 /** The snapshot's waiters: those of its fresh locks, then the cycles among them. */
@@ -49,4 +51,45 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
     ? { patterns, cursors: Object.fromEntries(ctx.nodes.map((n, i) => [n.id, readable(scans[i].status) ? scans[i].cursors : (cont?.cursors[n.id] ?? patterns.map(() => '0'))])) }
     : null;
   return { snapshot, next, takenAtMs: nowMs, unread };
+}
+
+/** One key's document: the snapshot it is in, and its entry or why it is no lock. */
+export interface KeyInspection {
+  snapshot: Snapshot;
+  entry: LockEntry | undefined;
+  skipped: SkippedKey | undefined;
+}
+
+/**
+ * One key, read by its name on every node (no SCAN: a pattern of one exact name still
+ * walks the whole keyspace), with the same stages as any snapshot: its bookkeeping, fence,
+ * waiters and split confirmation. The MCP and LM tools' explain and force-release read
+ * through here. A cluster's key lives on one master: there the key is read as a pattern.
+ */
+export async function inspectOne(ctx: InspectContext, key: Buffer, options: Omit<InspectOptions, 'patterns' | 'continueFrom'> = {}): Promise<KeyInspection> {
+  const id = key.toString('latin1');
+  const shown = keyOf(id);
+  const found = (snapshot: Snapshot): KeyInspection => ({ snapshot, entry: snapshot.locks.find((l) => l.key === shown), skipped: snapshot.skipped.find((k) => k.key === shown) });
+  if (ctx.ownerOnly) return found((await inspectNodes(ctx, { ...options, patterns: [globForKey(key)] })).snapshot);
+  const deadline = performance.now() + (options.timeBudgetMs ?? 3_000);
+  // No pattern: the node's health, clock and capabilities only, then the key by name.
+  const scans = await Promise.all(ctx.nodes.map((node) => scanNode(ctx, node, [], [], 0, deadline)));
+  await Promise.all(scans.map(async (scan, i) => {
+    if (!readable(scan.status)) return;
+    try {
+      await readBatch(ctx, ctx.nodes[i], [key], scan);
+    } catch (e) {
+      Object.assign(scan.status, downStatus(e, ctx.nodes[i]));
+      scan.reads.clear();
+    }
+  }));
+  // What a SCAN would have listed: a key some node holds, readable or not.
+  const ids = new Set<string>();
+  if (scans.some((s) => { const o = s.reads.get(id)?.obs; return o !== undefined && o.state !== 'absent'; })) ids.add(id);
+  await readRelated(ctx, scans, ids);
+  const expiringThresholdMs = options.expiringThresholdMs ?? 2_000;
+  const { locks, skipped } = await classifyAndEnrich(ctx, scans, ids, clockNow(), expiringThresholdMs, snapshotWaiters(ctx, scans));
+  // Only the key asked about: the locks its bookkeeping named are read, not shown.
+  const snapshot: Snapshot = { quorum: quorumOf(ctx.nodes.length), nodes: scans.map((s) => s.status), locks: locks.filter((l) => l.key === shown), skipped: skipped.filter((k) => k.key === shown), truncated: false };
+  return found(snapshot);
 }

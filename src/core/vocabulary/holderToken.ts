@@ -1,6 +1,6 @@
 // Reading the holder identity our tokens carry (wire format: docs/formats.md, "Holder
 // identity in the token"). Pure and total, no Node built-ins: the webview's bundle uses it
-// through src/core/vocabulary/describe.ts. Writing it is holders.ts.
+// through src/core/vocabulary/describe.ts. Writing it is bookkeeping/holderIdentity.ts.
 import type { Holder } from './types';
 import { foreignStringHolder, redissonClientOf, redissonHolder } from './foreignHolders';
 

@@ -74,3 +74,20 @@ export const parseKeyArg = parseTokenArg;
 export function dataRecord<V>(): Record<string, V> {
   return Object.create(null) as Record<string, V>;
 }
+
+/** Redis glob (SCAN MATCH) that matches exactly this key name. */
+export function globForKey(key: Buffer): string {
+  const text = utf8OrNull(key);
+  if (text !== null) return text.replace(/[*?[\]\\]/g, (c) => '\\' + c);
+  // Invalid UTF-8 cannot travel in a string pattern byte for byte: each non-ASCII byte
+  // becomes `?` (any one byte) and the caller keeps only the entry whose key is exact.
+  let out = '';
+  for (const b of key) {
+    if (b >= 0x80) out += '?';
+    else {
+      const c = String.fromCharCode(b);
+      out += /[*?[\]\\]/.test(c) ? '\\' + c : c;
+    }
+  }
+  return out;
+}

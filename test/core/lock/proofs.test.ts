@@ -240,7 +240,7 @@ describe('proofs', function () {
       await run('bad scheme', ['status', '--node', `http://u:${password}@127.0.0.1:1`], {}, 2);
       await run('unreachable url', ['acquire', 'lock:pw', '--ttl', '1000', '--node', `redis://:${password}@127.0.0.1:${dead.port}`], {}, 3);
       await run('unreachable env', ['status', '--node', dead.url], { REDLOCK_PASSWORD: password }, 3);
-      await run('held by other', ['acquire', 'lock:held', '--ttl', '1000', '--node', withPw], {}, 0);
+      await run('held by other', ['acquire', 'lock:held', '--ttl', '30000', '--node', withPw], {}, 0);
       await run('refused', ['acquire', 'lock:held', '--ttl', '1000', '--node', withPw], {}, 1);
       await run('release wrong token', ['release', 'lock:held', '--token', 'nope', '--node', plain], { REDLOCK_PASSWORD: password }, 1);
       const w = await watchBriefly(['--node', withPw], secure, {}, password);
