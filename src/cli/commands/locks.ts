@@ -15,7 +15,6 @@ import type { Io } from '../io';
 import { integerParser, MAX_RETRY, MAX_TTL_MS, nodeOptions, NodeOptions, parseToken, parseTtl, resourceListParser } from '../options';
 import { keyList, renderLockResult, renderNodeList } from '../render';
 import { styleFor } from '../style';
-import { notListedHints } from '../patternHint';
 
 interface LockDoc {
   resources: string[];
@@ -91,7 +90,6 @@ export async function runAcquire(redlock: Redlock, cmd: { resources: Buffer[]; t
   if (cmd.json) io.out(safeJson({ resources: lock.resources, token: lock.token, validityMs: lock.validityMs, nodes: pick(nodes), ...fenceFields(fencing, lock) } satisfies LockDoc, 2));
   else {
     io.out(renderLockResult('acquired', lock.resources, lock.token, lock.validityMs, nodes, styleFor(io.colour), lock.fences));
-    for (const hint of notListedHints(cmd.resources)) io.out(`note: ${hint}`);
   }
   return EXIT.ok;
 }

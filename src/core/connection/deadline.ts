@@ -10,19 +10,18 @@ export class DeadlineError extends Error {
   }
 }
 
-/**
- * A timer that fires this much after its time means our own event loop was busy (a GC
- * pause, a large page decoded): the node is given its time again rather than blamed.
- */
+/** A timer that fires this much after its time means our own event loop was busy. */
 const LATE_MS = 20;
 
 /**
  * `p`, or a DeadlineError once `ms` pass; the timer never outlives the race. A reply that
- * arrived while our event loop was busy is taken before the deadline is told (the timer
- * waits one turn of I/O), and a timer that fired late gives the node its `ms` once more:
- * a deadline measures the node, never our own busy loop.
+ * arrived while our event loop was busy is taken before the deadline is told: the timer
+ * waits one turn of I/O first. With `giveBackLag` (reads, whose deadline must measure the
+ * node), a timer that fired late because our loop was busy (a GC pause, a large page
+ * decoded) gives the node the time it lost, once, at most `ms` more; writes keep their
+ * deadline as it is.
  */
-export function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
+export function withDeadline<T>(p: Promise<T>, ms: number, giveBackLag = false): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   let settled = false;
   return Promise.race([
@@ -31,16 +30,16 @@ export function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
       const arm = (wait: number, retry: boolean): void => {
         const due = performance.now() + wait;
         timer = setTimeout(() => {
-          const late = performance.now() - due > LATE_MS;
+          const late = performance.now() - due;
           // Replies already in the socket are read in the poll phase, before setImmediate.
           setImmediate(() => {
             if (settled) return;
-            if (late && retry) arm(ms, false);
+            if (retry && late > LATE_MS) arm(Math.min(ms, late), false);
             else reject(new DeadlineError(ms));
           });
         }, wait);
       };
-      arm(ms, true);
+      arm(ms, giveBackLag);
     }),
   ]).finally(() => {
     settled = true;

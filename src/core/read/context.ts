@@ -53,6 +53,8 @@ export interface NodeScan {
   offsetMs: number;
   cursors: string[];
   truncated: boolean;
+  /** Resources whose event logs the scan's walk of internal keys came across (internalWalk.ts). */
+  logged?: ReadonlySet<string>;
 }
 
 /**

@@ -39,8 +39,8 @@ export async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buff
   for (let i = 0; i < keys.length; i += READ_BATCH) {
     const chunk = keys.slice(i, i + READ_BATCH);
     const batches = node.clusterMember
-      ? await withDeadline(readEachKey(node, chunk, scan.absent), ctx.commandTimeoutMs)
-      : [await withDeadline(readObservations(node.client, chunk, node.id, scan.absent), ctx.commandTimeoutMs)];
+      ? await withDeadline(readEachKey(node, chunk, scan.absent), ctx.commandTimeoutMs, true)
+      : [await withDeadline(readObservations(node.client, chunk, node.id, scan.absent), ctx.commandTimeoutMs, true)];
     for (let j = 0; j < chunk.length; j++) {
       const batch = batches.length === 1 ? batches[0] : batches[j];
       scan.reads.set(chunk[j].toString('latin1'), { obs: batch.observations[batches.length === 1 ? j : 0], at: batch.nodeTimeMs - scan.offsetMs });
@@ -115,7 +115,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
       }
       if (node.clusterMember) {
         while (cursor !== DONE) {
-          const [next, keys] = await withDeadline(node.client.scanBuffer(cursor, 'MATCH', patterns[p], 'COUNT', SCAN_COUNT), ctx.commandTimeoutMs);
+          const [next, keys] = await withDeadline(node.client.scanBuffer(cursor, 'MATCH', patterns[p], 'COUNT', SCAN_COUNT), ctx.commandTimeoutMs, true);
           cursor = String(next) === '0' ? DONE : String(next);
           scan.cursors[p] = cursor;
           const fresh = keys.filter((k) => !scan.reads.has(k.toString('latin1')));
@@ -130,7 +130,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
       const client = node.client as Redis;
       let inFlight: Promise<unknown[]> | undefined = requestScanPage(client, cursor, patterns[p], SCAN_COUNT, walk.cursor, walk.count);
       while (inFlight) {
-        const flat = await withDeadline(inFlight, ctx.commandTimeoutMs);
+        const flat = await withDeadline(inFlight, ctx.commandTimeoutMs, true);
         const next = pageCursor(flat);
         cursor = next === '0' ? DONE : next;
         scan.cursors[p] = cursor;
@@ -169,6 +169,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         if (page.unread.length) pendingReads.push(readBatch(ctx, node, page.unread, scan));
       }
     }
+    scan.logged = walk.logged;
     if (walk.complete) for (const w of waiting.splice(0)) settle(w);
     // The walk did not finish (a cut scan, a short pattern walk): those pages' keys are
     // looked up by name, one call per page, as each page did before the walk existed.
@@ -184,7 +185,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
 /** Sets the fence counters and waiter-set presence of a page's keys read by name (see readInternalOf). */
 async function lookUpInternal(ctx: InspectContext, client: Redis, scan: NodeScan, [ids, slots]: [string[], Slot[]], onPage?: OnPage): Promise<void> {
   const keys = ids.map((id) => Buffer.from(id, 'latin1'));
-  const { fences, noWaiters } = await withDeadline(readInternalOf(client, keys), ctx.commandTimeoutMs);
+  const { fences, noWaiters } = await withDeadline(readInternalOf(client, keys), ctx.commandTimeoutMs, true);
   // The node would not say: counters and waiters are read apart after classification.
   if (fences === undefined) return;
   for (let i = 0; i < ids.length; i++) {

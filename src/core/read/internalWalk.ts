@@ -27,6 +27,8 @@ export class InternalWalk {
   /** Resource id (latin1) -> its counter; undefined: a counter the node would not read. */
   private readonly fences = new Map<string, number | null | undefined>();
   private readonly waiters = new Set<string>();
+  /** Resources (latin1 ids) with an event log: our own core's locks, whatever their names. */
+  readonly logged = new Set<string>();
 
   /** Takes one page of the walk: its next cursor (null: the call did not walk) and finds (see SCAN_PAGE). */
   add(next: string | null, internals: readonly unknown[]): void {
@@ -37,6 +39,7 @@ export class InternalWalk {
       if (!parsed || internalKey(parsed.kind, parsed.resource) !== name) continue;
       const value = internals[i + 1];
       if (parsed.kind === 'waiters') this.waiters.add(parsed.resource);
+      else if (parsed.kind === 'events') this.logged.add(parsed.resource);
       else if (parsed.kind === 'fence') this.fences.set(parsed.resource, Buffer.isBuffer(value) ? pageCounter(value) : undefined);
     }
     this.walked += this.count;

@@ -4,6 +4,7 @@
 //   related keys read by name -> classify -> confirm splits -> fences -> waiters -> bookkeeping.
 // The watcher runs them over the keys that may have changed, the snapshot over all it read.
 import { bookkeepingOf, redissonBookkeepingOf } from '../vocabulary/foreignKeys';
+import { INTERNAL_PREFIX, parseInternalKey } from '../bookkeeping/internalKeys';
 import { downStatus } from '../connection/nodes';
 import { readable, type InspectContext, type NodeScan } from './context';
 import { classifyKeys, keyOf, readBatch } from './inspect';
@@ -33,14 +34,25 @@ export interface Related {
   byName: Set<string>;
 }
 
+const EVENTS_PREFIX = `${INTERNAL_PREFIX}events:`;
+
+/** The resource (latin1 id) whose event log `id` is, or null. */
+function loggedResource(id: string): string | null {
+  if (!id.startsWith(EVENTS_PREFIX)) return null;
+  const parsed = parseInternalKey(id);
+  return parsed?.kind === 'events' ? parsed.resource : null;
+}
+
 /**
  * Adds to `ids` the keys whose names follow from keys among them: the lock a bookkeeping
- * key serves, and a Redisson lock's timeout zset, queue and fence counter. One no scan
+ * key serves, a Redisson lock's timeout zset, queue and fence counter, and, with
+ * `ownLocks` (the default patterns), the resource of each of our event logs: our own
+ * core's locks are listed whatever their names. One no scan
  * listed is read by name on every readable node (the patterns may miss it); one that no
  * node holds is no key of the document. Not on a cluster: there a lock and its
  * bookkeeping share a slot, and the scan of that slot's master lists both.
  */
-export async function readRelated(ctx: InspectContext, scans: NodeScan[], ids: Set<string>): Promise<Related> {
+export async function readRelated(ctx: InspectContext, scans: NodeScan[], ids: Set<string>, ownLocks = false): Promise<Related> {
   const out: Related = { anchors: new Set(), byName: new Set() };
   if (ctx.ownerOnly) return out;
   const present = (id: string): boolean => scans.some((s) => s.reads.get(id)?.obs.state === 'present');
@@ -53,11 +65,13 @@ export async function readRelated(ctx: InspectContext, scans: NodeScan[], ids: S
   // looked at in turn, and names lead back to one another, so the walk ends.
   for (const id of ids) {
     const b = bookkeepingOf(id);
-    const names = b !== null ? b.owners : redissonLockOn(scans, id) ? redissonBookkeepingOf(id) : null;
+    const logged = ownLocks && b === null ? loggedResource(id) : null;
+    const names = b !== null ? b.owners : logged !== null ? [logged] : redissonLockOn(scans, id) ? redissonBookkeepingOf(id) : null;
     if (names === null) continue;
     for (const n of names) {
       if (scans.some((s) => s.reads.has(n))) {
-        if (present(n)) joined(n, id);
+        // A logged lock a page lists is that page's to follow: no anchor to look at again.
+        if (logged === null && present(n)) joined(n, id);
       } else if (!toRead.has(n)) toRead.set(n, id);
     }
   }

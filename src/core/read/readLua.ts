@@ -249,7 +249,8 @@ if ARGV[9] ~= '' then
       if v ~= '' then
         found[m + 1], found[m + 2], m = k, v, m + 2
       end
-    elseif kind == 'waiters:' then
+    elseif kind == 'waiters:' or string.sub(kind, 1, 7) == 'events:' then
+      -- A waiter set or an event log: its name is all the client needs.
       found[m + 1], found[m + 2], m = k, 1, m + 2
     end
   end

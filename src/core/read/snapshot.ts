@@ -5,12 +5,13 @@ import { attachWaiters, flagDeadlocks } from './holdersRead';
 import { clockNow } from '../connection/deadline';
 import { quorumOf } from '../vocabulary/classify';
 import { readable, type InspectContext } from './context';
-import type { InspectOptions, InspectPage, ScanCursor } from '../vocabulary/inspectTypes';
+import { isDefaultPatterns, type InspectOptions, type InspectPage, type ScanCursor } from '../vocabulary/inspectTypes';
 import type { LockEntry, SkippedKey, Snapshot } from '../vocabulary/types';
 import type { OnPage } from './inspect';
 import { DEFAULT_PATTERNS, fillGaps, keyOf, preclassifyPage, readBatch, scanNode, unreadPart, validatePatterns } from './inspect';
 import { downStatus } from '../connection/nodes';
 import { globForKey } from '../vocabulary/tokens';
+import { internalKey } from '../bookkeeping/internalKeys';
 import { classifyAndEnrich, readRelated, type WaiterStage } from './pipeline';
 
 /** The snapshot's waiters: those of its fresh locks, then the cycles among them. */
@@ -40,7 +41,10 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
   const union = new Set<string>();
   for (const s of scans) for (const id of s.reads.keys()) union.add(id);
   if (scans.length > 1 && !ctx.ownerOnly) await fillGaps(ctx, scans, union);
-  await readRelated(ctx, scans, union);
+  // Under the default patterns, our own core's locks are listed through their event logs.
+  const ownLocks = isDefaultPatterns(patterns);
+  if (ownLocks) for (const s of scans) for (const r of s.logged ?? []) union.add(internalKey('events', r));
+  await readRelated(ctx, scans, union, ownLocks);
 
   const nowMs = clockNow();
   const { locks, skipped } = await classifyAndEnrich(ctx, scans, union, nowMs, expiringThresholdMs, snapshotWaiters(ctx, scans));

@@ -13,7 +13,7 @@ import { clockNow } from '../connection/deadline';
 import { readable, type InspectContext, type NodeScan } from './context';
 import { ObservedHistory } from './observedHistory';
 import { DEFAULT_PATTERNS, fillGaps, scanNode, validatePatterns } from './inspect';
-import type { NodeFacts } from '../vocabulary/inspectTypes';
+import { isDefaultPatterns, type NodeFacts } from '../vocabulary/inspectTypes';
 import { classifyAndEnrich, readRelated, type Related } from './pipeline';
 import type { LockEntry, SkippedKey, Snapshot } from '../vocabulary/types';
 import { attachWaiters, flagDeadlocks } from './holdersRead';
@@ -280,7 +280,7 @@ export class Watcher {
     // Redisson queue outside the patterns changes its lock, not any page.
     for (const id of this.related.anchors) if (heldSomewhere(id)) toClassify.add(id);
     const before = this.related.byName;
-    this.related = await readRelated(ctx, scans, toClassify);
+    this.related = await readRelated(ctx, scans, toClassify, isDefaultPatterns(this.patterns));
     for (const id of before) if (!this.related.byName.has(id)) this.forget(id, scans, removed);
     const threshold = this.options.expiringThresholdMs ?? 2_000;
     let waitChanged = new Set<string>();

@@ -98,7 +98,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
         let digest: string | undefined;
         if (w.digests) {
           try {
-            const d = await withDeadline(digestPage(client, cursor, pattern, SCAN_COUNT), ctx.commandTimeoutMs);
+            const d = await withDeadline(digestPage(client, cursor, pattern, SCAN_COUNT), ctx.commandTimeoutMs, true);
             digest = d.digest;
             const memo = w.pages.get(memoKey);
             if (memo && memo.digest === digest && digest !== UNDIGESTED) {
@@ -114,7 +114,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
           }
         }
         listed = true;
-        const page = await withDeadline(scanTtlPage(client, cursor, pattern, SCAN_COUNT), ctx.commandTimeoutMs);
+        const page = await withDeadline(scanTtlPage(client, cursor, pattern, SCAN_COUNT), ctx.commandTimeoutMs, true);
         const at = page.nodeTimeMs - known.offsetMs;
         const ids: string[] = new Array(page.keys.length);
         const toRead: Buffer[] = [];

@@ -8,6 +8,11 @@ import type { NodeCapabilities, Snapshot } from './types';
  */
 export const DEFAULT_PATTERNS: readonly string[] = Object.freeze(['*[lL][oO][cC][kK]*', 'mutex:*', 'semaphore:*']);
 
+/** The default patterns, whatever their order: then our own core's locks are listed through their event logs too. */
+export function isDefaultPatterns(patterns: readonly string[]): boolean {
+  return patterns.length === DEFAULT_PATTERNS.length && DEFAULT_PATTERNS.every((p) => patterns.includes(p));
+}
+
 export interface InspectOptions {
   /** SCAN MATCH globs; default DEFAULT_PATTERNS. */
   patterns?: string[];

@@ -143,6 +143,32 @@ describe('read pipeline: the watcher and inspect() give one document', function 
       await w.stop();
     }
   });
+  it('under the default patterns, our own locks are listed through their event logs, by the watcher too', async () => {
+    const recorder = new Redlock(fx.servers.map((s) => s.url), { events: true });
+    try {
+      const held = await recorder.acquire('orders:42', 60_000);
+      await held.settled;
+      const inspected = await fx.rl.inspect();
+      assert.deepEqual(inspected.locks.map((l) => l.key), ['orders:42']);
+      // A user's own pattern is theirs: nothing is added to it.
+      assert.deepEqual((await fx.rl.inspect({ patterns: ['lock:*'] })).locks, []);
+      const w = await watched(fx.rl);
+      try {
+        assert.deepEqual(normalized(w.first), normalized(inspected));
+        // Taken after the watch began, released after: the watch follows both.
+        const more = await recorder.acquire('jobs:7', 60_000);
+        await more.settled;
+        await recorder.release(held);
+        const now = await w.now();
+        assert.deepEqual(now.locks.map((l) => l.key), ['jobs:7']);
+        assert.deepEqual(normalized(now), normalized(await fx.rl.inspect()));
+      } finally {
+        await w.stop();
+      }
+    } finally {
+      await recorder.quit();
+    }
+  });
 });
 
 describe('read pipeline on a cluster: the watcher and inspect() give one document', function () {
