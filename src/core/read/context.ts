@@ -36,6 +36,12 @@ export interface InspectContext {
 export interface Slot {
   obs: Observation;
   at: number;
+  /**
+   * How late `at` may be (ms): the node's clock is read by the script after the command
+   * began, and a node descheduled in between stamps its PTTLs later than it read them.
+   * At most the time from sending the call to the node's stamp.
+   */
+  err?: number;
   /** The resource's fence counter as the scan found it (undefined: read apart); taken (cleared) by classifyKeys. */
   fence?: number | null;
   /** The scan found no waiter set beside this key; taken (cleared) by attachWaiters. */

@@ -30,6 +30,11 @@ const READ_BATCH = 1000;
 const DONE = 'done';
 const PRINTABLE_ASCII_NAME = /^[\x20-\x7e]*$/;
 
+/** How late a read's stamp `at` may be: the time from sending the call to it (see Slot.err). */
+export function stampError(at: number, sentAt: number): number {
+  return Math.max(0, Math.round(at - sentAt));
+}
+
 export function validatePatterns(patterns: string[]): void {
   if (patterns.length === 0) throw new RangeError('no key pattern given');
   for (const p of patterns) if (p.length === 0) throw new RangeError('empty key pattern');
@@ -38,12 +43,14 @@ export function validatePatterns(patterns: string[]): void {
 export async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buffer[], scan: NodeScan): Promise<void> {
   for (let i = 0; i < keys.length; i += READ_BATCH) {
     const chunk = keys.slice(i, i + READ_BATCH);
+    const sent = clockNow();
     const batches = node.clusterMember
       ? await withDeadline(readEachKey(node, chunk, scan.absent), ctx.commandTimeoutMs, true)
       : [await withDeadline(readObservations(node.client, chunk, node.id, scan.absent), ctx.commandTimeoutMs, true)];
     for (let j = 0; j < chunk.length; j++) {
       const batch = batches.length === 1 ? batches[0] : batches[j];
-      scan.reads.set(chunk[j].toString('latin1'), { obs: batch.observations[batches.length === 1 ? j : 0], at: batch.nodeTimeMs - scan.offsetMs });
+      const at = batch.nodeTimeMs - scan.offsetMs;
+      scan.reads.set(chunk[j].toString('latin1'), { obs: batch.observations[batches.length === 1 ? j : 0], at, err: stampError(at, sent) });
     }
   }
 }
@@ -128,6 +135,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         continue;
       }
       const client = node.client as Redis;
+      let sentAt = clockNow();
       let inFlight: Promise<unknown[]> | undefined = requestScanPage(client, cursor, patterns[p], SCAN_COUNT, walk.cursor, walk.count);
       while (inFlight) {
         const flat = await withDeadline(inFlight, ctx.commandTimeoutMs, true);
@@ -141,18 +149,22 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         // The pages left before the key cap cuts the scan, at this rate of keys per page.
         if (keysOnNode !== null && !walk.complete) walk.pace(keysOnNode, (maxKeys - scanned) / (scanned / pages));
         inFlight = undefined;
+        const at = page.nodeTimeMs - scan.offsetMs;
+        const err = stampError(at, sentAt);
         if (cursor !== DONE) {
           if (outOfBudget()) scan.truncated = true;
-          // The node works on the next page while this one is taken in here.
-          else inFlight = requestScanPage(client, cursor, patterns[p], SCAN_COUNT, walk.cursor, walk.count);
+          else {
+            // The node works on the next page while this one is taken in here.
+            sentAt = clockNow();
+            inFlight = requestScanPage(client, cursor, patterns[p], SCAN_COUNT, walk.cursor, walk.count);
+          }
         }
-        const at = page.nodeTimeMs - scan.offsetMs;
         const ids: string[] = new Array(page.keys.length);
         const slots: Slot[] = new Array(page.keys.length);
         for (let i = 0; i < page.keys.length; i++) {
           ids[i] = page.keys[i].toString('latin1');
           // Handed on with the ids: no lookup by name per key afterwards.
-          slots[i] = { obs: page.observations[i], at, fence: undefined, noWaiters: false, pre: undefined };
+          slots[i] = { obs: page.observations[i], at, err, fence: undefined, noWaiters: false, pre: undefined };
           scan.reads.set(ids[i], slots[i]);
         }
         const read: [string[], Slot[]] = [ids, slots];

@@ -8,7 +8,7 @@ import { downStatus } from '../connection/nodes';
 import { knownCapabilities } from '../connection/capabilities';
 import { INTERNAL_PREFIX, parseInternalKey } from '../bookkeeping/internalKeys';
 import type { InspectContext, NodeScan } from './context';
-import { readBatch } from './inspect';
+import { readBatch, stampError } from './inspect';
 import { digestPage, scanTtlPage, UNDIGESTED } from './readScripts';
 import { JUMP_TOLERANCE_MS } from './watchDiff';
 
@@ -114,8 +114,11 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
           }
         }
         listed = true;
+        const sent = clockNow();
         const page = await withDeadline(scanTtlPage(client, cursor, pattern, SCAN_COUNT), ctx.commandTimeoutMs, true);
         const at = page.nodeTimeMs - known.offsetMs;
+        // A jump must exceed what either stamp may be late by (Slot.err), or it is the read's own error.
+        const pageErr = stampError(at, sent);
         const ids: string[] = new Array(page.keys.length);
         const toRead: Buffer[] = [];
         for (let k = 0; k < page.keys.length; k++) {
@@ -126,7 +129,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
           const slot = known.reads.get(id);
           const o = slot?.obs;
           // New here, not a lock copy before, without expiry, or its expiry jumped: read it.
-          if (!o || o.state !== 'present' || o.pttlMs === null || pttl === -1 || o.pttlMs === -1 || Math.abs(at + pttl - (slot!.at + o.pttlMs)) > JUMP_TOLERANCE_MS) {
+          if (!o || o.state !== 'present' || o.pttlMs === null || pttl === -1 || o.pttlMs === -1 || Math.abs(at + pttl - (slot!.at + o.pttlMs)) > JUMP_TOLERANCE_MS + pageErr + (slot!.err ?? 0)) {
             toRead.push(page.keys[k]);
             dirty.add(id);
           }
