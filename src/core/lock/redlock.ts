@@ -86,6 +86,11 @@ export class Redlock {
     return this.options.commandTimeoutMs ?? Math.min(500, Math.max(50, Math.round(ttlMs / 20)));
   }
 
+  /** Refuses a write no node can serve safely; a promise only while some probe is unanswered (writeSupport.ts). */
+  private writable(operation: string, deadlineMs: number): Promise<void> | undefined {
+    return requireScripting(this.nodes, operation, this.quorum, deadlineMs, this.options.commandTimeoutMs ?? 1000);
+  }
+
   private own = (lock: Lock): Lock => ownedBy(lock, this);
   private drift = (ttlMs: number): number => Math.round(ttlMs * this.driftFactor) + 2;
 
@@ -97,7 +102,8 @@ export class Redlock {
     const signal = options.signal;
     if (this.connecting) await this.connecting;
     checkDistinct(this.nodes);
-    await requireScripting(this.nodes, 'acquire', this.options.commandTimeoutMs ?? 1000);
+    const scripting = this.writable('acquire', this.deadlineFor(ttlMs));
+    if (scripting) await scripting;
     let last: RedlockError | undefined;
     const delay = this.options.retryDelayMs ?? 200;
     const jitterMax = this.options.retryJitterMs ?? 100;
@@ -252,7 +258,8 @@ export class Redlock {
   async extend(lock: Lock, ttlMs: number): Promise<Lock> {
     validateTtl(ttlMs);
     await this.ready();
-    await requireScripting(this.nodes, 'extend', this.options.commandTimeoutMs ?? 1000);
+    const scripting = this.writable('extend', this.deadlineFor(ttlMs));
+    if (scripting) await scripting;
     const q = this.quorum;
     const drift = this.drift(ttlMs);
     const start = now();
@@ -288,7 +295,8 @@ export class Redlock {
   async release(lock: Lock): Promise<ReleaseResult> {
     if (this.connecting) await this.connecting;
     checkDistinct(this.nodes);
-    await requireScripting(this.nodes, 'release', this.options.commandTimeoutMs ?? 1000);
+    const scripting = this.writable('release', this.deadlineFor(lock.ttlMs));
+    if (scripting) await scripting;
     const q = this.quorum;
     // Resolves once the outcome is certain (docs/decisions.md): a quorum released, or too
     // few nodes left to reach one; the rest answer through `settled`.
@@ -335,7 +343,8 @@ export class Redlock {
   async forceRelease(resource: Resource, observed: readonly ObservedCopy[]): Promise<ForceReleaseResult> {
     validateResources([resource]);
     await this.ready();
-    await requireScripting(this.nodes, 'force-release', this.options.commandTimeoutMs ?? 1000);
+    const scripting = this.writable('force-release', this.options.commandTimeoutMs ?? 1000);
+    if (scripting) await scripting;
     return forceReleaseOn({ nodes: this.nodes, named: (keys, list) => this.named(keys, list), timeoutMs: this.options.commandTimeoutMs ?? 1000 }, resource, observed);
   }
 
