@@ -111,6 +111,10 @@ export class Redlock {
     // (made then, so an uncontended acquire builds nothing).
     let wait: WaitState | undefined;
     const waiting = retries > 0 ? (): WaitState => (wait ??= waitState(tokenWithIdentity(newToken(), Date.now(), this.identity), keys, delay, jitterMax, this.deadlineFor(ttlMs))) : undefined;
+    // A call of this instance holds or waits for one of the keys: the first attempt will
+    // meet a holder, so it is sent as a grant-or-list (one command where a refusal and its
+    // listing cost two rounds). Only then: an uncontended acquire still sends a plain SET.
+    const meetsHolder = retries > 0 && options.fencing !== true && this.local.contended(keys);
     // Queued from the first attempt, so a release during it is not missed.
     const sleeper = retries > 0 ? this.local.waiter(keys) : undefined;
     // When the first attempt was refused: a grant after it recorded how long it waited.
@@ -127,7 +131,7 @@ export class Redlock {
           // Never the last attempt (its error names every node's answer), nor when the caller
           // watches each answer, nor over NODE_CHECK_MS after the last round (localHandoff.ts).
           const w = wait as WaitState | undefined;
-          if (attempt < retries && w?.listed && !options.onAttempt && now() - askedAt < NODE_CHECK_MS && this.local.holds(keys)) {
+          if (attempt < retries && w?.listed && !options.onAttempt && now() - askedAt < NODE_CHECK_MS && sleeper!.busy()) {
             refusedAt ??= Date.now();
             await this.refreshWaiter(w, ttlMs);
             continue;
@@ -135,7 +139,8 @@ export class Redlock {
         }
         const onRefused = options.onAttempt && ((nodes: NodeAttempt[]): void => options.onAttempt!({ attempt: attempt + 1, attempts: retries + 1, nodes }));
         askedAt = now();
-        const result = await this.attemptAcquire({ keys, ttlMs, attempt: attempt + 1, final: attempt === retries, waiting: wait ?? (attempt < retries ? waiting : undefined), onRefused, fencing: options.fencing === true, refusedAt });
+        const result = await this.attemptAcquire({ keys, ttlMs, attempt: attempt + 1, final: attempt === retries, waiting: wait ?? (attempt < retries ? waiting : undefined), onRefused, fencing: options.fencing === true, refusedAt, list: attempt === 0 && meetsHolder });
+        sleeper?.attempted();
         if (result instanceof Lock) {
           this.local.hold(keys, result, result.deadline);
           this.events?.record('acquired', keys, result.token, { ttlMs, validityMs: result.validityMs, fence: result.fence, waitMs: refusedAt === undefined ? undefined : Date.now() - refusedAt });
@@ -156,8 +161,10 @@ export class Redlock {
   }
 
   /** Resolves undefined for a failed attempt that is not the last: a retry follows. */
-  private async attemptAcquire({ keys, ttlMs, attempt, final, waiting, onRefused, fencing, refusedAt }: AcquireAttempt): Promise<Lock | RedlockError | undefined> {
-    const listed = typeof waiting === 'object' ? waiting : undefined;
+  private async attemptAcquire({ keys, ttlMs, attempt, final, waiting, onRefused, fencing, refusedAt, list }: AcquireAttempt): Promise<Lock | RedlockError | undefined> {
+    const made = list === true && typeof waiting === 'function' ? waiting() : undefined;
+    const listing = made && made.keys.length > 0 ? made : undefined;
+    const listed = listing ?? (typeof waiting === 'object' ? waiting : undefined);
     const token = tokenWithIdentity(newToken(), Date.now(), this.identity);
     const q = this.quorum;
     const px = String(ttlMs);
@@ -168,6 +175,7 @@ export class Redlock {
       this.nodes,
       (node) => {
         if (fence) return fence.grant(node, token, px);
+        if (listing) return waitAcquireOn(node.client, keys, token, px, listing, true);
         if (listed?.listed && listed.keys.length > 0) return waitAcquireOn(node.client, keys, token, px, listed);
         if (keys.length === 1) return node.client.set(keys[0], token, 'PX', px, 'NX') as Promise<unknown>;
         return acquireKeysOn(node.client, keys, token, px);
@@ -200,17 +208,27 @@ export class Redlock {
     // release goes out after the SET on each connection, so it also undoes a late one.
     // A retrying call is listed as a waiter by this same release (and unlisted when it gives up).
     const wait = typeof waiting === 'function' ? waiting() : waiting;
-    const t = now();
-    let undo: Round<number>;
-    if (wait && wait.keys.length > 0 && (final ? wait.listed : entryDue(wait, t))) {
-      undo = this.releaseAndWait(keys, token, ttlMs, wait, !final);
-      if (!final) wait.writtenAt = t;
-    } else {
-      // A node that answered with the holder set nothing: only the others need undoing.
-      const undoOn = fence ? this.nodes : this.nodes.filter((_, i) => !refusedOutright(results[i]));
-      undo = round(undoOn, (node) => releaseKeysOn(node.client, keys, token), this.deadlineFor(ttlMs));
+    // Listed by the refusal itself where the nodes refused (a node that granted part of it
+    // took the entry off and is undone below): the entry is fresh.
+    if (listing) {
+      listing.listed = true;
+      listing.writtenAt = start;
     }
-    const [all] = await Promise.all([r.settled, undo.settled]);
+    const t = now();
+    let undone: Promise<unknown>;
+    const undoOn = (nodes: readonly RedisNode[]): Promise<unknown> => round(nodes, (node) => releaseKeysOn(node.client, keys, token), this.deadlineFor(ttlMs)).settled;
+    if (wait && wait.keys.length > 0 && (final ? wait.listed : entryDue(wait, t))) {
+      undone = this.releaseAndWait(keys, token, ttlMs, wait, !final).settled;
+      if (!final) wait.writtenAt = t;
+    } else if (fence) {
+      undone = undoOn(this.nodes);
+    } else {
+      // A node that answered with the holder set nothing: only the others need undoing,
+      // once each has answered (this call waits for them anyway; an undo sent later still
+      // follows the grant on the node's connection, so it also undoes a late one).
+      undone = r.settled.then((all) => undoOn(this.nodes.filter((_, i) => !refusedOutright(all[i]))));
+    }
+    const [all] = await Promise.all([r.settled, undone]);
     if (wait) wait.listed = !final;
     // Unless a caller shows progress, nobody reads why a retried attempt failed: skip
     // asking who holds the key.
@@ -298,6 +316,9 @@ export class Redlock {
     const scripting = this.writable('release', this.deadlineFor(lock.ttlMs));
     if (scripting) await scripting;
     const q = this.quorum;
+    // A retry of ours is about to be woken: its grant leaves in the same writev as this
+    // compare-and-delete on each node (one socket write instead of two per handoff).
+    if (this.local.awaited(lock.keys)) for (const node of this.nodes) node.corkTurn();
     // Resolves once the outcome is certain (docs/decisions.md): a quorum released, or too
     // few nodes left to reach one; the rest answer through `settled`.
     const r = round(this.nodes, (node) => releaseKeysOn(node.client, lock.keys, lock.rawToken), this.deadlineFor(lock.ttlMs), (rs, pending) => {
