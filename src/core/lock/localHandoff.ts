@@ -64,12 +64,15 @@ export class LocalHandoff {
   /** Locks that are never released are forgotten once expired, swept as the map grows. */
   private sweepAt = 1024;
 
-  /** Queues a retrying call on `keys` until its `done()`. */
-  waiter(resources: readonly Resource[]): RetryWaiter {
+  /** Releases through this instance (or of its locks through another): tells a call whether one came during its first attempt. */
+  releases = 0;
+
+  /** Queues a retrying call on `keys` until its `done()`; `woken`: its first sleep ends at once. */
+  waiter(resources: readonly Resource[], woken = false): RetryWaiter {
     let wakeSleep: (() => void) | undefined;
     const q: Queued = {
       keys: resources.map(keyOf),
-      woken: false,
+      woken,
       wake: () => {
         if (wakeSleep) wakeSleep();
         else q.woken = true;
@@ -142,6 +145,7 @@ export class LocalHandoff {
    * only be refused by the one woken first (a herd of attempts costs each a round).
    */
   released(keys: readonly Resource[], token: string | Buffer): void {
+    this.releases++;
     for (const r of keys) {
       const k = keyOf(r);
       const h = this.held.get(k);

@@ -23,7 +23,7 @@ import { History, readHistory } from '../read/history';
 import { AuditQuery, AuditReport, readAudit, readHistories } from '../read/auditRead';
 import type { LockEvent } from '../vocabulary/lockEvents';
 import { FenceRound, withRaiseFailures } from './fencing';
-import { LocalHandoff, NODE_CHECK_MS } from './localHandoff';
+import { LocalHandoff, NODE_CHECK_MS, RetryWaiter } from './localHandoff';
 import { Lock, lockForToken, ownedBy } from './lock';
 import { countGranted, extended, isGrant, now, refusedOutright, Round, round, Settled } from './round';
 import { newToken } from './tokenPool';
@@ -115,8 +115,11 @@ export class Redlock {
     // meet a holder, so it is sent as a grant-or-list (one command where a refusal and its
     // listing cost two rounds). Only then: an uncontended acquire still sends a plain SET.
     const meetsHolder = retries > 0 && options.fencing !== true && this.local.contended(keys);
-    // Queued from the first attempt, so a release during it is not missed.
-    const sleeper = retries > 0 ? this.local.waiter(keys) : undefined;
+    // Queued once its first attempt was refused (an uncontended call builds nothing); a
+    // release during that attempt is not missed: it changed the instance's release count,
+    // and the first retry then goes at once.
+    let sleeper: RetryWaiter | undefined;
+    const releasesBefore = this.local.releases;
     // When the first attempt was refused: a grant after it recorded how long it waited.
     let refusedAt: number | undefined;
     let askedAt = -Infinity; // monotonic instant of this call's last round
@@ -125,13 +128,14 @@ export class Redlock {
         if (signal?.aborted) throw new LockAbortedError('acquire aborted');
         if (attempt > 0) {
           const jitter = Math.random() * jitterMax;
-          await sleeper!.sleep(delay + jitter, signal);
+          sleeper ??= this.local.waiter(keys, this.local.releases !== releasesBefore);
+          await sleeper.sleep(delay + jitter, signal);
           // Held by a lock of this instance, unreleased in this process: a quorum would refuse,
           // so the attempt is counted refused without a round (the waiter entry kept fresh).
           // Never the last attempt (its error names every node's answer), nor when the caller
           // watches each answer, nor over NODE_CHECK_MS after the last round (localHandoff.ts).
           const w = wait as WaitState | undefined;
-          if (attempt < retries && w?.listed && !options.onAttempt && now() - askedAt < NODE_CHECK_MS && sleeper!.busy()) {
+          if (attempt < retries && w?.listed && !options.onAttempt && now() - askedAt < NODE_CHECK_MS && sleeper.busy()) {
             refusedAt ??= Date.now();
             await this.refreshWaiter(w, ttlMs);
             continue;
