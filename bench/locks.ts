@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as setImmediatePromise, setTimeout as sleep } from 'node:timers/promises';
 import type Redis from 'ioredis';
 import { RedisServer, startNodes } from '../src/dev/redisServer';
 import { LibSettings, LockLib, openOurs, openPeer, PEERS, peerName } from './lockLibs';
@@ -20,7 +20,7 @@ export interface LockBenchConfig {
   warmupSeconds: number;
   workers: number;
   contenders: number;
-  /** Time a contender holds the lock; spans event-loop turns so overlaps can show. */
+  /** Time a contender holds the lock; spans event-loop turns so overlaps can show (0: one turn). */
   holdMs: number;
   ttlMs: number;
   retryDelayMs: number;
@@ -159,7 +159,7 @@ const contention: Run = async (lib, ms, t, cfg) => {
       if (holders > 1) t.violations++;
       t.maxHolders = Math.max(t.maxHolders, holders);
       if (performance.now() <= end) t.ops++;
-      await sleep(cfg.holdMs);
+      await (cfg.holdMs > 0 ? sleep(cfg.holdMs) : setImmediatePromise());
       holders--;
       await lib.release(handle).catch(() => t.errors++);
     }
@@ -206,6 +206,8 @@ interface ScenarioResult {
   oursOverFastestPeer?: number;
   oursP99NoWorse?: boolean;
   targetMet?: boolean;
+  /** Keys (locks and our `__rli:` bookkeeping) still on the nodes 500 ms after the phase, per library. */
+  leftAfterGrace?: Record<string, number>;
 }
 
 const micro = (ms: number): number => Math.round(ms * 1000) / 1000;
@@ -289,6 +291,38 @@ async function scanAll(c: Redis, pattern: string): Promise<string[]> {
   return keys;
 }
 
+/**
+ * The library a bench key belongs to: `bench:<library>:<what>`, or a waiter set of one.
+ * Fence counters and event logs outlive their locks by design (docs/formats.md): not counted.
+ */
+function libraryOfKey(key: string): string | null {
+  // Internal keys wrap the resource: __rli:<kind>:{<resource>} or __rli:<kind>:=<resource>.
+  if (key.startsWith('__rli:') && !key.startsWith('__rli:waiters:')) return null;
+  const m = /^__rli:[a-z]+:(?:\{(.*)\}|=(.*))$/.exec(key);
+  const resource = m ? (m[1] ?? m[2]) : key;
+  if (!resource.startsWith('bench:')) return null;
+  return resource.slice('bench:'.length, resource.lastIndexOf(':'));
+}
+
+/** Keys left per library on every node, deleted once counted so the next phase starts clean. */
+async function takeLeftovers(servers: RedisServer[], drop: boolean): Promise<Record<string, number>> {
+  const left: Record<string, number> = {};
+  for (const server of servers) {
+    const c = server.client();
+    try {
+      const keys = [...await scanAll(c, 'bench:*'), ...await scanAll(c, '__rli:waiters:*')];
+      for (const key of keys) {
+        const lib = libraryOfKey(key);
+        if (lib !== null) left[lib] = (left[lib] ?? 0) + 1;
+      }
+      if (drop && keys.length > 0) await c.del(...keys);
+    } finally {
+      c.disconnect();
+    }
+  }
+  return left;
+}
+
 /** Opens into `libs` (so the caller closes whatever opened, even after a failure). */
 async function openLibs(libs: LockLib[], settings: LibSettings, cfg: LockBenchConfig): Promise<void> {
   const wanted = (name: string): boolean => cfg.only.length === 0 || cfg.only.includes(name);
@@ -328,14 +362,21 @@ export async function runLockBench(cfg: LockBenchConfig = lockBenchConfig()): Pr
     const scenarios = SCENARIOS.filter((s) => cfg.scenarios.length === 0 || cfg.scenarios.includes(s.id));
     const warm = { ...cfg, seconds: cfg.warmupSeconds / scenarios.length, rounds: 1 };
     for (const s of scenarios) await measure(libs, s.run, warm);
+    await sleep(500);
+    await takeLeftovers(servers, true);
 
     const results: Partial<Record<ScenarioId, ScenarioResult>> = {};
     for (const s of scenarios) {
       const contended = s.id === 'contention';
       const who = s.id === 'concurrent' ? `, ${cfg.workers} workers` : contended ? `, ${cfg.contenders} contenders, hold ${cfg.holdMs} ms` : '';
       const r = summarize(`${s.title}${who}`, await measure(libs, s.run, cfg), contended);
+      // What a phase leaves behind once its stragglers had a moment.
+      await sleep(500);
+      r.leftAfterGrace = await takeLeftovers(servers, true);
       results[s.id] = r;
       print(r, contended);
+      const left = Object.entries(r.leftAfterGrace);
+      console.log(`keys left 500 ms after the phase: ${left.length === 0 ? 0 : left.map(([k, n]) => `${k}: ${n}`).join(', ')}`);
     }
     const fencing: Partial<Record<ScenarioId, FencingCost>> = {};
     for (const id of ['sequential', 'concurrent'] as const) {
@@ -347,18 +388,7 @@ export async function runLockBench(cfg: LockBenchConfig = lockBenchConfig()): Pr
     // Leftovers: every library closed (ours: quit() awaits its in-flight releases), then
     // the lock keys still on any node, per library (a key is bench:<library>:<what>).
     await Promise.all(libs.splice(0).map((l) => l.close().catch(() => undefined)));
-    const leftovers: Record<string, number> = {};
-    for (const server of servers) {
-      const c = server.client();
-      try {
-        for (const key of await scanAll(c, 'bench:*')) {
-          const lib = key.slice('bench:'.length, key.lastIndexOf(':'));
-          leftovers[lib] = (leftovers[lib] ?? 0) + 1;
-        }
-      } finally {
-        c.disconnect();
-      }
-    }
+    const leftovers = await takeLeftovers(servers, false);
     const left = Object.values(leftovers).reduce((a, b) => a + b, 0);
     console.log(`lock keys left on the nodes after the run: ${left}${left ? ` (${Object.entries(leftovers).map(([k, n]) => `${k}: ${n}`).join(', ')})` : ''}`);
     const violations = Object.values(results.contention?.libs ?? {}).reduce((n, x) => n + (x.violations ?? 0), 0);

@@ -27,6 +27,9 @@ const SCRIPTING = ['EVAL', 'EVALSHA', 'EVAL_RO', 'EVALSHA_RO', 'SCRIPT', 'FUNCTI
  */
 export const READ_ROLE = '+@read +info +ping +scan +eval_ro +evalsha_ro +script|load -@write';
 
+/** A read-only role without scripting (EVAL and EVAL_RO denied), as security teams grant it. */
+export const SCRIPTLESS_ROLE = '+@read +scan +ping +info +time -@write';
+
 export const PROFILES: Record<string, ServerProfile> = {
   elasticache: { name: 'elasticache', renamed: ['CONFIG', 'DEBUG', 'SAVE', 'REPLICAOF'] },
   memorystore: { name: 'memorystore', renamed: ['CONFIG', 'DEBUG', 'MONITOR', 'OBJECT', 'COMMAND', 'ACL', 'MEMORY'] },
@@ -36,6 +39,8 @@ export const PROFILES: Record<string, ServerProfile> = {
   // no shebang flags (forced off: 7.0 cannot be configured to reject them).
   legacy: { name: 'legacy', renamed: ['EVAL_RO', 'EVALSHA_RO', 'PEXPIRETIME', 'MEMORY'], forcedOff: ['scriptFlags'] },
   readRole: { name: 'readRole', renamed: [], user: { name: 'reader', rules: READ_ROLE } },
+  // The role handed out most often to a tool that only looks: no scripting at all.
+  scriptlessRole: { name: 'scriptlessRole', renamed: [], user: { name: 'looker', rules: SCRIPTLESS_ROLE } },
 };
 
 export function profileConfig(p: ServerProfile): string[] {

@@ -28,14 +28,30 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
  * SET NX on every lock key (all or nothing, as rliAcquire); a grant also takes this waiter
  * off the waiter sets, so the new holder is never its own waiter. A refusal leaves the
  * entry alone (readers never see it blink out); the release that follows refreshes it.
- * KEYS: locks then waiter sets; ARGV: token, px, lock count, member. 0 when granted, else
- * {index, holder}.
+ * With ARGV[5] = '1' a refusal lists the waiter itself (as RELEASE_WAIT adds it: score
+ * now + ARGV[6], key ttl ARGV[7], cap ARGV[8]): a first attempt that is known to meet a
+ * holder is refused and listed in one command instead of two rounds.
+ * KEYS: locks then waiter sets; ARGV: token, px, lock count, member[, list, life, key ttl,
+ * cap]. 0 when granted, else {index, holder}.
  */
 const WAIT_ACQUIRE = `
 local nl = tonumber(ARGV[3])
 for i = 1, nl do
   local v = redis.call('GET', KEYS[i])
-  if v then return {i, v} end
+  if v then
+    if ARGV[5] == '1' then
+      ${NODE_NOW}
+      for j = nl + 1, #KEYS do
+        local w = KEYS[j]
+        redis.pcall('ZADD', w, string.format('%.0f', now + tonumber(ARGV[6])), ARGV[4])
+        redis.pcall('PEXPIRE', w, ARGV[7])
+        redis.pcall('ZREMRANGEBYSCORE', w, '-inf', string.format('%.0f', now))
+        local c = redis.pcall('ZCARD', w)
+        if type(c) == 'number' and c > tonumber(ARGV[8]) then redis.pcall('ZREMRANGEBYRANK', w, 0, c - tonumber(ARGV[8]) - 1) end
+      end
+    end
+    return {i, v}
+  end
 end
 for i = 1, nl do
   redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2])
@@ -143,9 +159,12 @@ export function waitState(member: string, resources: Resource[], delayMs: number
   return { member, keys, lifeText: String(Math.ceil(2 * period)), keyTtlText: String(Math.ceil(3 * period)), listed: false, writtenAt: 0, periodMs: period };
 }
 
-export function waitAcquireOn(client: Redis | Cluster, locks: Resource[], token: string, px: string, w: WaitState): Promise<number | [number, Buffer]> {
+/** `list`: a refusal also lists the waiter (a first attempt known to meet a holder). */
+export function waitAcquireOn(client: Redis | Cluster, locks: Resource[], token: string, px: string, w: WaitState, list = false): Promise<number | [number, Buffer]> {
+  const args = [...locks, ...w.keys, token, px, String(locks.length), w.member];
+  if (list) args.push('1', w.lifeText, w.keyTtlText, MAX_WAITERS_TEXT);
   // A grant: never resent out of order (callScript).
-  return callScript(client, WAIT_ACQUIRE_SCRIPT, locks.length + w.keys.length, [...locks, ...w.keys, token, px, String(locks.length), w.member], false);
+  return callScript(client, WAIT_ACQUIRE_SCRIPT, locks.length + w.keys.length, args, false);
 }
 
 export function releaseWaitOn(client: Redis | Cluster, locks: Resource[], token: string | Buffer, w: WaitState, add: boolean): Promise<number> {

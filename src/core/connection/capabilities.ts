@@ -138,21 +138,31 @@ export async function probeCapabilities(client: Redis, timeoutMs: number): Promi
 /** Per connection (socket): a reconnect may reach another server, so it is asked again. */
 const probed = new WeakMap<object, Promise<ServerCapabilities>>();
 const lastKnown = new WeakMap<object, ServerCapabilities>();
+/** What each socket's probe found, once it answered: read without a promise on the write path. */
+const answeredOn = new WeakMap<object, ServerCapabilities>();
+
+const socketOf = (client: Redis): object => (client.stream as object | undefined) ?? client;
 
 /** This client's capabilities, probed once per connection; a failed probe is asked again next time. */
 export function capabilitiesOf(client: Redis | Cluster, timeoutMs = 2000): Promise<ServerCapabilities> {
   if (client instanceof Cluster) return Promise.resolve(CLUSTER_ASSUMED);
-  const socket = (client.stream as object | undefined) ?? client;
+  const socket = socketOf(client);
   let p = probed.get(socket);
   if (!p) {
     p = probeCapabilities(client, timeoutMs).then((c) => {
       lastKnown.set(client, c);
+      answeredOn.set(socket, c);
       return c;
     });
     probed.set(socket, p);
     p.catch(() => probed.delete(socket));
   }
   return p;
+}
+
+/** This connection's capabilities if its probe has answered, without asking (undefined: not yet). */
+export function answeredCapabilities(client: Redis | Cluster): ServerCapabilities | undefined {
+  return client instanceof Cluster ? CLUSTER_ASSUMED : answeredOn.get(socketOf(client));
 }
 
 /** The last capabilities probed on this client, without asking (null: never probed). */

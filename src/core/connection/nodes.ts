@@ -212,6 +212,20 @@ export class RedisNode {
     });
   }
 
+  /**
+   * Holds this node's socket writes until the event loop's check phase: a release that
+   * wakes a retry of the same process writes its compare-and-delete and, in the same
+   * writev, the woken call's grant (sent a few promise hops later, still in this turn).
+   * Streams count corks, so this nests with cork().
+   */
+  corkTurn(): void {
+    if (this.client instanceof Cluster) return;
+    const stream = this.client.stream;
+    if (!stream || this.client.status !== 'ready') return;
+    stream.cork();
+    setImmediate(() => stream.uncork());
+  }
+
   get isCluster(): boolean {
     return this.client instanceof Cluster;
   }

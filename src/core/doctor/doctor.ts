@@ -55,6 +55,11 @@ export interface DiagnoseInput {
   deadlineMs: number;
   /** The read path's error per node (from a snapshot), e.g. NOPERM on SCAN. */
   readErrors: ReadonlyMap<string, string>;
+  /**
+   * Nodes that answered but whose locks could not be read (no scripting, a role without
+   * it): their live TTLs are unknown, so restart risk is judged against `ttlMs` there.
+   */
+  locksUnread?: ReadonlySet<string>;
 }
 
 export const DEFAULT_REFERENCE_TTL_MS = 10_000;
@@ -245,8 +250,14 @@ function persistence(f: DeploymentFacts, input: DiagnoseInput, add: Add): void {
     const what = f.save.trim() === '' ? 'no persistence (AOF off, no RDB snapshots)' : `RDB snapshots only (save ${f.save}): a restart loses every grant since the last snapshot`;
     add('warning', 'persistence', f.node, `${f.node} has ${what}; a restarted node has forgotten the locks it granted, so it must stay out for the longest lock TTL before it rejoins`, 'enable appendonly yes with appendfsync always, or delay every restart by the longest TTL (the delayed-restart rule)');
   }
-  if (input.longestTtlMs <= 0 || f.uptimeS === null || f.uptimeS * 1000 >= input.longestTtlMs) return;
-  const up = `started ${f.uptimeS} s ago, less than the longest live lock (${seconds(input.longestTtlMs)} left)`;
+  // Uptime and persistence come from INFO, which a server without scripting still answers:
+  // where its locks could not be read, a lock as long as the reference TTL may live there.
+  const unread = input.locksUnread?.has(f.node) === true;
+  const longest = unread ? Math.max(input.longestTtlMs, input.ttlMs) : input.longestTtlMs;
+  if (longest <= 0 || f.uptimeS === null || f.uptimeS * 1000 >= longest) return;
+  const up = unread
+    ? `started ${f.uptimeS} s ago, less than a ${seconds(longest)} lock (its locks could not be read, so one may live there)`
+    : `started ${f.uptimeS} s ago, less than the longest live lock (${seconds(longest)} left)`;
   if (persistent === false) {
     add('error', 'restart-risk', f.node, `${f.node} ${up}, without persistence: locks granted before its restart are forgotten, so a second client may hold one of them right now`, 'keep a restarted node out of the set for the longest TTL (delayed restart), or enable appendfsync always');
   } else if (persistent === null) {
@@ -331,11 +342,15 @@ export async function runDoctor(ctx: DoctorContext, options: DoctorOptions = {})
   const { longestTtlMs, liveLocks } = liveLockFacts(page.snapshot);
   const ttlMs = options.ttlMs ?? (longestTtlMs > 0 ? longestTtlMs : DEFAULT_REFERENCE_TTL_MS);
   const readErrors = new Map<string, string>();
-  for (const n of page.snapshot.nodes) if (n.error !== null && /NOPERM|no permissions/i.test(n.error)) readErrors.set(n.node, n.error);
+  const locksUnread = new Set<string>();
+  for (const n of page.snapshot.nodes) {
+    if (n.error !== null && /NOPERM|no permissions/i.test(n.error)) readErrors.set(n.node, n.error);
+    if (n.error !== null && n.reachable) locksUnread.add(n.node);
+  }
   const quorum = ctx.ownerOnly ? 1 : ctx.quorum;
   const findings = diagnose({
     facts, configured: ctx.configured, cluster: ctx.ownerOnly === true, quorum, driftFactor: ctx.driftFactor,
-    ttlMs, longestTtlMs, liveLocks, deadlineMs: ctx.deadlineFor(ttlMs), readErrors,
+    ttlMs, longestTtlMs, liveLocks, deadlineMs: ctx.deadlineFor(ttlMs), readErrors, locksUnread,
   });
   return { findings, answered: facts.filter((f) => f.reachable).length, quorum };
 }

@@ -16,8 +16,12 @@ import type { Resource } from '../vocabulary/resource';
 export interface RetryWaiter {
   /** Resolves after `ms` or at a wake; rejects on abort. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** Its attempt after a wake is over: the others stop counting on that handoff. */
+  attempted(): void;
   /** Leaves the queues; a wake it did not use passes to the next call in line. */
   done(): void;
+  /** Whether another call of this instance holds one of its keys or was just handed one (see `busy`). */
+  busy(): boolean;
 }
 
 interface Queued {
@@ -55,15 +59,20 @@ export class LocalHandoff {
   /** Per resource, retrying calls in the order they started. */
   private readonly queues = new Map<string, Queued[]>();
   private readonly held = new Map<string, Held>();
+  /** Per resource, the call a release woke, while its attempt is in flight. */
+  private readonly handedTo = new Map<string, Queued>();
   /** Locks that are never released are forgotten once expired, swept as the map grows. */
   private sweepAt = 1024;
 
-  /** Queues a retrying call on `keys` until its `done()`. */
-  waiter(resources: readonly Resource[]): RetryWaiter {
+  /** Releases through this instance (or of its locks through another): tells a call whether one came during its first attempt. */
+  releases = 0;
+
+  /** Queues a retrying call on `keys` until its `done()`; `woken`: its first sleep ends at once. */
+  waiter(resources: readonly Resource[], woken = false): RetryWaiter {
     let wakeSleep: (() => void) | undefined;
     const q: Queued = {
       keys: resources.map(keyOf),
-      woken: false,
+      woken,
       wake: () => {
         if (wakeSleep) wakeSleep();
         else q.woken = true;
@@ -97,10 +106,13 @@ export class LocalHandoff {
         };
         signal?.addEventListener('abort', onAbort, { once: true });
       }),
+      attempted: () => this.forgetHandoff(q),
       done: () => {
+        this.forgetHandoff(q);
         this.remove(q);
-        if (q.woken) for (const k of q.keys) this.queues.get(k)?.[0]?.wake();
+        if (q.woken) for (const k of q.keys) this.wakeFirst(k);
       },
+      busy: () => this.busy(q),
     };
   }
 
@@ -133,12 +145,52 @@ export class LocalHandoff {
    * only be refused by the one woken first (a herd of attempts costs each a round).
    */
   released(keys: readonly Resource[], token: string | Buffer): void {
+    this.releases++;
     for (const r of keys) {
       const k = keyOf(r);
       const h = this.held.get(k);
       if (h && sameToken(h.token, token)) this.held.delete(k);
-      this.queues.get(k)?.[0]?.wake();
+      this.wakeFirst(k);
     }
+  }
+
+  private wakeFirst(k: string): void {
+    const first = this.queues.get(k)?.[0];
+    if (!first) return;
+    this.handedTo.set(k, first);
+    first.wake();
+  }
+
+  private forgetHandoff(q: Queued): void {
+    if (this.handedTo.size === 0) return;
+    for (const k of q.keys) if (this.handedTo.get(k) === q) this.handedTo.delete(k);
+  }
+
+  /**
+   * A lock of this instance holds one of `q`'s keys, or a release just woke another call
+   * for one and its attempt is in flight: either way a round of `q` now would be refused
+   * (the woken call's grant goes out first on every connection). Rests on the same belief
+   * as `holds`, and the caller bounds it the same way (NODE_CHECK_MS).
+   */
+  private busy(q: Queued): boolean {
+    if (this.handedTo.size > 0) {
+      for (const k of q.keys) {
+        const to = this.handedTo.get(k);
+        if (to !== undefined && to !== q) return true;
+      }
+    }
+    return this.holds(q.keys);
+  }
+
+  /** Whether a call of this instance waits for one of `keys`: a release of them will wake it. */
+  awaited(keys: readonly Resource[]): boolean {
+    if (this.queues.size > 0) for (const r of keys) if (this.queues.has(keyOf(r))) return true;
+    return false;
+  }
+
+  /** Whether a lock of this instance holds one of `keys`, or a call of it waits for one: a new attempt will meet a holder. */
+  contended(keys: readonly Resource[]): boolean {
+    return this.awaited(keys) || this.holds(keys);
   }
 
   /** Whether a lock of this instance, unreleased in this process, holds one of `keys` within its validity. */

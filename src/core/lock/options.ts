@@ -90,4 +90,6 @@ export interface AcquireAttempt {
   fencing: boolean;
   /** Epoch ms of the call's first refused attempt, if one was. */
   refusedAt?: number;
+  /** A holder is known to be met (localHandoff.ts): a refusal lists the waiter in the same command. */
+  list?: boolean;
 }

@@ -23,7 +23,7 @@ import { History, readHistory } from '../read/history';
 import { AuditQuery, AuditReport, readAudit, readHistories } from '../read/auditRead';
 import type { LockEvent } from '../vocabulary/lockEvents';
 import { FenceRound, withRaiseFailures } from './fencing';
-import { LocalHandoff, NODE_CHECK_MS } from './localHandoff';
+import { LocalHandoff, NODE_CHECK_MS, RetryWaiter } from './localHandoff';
 import { Lock, lockForToken, ownedBy } from './lock';
 import { countGranted, extended, isGrant, now, refusedOutright, Round, round, Settled } from './round';
 import { newToken } from './tokenPool';
@@ -86,6 +86,11 @@ export class Redlock {
     return this.options.commandTimeoutMs ?? Math.min(500, Math.max(50, Math.round(ttlMs / 20)));
   }
 
+  /** Refuses a write no node can serve safely; a promise only while some probe is unanswered (writeSupport.ts). */
+  private writable(operation: string, deadlineMs: number): Promise<void> | undefined {
+    return requireScripting(this.nodes, operation, this.quorum, deadlineMs, this.options.commandTimeoutMs ?? 1000);
+  }
+
   private own = (lock: Lock): Lock => ownedBy(lock, this);
   private drift = (ttlMs: number): number => Math.round(ttlMs * this.driftFactor) + 2;
 
@@ -97,7 +102,8 @@ export class Redlock {
     const signal = options.signal;
     if (this.connecting) await this.connecting;
     checkDistinct(this.nodes);
-    await requireScripting(this.nodes, 'acquire', this.options.commandTimeoutMs ?? 1000);
+    const scripting = this.writable('acquire', this.deadlineFor(ttlMs));
+    if (scripting) await scripting;
     let last: RedlockError | undefined;
     const delay = this.options.retryDelayMs ?? 200;
     const jitterMax = this.options.retryJitterMs ?? 100;
@@ -105,8 +111,15 @@ export class Redlock {
     // (made then, so an uncontended acquire builds nothing).
     let wait: WaitState | undefined;
     const waiting = retries > 0 ? (): WaitState => (wait ??= waitState(tokenWithIdentity(newToken(), Date.now(), this.identity), keys, delay, jitterMax, this.deadlineFor(ttlMs))) : undefined;
-    // Queued from the first attempt, so a release during it is not missed.
-    const sleeper = retries > 0 ? this.local.waiter(keys) : undefined;
+    // A call of this instance holds or waits for one of the keys: the first attempt will
+    // meet a holder, so it is sent as a grant-or-list (one command where a refusal and its
+    // listing cost two rounds). Only then: an uncontended acquire still sends a plain SET.
+    const meetsHolder = retries > 0 && options.fencing !== true && this.local.contended(keys);
+    // Queued once its first attempt was refused (an uncontended call builds nothing); a
+    // release during that attempt is not missed: it changed the instance's release count,
+    // and the first retry then goes at once.
+    let sleeper: RetryWaiter | undefined;
+    const releasesBefore = this.local.releases;
     // When the first attempt was refused: a grant after it recorded how long it waited.
     let refusedAt: number | undefined;
     let askedAt = -Infinity; // monotonic instant of this call's last round
@@ -115,13 +128,14 @@ export class Redlock {
         if (signal?.aborted) throw new LockAbortedError('acquire aborted');
         if (attempt > 0) {
           const jitter = Math.random() * jitterMax;
-          await sleeper!.sleep(delay + jitter, signal);
+          sleeper ??= this.local.waiter(keys, this.local.releases !== releasesBefore);
+          await sleeper.sleep(delay + jitter, signal);
           // Held by a lock of this instance, unreleased in this process: a quorum would refuse,
           // so the attempt is counted refused without a round (the waiter entry kept fresh).
           // Never the last attempt (its error names every node's answer), nor when the caller
           // watches each answer, nor over NODE_CHECK_MS after the last round (localHandoff.ts).
           const w = wait as WaitState | undefined;
-          if (attempt < retries && w?.listed && !options.onAttempt && now() - askedAt < NODE_CHECK_MS && this.local.holds(keys)) {
+          if (attempt < retries && w?.listed && !options.onAttempt && now() - askedAt < NODE_CHECK_MS && sleeper.busy()) {
             refusedAt ??= Date.now();
             await this.refreshWaiter(w, ttlMs);
             continue;
@@ -129,7 +143,8 @@ export class Redlock {
         }
         const onRefused = options.onAttempt && ((nodes: NodeAttempt[]): void => options.onAttempt!({ attempt: attempt + 1, attempts: retries + 1, nodes }));
         askedAt = now();
-        const result = await this.attemptAcquire({ keys, ttlMs, attempt: attempt + 1, final: attempt === retries, waiting: wait ?? (attempt < retries ? waiting : undefined), onRefused, fencing: options.fencing === true, refusedAt });
+        const result = await this.attemptAcquire({ keys, ttlMs, attempt: attempt + 1, final: attempt === retries, waiting: wait ?? (attempt < retries ? waiting : undefined), onRefused, fencing: options.fencing === true, refusedAt, list: attempt === 0 && meetsHolder });
+        sleeper?.attempted();
         if (result instanceof Lock) {
           this.local.hold(keys, result, result.deadline);
           this.events?.record('acquired', keys, result.token, { ttlMs, validityMs: result.validityMs, fence: result.fence, waitMs: refusedAt === undefined ? undefined : Date.now() - refusedAt });
@@ -150,8 +165,10 @@ export class Redlock {
   }
 
   /** Resolves undefined for a failed attempt that is not the last: a retry follows. */
-  private async attemptAcquire({ keys, ttlMs, attempt, final, waiting, onRefused, fencing, refusedAt }: AcquireAttempt): Promise<Lock | RedlockError | undefined> {
-    const listed = typeof waiting === 'object' ? waiting : undefined;
+  private async attemptAcquire({ keys, ttlMs, attempt, final, waiting, onRefused, fencing, refusedAt, list }: AcquireAttempt): Promise<Lock | RedlockError | undefined> {
+    const made = list === true && typeof waiting === 'function' ? waiting() : undefined;
+    const listing = made && made.keys.length > 0 ? made : undefined;
+    const listed = listing ?? (typeof waiting === 'object' ? waiting : undefined);
     const token = tokenWithIdentity(newToken(), Date.now(), this.identity);
     const q = this.quorum;
     const px = String(ttlMs);
@@ -162,6 +179,7 @@ export class Redlock {
       this.nodes,
       (node) => {
         if (fence) return fence.grant(node, token, px);
+        if (listing) return waitAcquireOn(node.client, keys, token, px, listing, true);
         if (listed?.listed && listed.keys.length > 0) return waitAcquireOn(node.client, keys, token, px, listed);
         if (keys.length === 1) return node.client.set(keys[0], token, 'PX', px, 'NX') as Promise<unknown>;
         return acquireKeysOn(node.client, keys, token, px);
@@ -194,17 +212,27 @@ export class Redlock {
     // release goes out after the SET on each connection, so it also undoes a late one.
     // A retrying call is listed as a waiter by this same release (and unlisted when it gives up).
     const wait = typeof waiting === 'function' ? waiting() : waiting;
-    const t = now();
-    let undo: Round<number>;
-    if (wait && wait.keys.length > 0 && (final ? wait.listed : entryDue(wait, t))) {
-      undo = this.releaseAndWait(keys, token, ttlMs, wait, !final);
-      if (!final) wait.writtenAt = t;
-    } else {
-      // A node that answered with the holder set nothing: only the others need undoing.
-      const undoOn = fence ? this.nodes : this.nodes.filter((_, i) => !refusedOutright(results[i]));
-      undo = round(undoOn, (node) => releaseKeysOn(node.client, keys, token), this.deadlineFor(ttlMs));
+    // Listed by the refusal itself where the nodes refused (a node that granted part of it
+    // took the entry off and is undone below): the entry is fresh.
+    if (listing) {
+      listing.listed = true;
+      listing.writtenAt = start;
     }
-    const [all] = await Promise.all([r.settled, undo.settled]);
+    const t = now();
+    let undone: Promise<unknown>;
+    const undoOn = (nodes: readonly RedisNode[]): Promise<unknown> => round(nodes, (node) => releaseKeysOn(node.client, keys, token), this.deadlineFor(ttlMs)).settled;
+    if (wait && wait.keys.length > 0 && (final ? wait.listed : entryDue(wait, t))) {
+      undone = this.releaseAndWait(keys, token, ttlMs, wait, !final).settled;
+      if (!final) wait.writtenAt = t;
+    } else if (fence) {
+      undone = undoOn(this.nodes);
+    } else {
+      // A node that answered with the holder set nothing: only the others need undoing,
+      // once each has answered (this call waits for them anyway; an undo sent later still
+      // follows the grant on the node's connection, so it also undoes a late one).
+      undone = r.settled.then((all) => undoOn(this.nodes.filter((_, i) => !refusedOutright(all[i]))));
+    }
+    const [all] = await Promise.all([r.settled, undone]);
     if (wait) wait.listed = !final;
     // Unless a caller shows progress, nobody reads why a retried attempt failed: skip
     // asking who holds the key.
@@ -252,7 +280,8 @@ export class Redlock {
   async extend(lock: Lock, ttlMs: number): Promise<Lock> {
     validateTtl(ttlMs);
     await this.ready();
-    await requireScripting(this.nodes, 'extend', this.options.commandTimeoutMs ?? 1000);
+    const scripting = this.writable('extend', this.deadlineFor(ttlMs));
+    if (scripting) await scripting;
     const q = this.quorum;
     const drift = this.drift(ttlMs);
     const start = now();
@@ -288,8 +317,12 @@ export class Redlock {
   async release(lock: Lock): Promise<ReleaseResult> {
     if (this.connecting) await this.connecting;
     checkDistinct(this.nodes);
-    await requireScripting(this.nodes, 'release', this.options.commandTimeoutMs ?? 1000);
+    const scripting = this.writable('release', this.deadlineFor(lock.ttlMs));
+    if (scripting) await scripting;
     const q = this.quorum;
+    // A retry of ours is about to be woken: its grant leaves in the same writev as this
+    // compare-and-delete on each node (one socket write instead of two per handoff).
+    if (this.local.awaited(lock.keys)) for (const node of this.nodes) node.corkTurn();
     // Resolves once the outcome is certain (docs/decisions.md): a quorum released, or too
     // few nodes left to reach one; the rest answer through `settled`.
     const r = round(this.nodes, (node) => releaseKeysOn(node.client, lock.keys, lock.rawToken), this.deadlineFor(lock.ttlMs), (rs, pending) => {
@@ -335,7 +368,8 @@ export class Redlock {
   async forceRelease(resource: Resource, observed: readonly ObservedCopy[]): Promise<ForceReleaseResult> {
     validateResources([resource]);
     await this.ready();
-    await requireScripting(this.nodes, 'force-release', this.options.commandTimeoutMs ?? 1000);
+    const scripting = this.writable('force-release', this.options.commandTimeoutMs ?? 1000);
+    if (scripting) await scripting;
     return forceReleaseOn({ nodes: this.nodes, named: (keys, list) => this.named(keys, list), timeoutMs: this.options.commandTimeoutMs ?? 1000 }, resource, observed);
   }
 

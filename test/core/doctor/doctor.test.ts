@@ -6,6 +6,7 @@ import { DoctorReport, Finding, FindingCode, Redlock } from '../../../src/core';
 import { clusterMembers } from '../../../src/core/connection/clusterMembers';
 import { RedisServer, startCluster, withClient } from '../../../src/dev/redisServer';
 import { waitFor } from '../../support/wait';
+import { PROFILES, profileUrl, startProfile } from '../../support/serverProfiles';
 
 /** A node configured safely for Redlock: AOF fsynced on every write, never evicting. */
 const SAFE = ['--appendonly', 'yes', '--appendfsync', 'always'];
@@ -139,6 +140,29 @@ describe('deployment doctor on real nodes', function () {
     assert.match(r.message, /started \d+ s ago/);
     // The clean nodes started as recently, but remember their grants.
     assert.deepEqual(find(after, 'restart-risk', idOf(clean[0])), []);
+  });
+
+  // Uptime and persistence come from INFO, which these servers answer although no script
+  // runs there: its locks cannot be read, so a lock as long as the reference TTL may live.
+  it('restart risk without scripting: a no-script service and a scriptless read role, read without a write', async () => {
+    const [noscript] = await startProfile(PROFILES.noscript, 1);
+    const [role] = await startProfile(PROFILES.scriptlessRole, 1);
+    extra.push(noscript, role);
+    const before = await Promise.all([digest(noscript), digest(role)]);
+
+    const service = await doctor([profileUrl(noscript, PROFILES.noscript)]);
+    const [risk] = find(service, 'restart-risk', idOf(noscript));
+    assert.equal(risk?.severity, 'error', JSON.stringify(service.findings));
+    assert.match(risk.message, /started \d+ s ago, less than a 10 s lock \(its locks could not be read/);
+
+    // CONFIG GET is denied to the role: AOF off is known, the RDB schedule is not, so the
+    // restart is named as a risk of unknown size, never guessed away.
+    const looker = await doctor([profileUrl(role, PROFILES.scriptlessRole)]);
+    const restart = find(looker, 'unknown', idOf(role)).filter((f) => /started \d+ s ago/.test(f.message));
+    assert.equal(restart.length, 1, JSON.stringify(looker.findings));
+    assert.match(restart[0].message, /whether it restarted without persistence is unknown/);
+
+    assert.deepEqual(await Promise.all([digest(noscript), digest(role)]), before, 'the datasets are untouched');
   });
 
   it('an ACL user without CONFIG: persistence is unknown, saying what is needed, never guessed', async () => {
