@@ -19,8 +19,6 @@ export const READ_TIMEOUT_MS = 1000;
 export interface ConnectOptions {
   /** A write command: refused in read-only mode before any connection opens. */
   writes?: boolean;
-  /** Checks that must refuse (throw a CliError) after the read-only check and before connecting. */
-  beforeConnect?: () => void;
   /** acquire, extend, release: record events, so `history` shows the tool's own writes. */
   recordsEvents?: boolean;
 }
@@ -79,7 +77,6 @@ export class CliContext {
       const ro = this.readOnly(cmd);
       if (ro.on) throw new CliError(`read-only mode (${ro.why}): ${cmd.name()} refused; nothing was sent to any node`, EXIT.usage);
     }
-    connect.beforeConnect?.();
     const nodes = this.nodes(opts);
     if (nodes.length === 0) throw new CliError('no Redis node configured: pass --node URL (repeatable) or set REDLOCK_NODES', EXIT.usage);
     // Every URL is parsed and every TLS file read (NodeConfigError, exit 2) before a

@@ -150,6 +150,8 @@ describe('cli end to end on 5 real nodes', function () {
     const x = await runCli(['extend', 'lock:mine', '--token', 'wrong', '--ttl', '1000', ...nodeArgs]);
     assert.equal(x.code, 1);
     assert.match(oneLine(x), /cannot extend lock:mine/);
+    // The token given is the wrong one: said so, on every node, with who holds it.
+    assert.equal(oneLine(x).match(/the token does not match \(held by right\)/g)?.length, 5, oneLine(x));
   });
 
   it('3 of 5 nodes stopped: acquire and release exit 3 naming the nodes; status exits 3 and still prints', async () => {
@@ -325,13 +327,15 @@ describe('cli end to end on 5 real nodes', function () {
     assert.deepEqual(str(await getAll(servers, 'lock:other')), ids.map(() => 'x'));
   });
 
-  it('force-release of a key held nowhere: exit 0, every node absent', async () => {
+  it('force-release of a key held nowhere: exit 0, every node absent, with or without --yes off a terminal', async () => {
     const r = await runCli(['force-release', 'lock:nothing', '--yes', '--json', ...nodeArgs]);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(json(r), { resource: 'lock:nothing', nodes: ids.map((node) => ({ node, outcome: 'absent' })) });
-    const h = await runCli(['force-release', 'lock:nothing', '--yes', ...nodeArgs]);
-    assert.equal(h.code, 0);
-    assert.match(h.stdout, /Nothing to release/);
+    for (const yes of [['--yes'], []]) {
+      const h = await runCli(['force-release', 'lock:nothing', ...yes, ...nodeArgs]);
+      assert.equal(h.code, 0, h.stderr);
+      assert.match(h.stdout, /Nothing to release/);
+    }
   });
 
   it('force-release matches the exact key, glob characters included', async () => {

@@ -74,8 +74,9 @@ describe('README examples against the demo states', function () {
     assert.match(seen['redlock-inspector acquire orders:43 --ttl 30s --fencing'].stdout, /fence/);
     assert.equal(code('redlock-inspector extend orders:42 --token 3f9c... --ttl 2m'), 0);
     assert.equal(code('redlock-inspector release orders:42 --token 3f9c...'), 0);
-    // It asks on a terminal; off one, without --yes, it refuses: exit 2 (README's exit codes).
-    assert.equal(code('redlock-inspector force-release orders:42'), 2);
+    // Released just before: nothing to ask about, so no --yes is needed off a terminal.
+    assert.equal(code('redlock-inspector force-release orders:42'), 0);
+    assert.match(seen['redlock-inspector force-release orders:42'].stdout, /^Nothing to release/m);
     const history = seen['redlock-inspector history orders:42'].stdout;
     for (const what of ['released', 'extended', 'acquired']) assert.match(history, new RegExp(`^  \\S+  ${what} `, 'm'), history);
     assert.equal(code('redlock-inspector acquire --help'), 0);

@@ -97,8 +97,12 @@ describe('cli: human rendering', () => {
     assert.ok(renderStatus(snap, null, { patterns: ['*'], style: styleFor(true) }).includes('\x1b[32m'));
   });
 
-  it('says when nothing matches', () => {
+  it('says when nothing matches, and never claims so when too few nodes were read', () => {
     assert.match(renderStatus(snapshot([]), null, { patterns: ['*lock*', 'mutex:*'] }), /^No locks match \*lock\*, mutex:\*\./);
+    const down = snapshot([], { quorum: 2, nodes: snapshot([]).nodes.map((n, i) => (i === 0 ? n : { ...n, reachable: false, outcome: 'unreachable' as const, error: 'timeout' })) });
+    const text = renderStatus(down, null, { patterns: ['*lock*'] });
+    assert.doesNotMatch(text, /No locks match/);
+    assert.match(text, /^No locks listed: only 1 of 3 nodes answered \(quorum 2\), so it cannot be told which locks exist\./);
   });
 
   it('force-release plan lists node, token and TTL', () => {

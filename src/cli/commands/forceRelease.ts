@@ -34,6 +34,10 @@ export async function runForceRelease(redlock: Redlock, cmd: { resource: Buffer;
     throw new CliError(`cannot force-release ${shownKey}: too few nodes can be read to tell where it is held; nothing deleted`, EXIT.usage);
   }
   const reachable = snap.nodes.filter((n) => n.reachable).length;
+  // Off a terminal nobody can answer the question: --yes is needed, but only once there is
+  // something to delete, or it cannot be told that there is nothing.
+  const needsYes = (): CliError => new CliError('force-release needs --yes when stdin is not a terminal; nothing deleted', EXIT.usage);
+  const unattended = !cmd.yes && !io.stdinIsTTY;
 
   if (!entry) {
     if (skipped && skipped.reason !== 'absent' && skipped.reason !== 'unreachable') {
@@ -42,11 +46,11 @@ export async function runForceRelease(redlock: Redlock, cmd: { resource: Buffer;
     const doc: ForceDoc = { resource: key, nodes: snap.nodes.map((n) => ({ node: n.node, outcome: n.outcome === 'unsupported' ? 'refused' : n.reachable ? 'absent' : 'unreachable' })) };
     if (cmd.json) io.out(safeJson(doc, 2));
     if (reachable < snap.quorum) {
+      if (unattended) throw needsYes();
       const down = snap.nodes.filter((n) => !n.reachable).map((n) => `${escapeText(n.node)}: ${escapeText(n.error ?? 'no answer')}`);
       io.err(`redlock-inspector: cannot tell whether ${shownKey} is held: fewer than ${snap.quorum} of ${snap.nodes.length} nodes answered: ${down.join('; ')}; nothing deleted`);
       return EXIT.noQuorum;
     }
-    if (snap.truncated) throw new CliError(`cannot force-release ${shownKey}: the scan ran out of time before finding it; nothing deleted`, EXIT.refused);
     if (!cmd.json) io.out(`Nothing to release: ${shownKey} is held on none of the ${reachable} nodes that answered.`);
     return EXIT.ok;
   }
@@ -55,8 +59,8 @@ export async function runForceRelease(redlock: Redlock, cmd: { resource: Buffer;
   const plan = renderForcePlan(entry, style);
   if (cmd.json) io.err(plan);
   else io.out(plan);
+  if (unattended) throw needsYes();
   if (!cmd.yes) {
-    // main() refuses before connecting when stdin is not a terminal, so this is one.
     const answer = (await io.ask(`Delete these copies of ${shownKey}? [y/N] `)).trim().toLowerCase();
     if (answer !== 'y' && answer !== 'yes') throw new CliError('force-release cancelled; nothing deleted', EXIT.usage);
   }
@@ -95,9 +99,6 @@ export function register(program: Command, ctx: CliContext): void {
     .option('-y, --yes', 'delete without asking (required when stdin is not a terminal)')
     .action(ctx.action(async (resource: Buffer, opts: NodeOptions & { yes?: boolean }, cmd: Command) => {
       const yes = opts.yes === true;
-      const beforeConnect = (): void => {
-        if (!yes && !ctx.io.stdinIsTTY) throw new CliError('force-release needs --yes when stdin is not a terminal; nothing deleted', EXIT.usage);
-      };
-      return ctx.withRedlock(cmd, opts, { writes: true, beforeConnect }, (redlock) => runForceRelease(redlock, { resource, yes, json: opts.json === true }, ctx.io));
+      return ctx.withRedlock(cmd, opts, { writes: true }, (redlock) => runForceRelease(redlock, { resource, yes, json: opts.json === true }, ctx.io));
     }));
 }

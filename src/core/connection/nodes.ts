@@ -3,7 +3,10 @@
 // gets its own deadline (ioredis' commandTimeout is per client, not per call).
 import { performance } from 'node:perf_hooks';
 import Redis, { Cluster, ReplyError } from 'ioredis';
-import { classifyFailure, Failure, firstLine, nodeOutcome } from './replies';
+import { classifyFailure, Failure, firstLine, FOREIGN_PROTOCOL, nodeOutcome } from './replies';
+
+/** How a connection that the peer closed or reset fails: after another protocol, no news. */
+const CONNECTION_DROPPED = /ECONNRESET|EPIPE|Connection is closed/;
 import { unsupportedLine } from './capabilities';
 import type { NodeStatus } from '../vocabulary/types';
 import { aliasError, checkConfiguredAliases, hostPortKey, runIdOf } from './identity';
@@ -111,7 +114,10 @@ export class RedisNode {
     readonly clusterMember = false,
   ) {
     client.on('error', (e: Error) => {
-      this.lastError = firstLine(e.message || String(e));
+      const line = firstLine(e.message || String(e));
+      // A peer that spoke another protocol then hung up: the protocol is the news, not the reset.
+      if (this.lastError !== null && FOREIGN_PROTOCOL.test(this.lastError) && CONNECTION_DROPPED.test(line)) return;
+      this.lastError = line;
     });
     client.on('ready', () => {
       this.lastError = null;

@@ -49,6 +49,8 @@ function withHint(line: string): string {
   return line;
 }
 
+export const FOREIGN_PROTOCOL = /^Protocol error, got "(.{0,8})" as reply type byte/;
+
 export function classifyFailure(err: unknown, node?: ConnectionState): Failure {
   if (err instanceof DeadlineError) return { outcome: 'timeout', reason: err.message, answered: false };
   let message = err instanceof Error ? err.message : String(err);
@@ -56,6 +58,9 @@ export function classifyFailure(err: unknown, node?: ConnectionState): Failure {
   // error (ECONNREFUSED, WRONGPASS, ...) is what the user needs.
   if (NOT_CONNECTED.test(message) && node?.lastError) message = node.lastError;
   const line = firstLine(message);
+  // ioredis' parser met a reply that is no RESP (an HTTP or SSH server on that port).
+  const foreign = FOREIGN_PROTOCOL.exec(line);
+  if (foreign) return { outcome: 'refused', reason: `not a Redis server: it answered in another protocol (its reply starts with ${JSON.stringify(foreign[1])})`, answered: false };
   if (AUTH_FAILURE.test(message)) return { outcome: 'auth', reason: line, answered: false };
   // instanceof, not err.name: a minified bundle renames classes.
   const replied = err instanceof ReplyError;

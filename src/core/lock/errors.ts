@@ -18,8 +18,8 @@ export interface NodeAttempt {
 export type LockOperation = 'acquire' | 'extend';
 
 /** One node's answer as the failure line names it (src/core/vocabulary/describe.ts). */
-export function describeAttempt(a: NodeAttempt): string {
-  return describeAnswer(a);
+export function describeAttempt(a: NodeAttempt, operation?: LockOperation): string {
+  return describeAnswer(a, operation);
 }
 
 export class RedlockError extends Error {
@@ -37,7 +37,7 @@ export class RedlockError extends Error {
     const granted = nodes.filter((n) => n.outcome === 'granted').length;
     const what = detail ?? `${granted} of ${nodes.length} nodes granted, ${quorum} needed`;
     const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
-    super(`cannot ${operation} ${resources.join(', ')}${tries}: ${what}: ${nodes.map(describeAttempt).join('; ')}`);
+    super(`cannot ${operation} ${resources.join(', ')}${tries}: ${what}: ${nodes.map((n) => describeAttempt(n, operation)).join('; ')}`);
   }
 
   /** Fewer than a quorum of nodes answered at all (CLI exit 3), as opposed to a refusal (exit 1). */

@@ -104,13 +104,16 @@ export function answeredCount(nodes: readonly NodeAnswer[]): number {
 }
 
 /** One node's answer in a failure line: `n1 granted`, `n2 held by 7f3a9b0c1d2e…`, `n3 refused (NOPERM ...)`. */
-export function describeAnswer(a: NodeAnswer): string {
+export function describeAnswer(a: NodeAnswer, operation?: string): string {
   switch (a.outcome) {
     case 'granted':
       return `${a.node} granted`;
-    case 'held-by-other':
+    case 'held-by-other': {
       // Our own holders say who they are: a name beats a token prefix.
-      return `${a.node} held by ${a.heldBy === undefined ? 'another token' : (holderLabel(a.heldBy) ?? shortToken(a.heldBy, TOKEN_IN_ERROR))}`;
+      const holder = a.heldBy === undefined ? 'another token' : (holderLabel(a.heldBy) ?? shortToken(a.heldBy, TOKEN_IN_ERROR));
+      // Extending or releasing a lock someone else holds: the token given is the wrong one.
+      return operation === 'extend' || operation === 'release' ? `${a.node} the token does not match (held by ${holder})` : `${a.node} held by ${holder}`;
+    }
     case 'not-held':
       return `${a.node} not held (expired or released)`;
     default:
@@ -121,5 +124,5 @@ export function describeAnswer(a: NodeAnswer): string {
 /** A failed acquire/extend when fewer than a quorum answered at all: leads with that count. */
 export function noQuorumLine(e: { operation: string; resources: readonly string[]; attempts: number; quorum: number; nodes: readonly NodeAnswer[] }): string {
   const tries = e.attempts > 1 ? ` after ${e.attempts} attempts` : '';
-  return `cannot ${e.operation} ${e.resources.join(', ')}${tries}: only ${answeredCount(e.nodes)} of ${e.nodes.length} nodes answered, ${e.quorum} needed: ${e.nodes.map(describeAnswer).join('; ')}`;
+  return `cannot ${e.operation} ${e.resources.join(', ')}${tries}: only ${answeredCount(e.nodes)} of ${e.nodes.length} nodes answered, ${e.quorum} needed: ${e.nodes.map((n) => describeAnswer(n, e.operation)).join('; ')}`;
 }

@@ -118,6 +118,32 @@ describe('bad input, one row each', function () {
     assert.equal(await digest(node), before);
   });
 
+  it('a port where an HTTP server answers: exit 3, "not a Redis server", naming the node', async () => {
+    // It answers every request with a page and keeps the connection open, as a web server
+    // with keep-alive does (a server that also resets may lose the page to the reset).
+    const sockets = new Set<Socket>();
+    const http = createServer((s) => {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      s.on('data', () => s.write('HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\n\r\n<html>hello</html>'));
+    });
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+    const port = (http.address() as { port: number }).port;
+    try {
+      for (const args of [['status'], ['acquire', 'lock:http', '--ttl', '5000']]) {
+        const r = await runCli([...args, '--node', `redis://127.0.0.1:${port}`]);
+        assert.equal(r.code, 3, `${args[0]}: ${r.stderr}`);
+        const line = oneLine(r);
+        assert.ok(line.includes(`127.0.0.1:${port}`), line);
+        assert.match(line, /not a Redis server: it answered in another protocol/);
+        assert.doesNotMatch(line, /Please report this/);
+      }
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => http.close(r));
+    }
+  });
+
   it('unreachable host (accepts, never answers): exit 3 within the connect timeout, naming the node', async () => {
     const hole = await blackhole();
     try {
