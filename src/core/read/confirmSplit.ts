@@ -3,12 +3,15 @@
 // between two nodes' reads looks like two holders although at no instant were there two.
 // Every key that classifies as `split` is therefore read again at once on every node, in
 // parallel, and classified from that re-read: copies that converge on one token are a
-// handover and get the verdict the re-read supports; copies that stay put are a split. Every surface (CLI, watch, exporter, MCP, the editor) gets its
-// verdicts from here, so they all agree.
+// handover and get the verdict the re-read supports; copies that stay put are a split.
+// A `ttl-skew` is confirmed the same way, once more after a pause: a renewal lands on the
+// nodes a moment apart, and copies a renewal has not reached yet are no skew. Every
+// surface (CLI, watch, exporter, MCP, the editor) gets its verdicts from here, so they all agree.
 import { clockNow } from '../connection/deadline';
 import { readable, type Classified, type InspectContext, type KeyResult, type NodeScan } from './context';
 export type { Classified } from './context';
 import { classifyKeys, readBatch } from './inspect';
+import { JUMP_TOLERANCE_MS } from './watchDiff';
 import type { LockEntry } from '../vocabulary/types';
 import { sortSkipped } from './bookkeepingRead';
 
@@ -23,22 +26,27 @@ const REREAD_PAUSE_MS = 5;
 
 
 /**
- * Re-reads and re-classifies every `split` lock of `out` (see the file comment); rewrites
+ * Re-reads and re-classifies every `split` or `ttl-skew` lock of `out` (see the file comment); rewrites
  * `out` with what the re-read supports. Returns the ids that no node holds any more (the
  * lock was released meanwhile): they are dropped from `out`. The fresh reads replace the
  * scans' slots, so later passes (fences, waiters, countdowns) see the same instant.
  */
 export async function confirmSplits(ctx: InspectContext, scans: NodeScan[], out: Classified, expiringThresholdMs: number): Promise<string[]> {
-  // Cluster: each key has one copy, on its master; nothing can be split.
+  // Cluster: each key has one copy, on its master; nothing can be split or skewed.
   if (ctx.ownerOnly) return [];
   let suspects: string[] = [];
-  for (let i = 0; i < out.locks.length; i++) if (out.locks[i].verdict === 'split') suspects.push(out.lockIds[i]);
+  // A split stands once two reads in a row find the same token on every node: copies that
+  // stay put are two holders, copies that keep moving are a lock changing hands. A TTL
+  // skew likewise: a renewal lands on the nodes a moment apart, and a read between them
+  // sees copies that disagree until the last node has it.
+  const before = new Map<string, CopiesState>();
+  for (let i = 0; i < out.locks.length; i++) {
+    if (!suspect(out.locks[i])) continue;
+    suspects.push(out.lockIds[i]);
+    before.set(out.lockIds[i], copiesOf(scans, out.lockIds[i], out.locks[i]));
+  }
   if (suspects.length === 0) return [];
   const settled = new Map<string, KeyResult>();
-  // A split stands once two reads in a row find the same token on every node: copies that
-  // stay put are two holders, copies that keep moving are a lock changing hands.
-  const before = new Map<string, string>();
-  for (let i = 0; i < out.locks.length; i++) if (out.locks[i].verdict === 'split') before.set(out.lockIds[i], tokensOf(out.locks[i]));
   const deadline = clockNow() + CONFIRM_WINDOW_MS;
   for (let first = true; suspects.length > 0; first = false) {
     if (!first) {
@@ -58,15 +66,38 @@ export async function confirmSplits(ctx: InspectContext, scans: NodeScan[], out:
     again.locks.forEach((e, i) => {
       const id = again.lockIds[i];
       settled.set(id, e);
-      if (e.verdict !== 'split') return;
-      const tokens = tokensOf(e);
-      if (tokens !== before.get(id)) moving.push(id);
-      before.set(id, tokens);
+      if (!suspect(e)) return;
+      const now = copiesOf(scans, id, e);
+      // A skew is read once more after a pause: a renewal still on its way to the last
+      // nodes looks the same to a re-read that follows at once.
+      if (moved(before.get(id), now) || (first && e.verdict !== 'split')) moving.push(id);
+      before.set(id, now);
     });
     again.skipped.forEach((sk, i) => settled.set(again.skippedIds[i], sk));
     suspects = moving;
   }
   return rewrite(out, settled);
+}
+
+const suspect = (e: LockEntry): boolean => e.verdict === 'split' || e.flags.includes('ttl-skew');
+
+/** What must stay put between two reads for a split or a skew to stand. */
+interface CopiesState {
+  tokens: string;
+  /** Each node's expiry instant (local epoch ms), -1 without a copy or an expiry. */
+  expiries: number[];
+}
+
+function copiesOf(scans: readonly NodeScan[], id: string, e: LockEntry): CopiesState {
+  return {
+    tokens: tokensOf(e),
+    expiries: e.nodes.map((o, n) => (o.state === 'present' && o.pttlMs !== null && o.pttlMs >= 0 ? (scans[n].reads.get(id)?.at ?? 0) + o.pttlMs : -1)),
+  };
+}
+
+function moved(a: CopiesState | undefined, b: CopiesState): boolean {
+  if (a === undefined || a.tokens !== b.tokens) return true;
+  return a.expiries.some((x, n) => Math.abs(x - b.expiries[n]) > JUMP_TOLERANCE_MS);
 }
 
 /** Each node's token (or its state), in node order: what a stable split keeps. */

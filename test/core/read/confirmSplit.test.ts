@@ -89,3 +89,46 @@ describe('split confirmation on real nodes', function () {
     }
   });
 });
+
+describe('TTL skew confirmation on real nodes', function () {
+  this.timeout(30_000);
+  const fx = useNodes(3, { commandTimeoutMs: 500, readTimeoutMs: 500 });
+
+  it('a renewal that lands on the nodes a moment apart is no skew; a skew that stays put is told', async () => {
+    const clients = fx.servers.map((s) => s.client());
+    try {
+      for (const c of clients) await c.set('lock:renewed', 'tok', 'PX', 30_000);
+      for (const [i, c] of clients.entries()) await c.set('lock:skewed', 'tok2', 'PX', i === 0 ? 20_000 : 60_000);
+      // The holder renews every 30 ms, each time a second further, one node after the other
+      // 3 ms apart: a read in between sees copies a second apart, far past the drift allowance.
+      let renewing = true;
+      const renewer = (async () => {
+        for (let ttl = 31_000; renewing; ttl += 1000) {
+          for (const c of clients) {
+            await c.pexpire('lock:renewed', ttl);
+            await new Promise((r) => setTimeout(r, 3));
+          }
+          await new Promise((r) => setTimeout(r, 24));
+        }
+      })();
+      const seen = { renewed: 0, skewed: 0, reads: 0 };
+      try {
+        const until = Date.now() + 3000;
+        while (Date.now() < until) {
+          const s = await fx.rl.inspect({ patterns: ['lock:renewed', 'lock:skewed'] });
+          seen.reads++;
+          if (s.locks.find((l) => l.key === 'lock:renewed')?.flags.includes('ttl-skew')) seen.renewed++;
+          if (s.locks.find((l) => l.key === 'lock:skewed')?.flags.includes('ttl-skew')) seen.skewed++;
+        }
+      } finally {
+        renewing = false;
+        await renewer;
+      }
+      assert.ok(seen.reads > 20, `only ${seen.reads} reads`);
+      assert.equal(seen.skewed, seen.reads, 'the copies that stay apart are a skew every time');
+      assert.equal(seen.renewed, 0, `a renewal in flight was told as a skew ${seen.renewed} times of ${seen.reads}`);
+    } finally {
+      clients.forEach((c) => c.disconnect());
+    }
+  });
+});
