@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import Redis from 'ioredis';
 import { Redlock as NodeRedlock } from '@sesamecare-oss/redlock';
 import { RedisServer, startNodes } from '../../src/dev/redisServer';
-import { runCli } from './runCli';
+import { runCli, startCli } from './runCli';
+import { waitFor } from '../support/wait';
 
 describe('cli: discover and the empty-pattern line', () => {
   let servers: RedisServer[] = [];
@@ -18,7 +19,7 @@ describe('cli: discover and the empty-pattern line', () => {
   });
   afterEach(() => c.flushall());
 
-  it('discover --json prints the documented shape; status names the patterns that would show them', async () => {
+  it('discover --json prints the documented shape; status under the default patterns reads what discovery found, saying so once', async () => {
     const held = await new NodeRedlock([c], { retryCount: 0 }).acquire(['orders:42'], 30_000);
     await c.set('cache:1', 'x');
     const d = await runCli(['discover', '--json', '--node', servers[0].url]);
@@ -26,9 +27,27 @@ describe('cli: discover and the empty-pattern line', () => {
     assert.deepEqual(JSON.parse(d.stdout), { scanned: 2, keyspace: 2, complete: true, patterns: [{ pattern: 'orders:*', count: 1, library: 'node-redlock, redlock-universal or redis-py', examples: ['orders:42'] }] });
     const human = await runCli(['discover', '--node', servers[0].url]);
     assert.match(human.stdout, /orders:\*\s+1\s+node-redlock/);
-    const s = await runCli(['status', '--node', servers[0].url]);
+    const s = await runCli(['status', '--json', '--node', servers[0].url]);
     assert.equal(s.code, 0, s.stderr);
-    assert.match(s.stdout, /^No locks match \*\[lL\]\[oO\]\[cC\]\[kK\]\*, mutex:\*, semaphore:\*\. Lock-shaped keys were seen outside them: orders:\* \(1, /m);
+    assert.deepEqual((JSON.parse(s.stdout) as { locks: Array<{ key: string }> }).locks.map((l) => l.key), ['orders:42']);
+    assert.equal(s.stderr, 'redlock-inspector: no lock under the default patterns; found locks under orders:*: reading them too (--pattern reads only yours)\n');
+    // A user's own pattern is theirs: nothing found elsewhere is added, the check still names it.
+    const own = await runCli(['status', '--pattern', 'lock:*', '--node', servers[0].url]);
+    assert.equal(own.code, 0, own.stderr);
+    assert.match(own.stdout, /^No locks match lock:\*\. Lock-shaped keys were seen outside them: orders:\* \(1, /m);
+    // watch reads them too, from its first line.
+    const w = startCli(['watch', '--json', '--node', servers[0].url]);
+    w.stdin!.end();
+    let out = '';
+    w.stdout!.on('data', (d) => (out += String(d)));
+    const closed = new Promise((r) => w.once('close', r));
+    try {
+      await waitFor(() => out.includes('\n'), 10_000, "watch's first document");
+      assert.deepEqual((JSON.parse(out.split('\n')[0]) as { locks: Array<{ key: string }> }).locks.map((l) => l.key), ['orders:42']);
+    } finally {
+      w.kill('SIGINT');
+      await closed;
+    }
     await held.release();
   });
 

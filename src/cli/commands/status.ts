@@ -20,12 +20,14 @@ import { styleFor } from '../style';
 /** status and watch after parsing, defaults applied. */
 export interface ReadArgs {
   patterns: string[];
+  /** No --pattern given: the default patterns, which a first read may widen (withDiscovered). */
+  defaulted?: boolean;
   expiringMs: number | undefined;
   json: boolean;
 }
 
 export function readArgs(opts: ReadOptions): ReadArgs {
-  return { patterns: opts.pattern ?? defaultPatterns(), expiringMs: opts.expiringMs, json: opts.json === true };
+  return { patterns: opts.pattern ?? defaultPatterns(), defaulted: opts.pattern === undefined, expiringMs: opts.expiringMs, json: opts.json === true };
 }
 
 /** What exit codes and node lines need: a snapshot, or a watch's status at a change. */
@@ -69,7 +71,20 @@ export function longestTtl(snap: Snapshot): number {
 }
 
 /** Keys per node the empty-pattern check reads: cheap, and enough for a development Redis. */
-const EMPTY_CHECK_KEYS = 5_000;
+export const EMPTY_CHECK_KEYS = 5_000;
+
+/**
+ * Under the default patterns, a first read that found no lock walks the keyspace a little
+ * (as discover, within the same small budget as the empty-pattern check) and reads the
+ * patterns it found too, said once on stderr. A user's own --pattern is never widened.
+ */
+export async function withDiscovered(redlock: Redlock, cmd: ReadArgs, first: Snapshot, io: Io): Promise<ReadArgs> {
+  if (!cmd.defaulted || first.locks.length > 0 || statusExit(first) !== EXIT.ok) return cmd;
+  const found = (await redlock.discover({ budgetKeys: EMPTY_CHECK_KEYS, timeBudgetMs: 500 }).catch(() => null))?.patterns.map((p) => p.pattern).filter((p) => !cmd.patterns.includes(p)) ?? [];
+  if (found.length === 0) return cmd;
+  io.err(`redlock-inspector: no lock under the default patterns; found locks under ${found.map(escapeText).join(', ')}: reading them too (--pattern reads only yours)`);
+  return { ...cmd, patterns: [...cmd.patterns, ...found], defaulted: false };
+}
 
 export async function humanStatus(redlock: Redlock, snap: Snapshot, cmd: ReadArgs, io: Io): Promise<string> {
   const facts = await redlock.nodeFacts(longestTtl(snap));
@@ -128,8 +143,14 @@ export function renderStats(keys: readonly string[], stats: ReadonlyArray<LockSt
   return lines.length === 0 ? `${head} none recorded.` : [head, ...lines].join('\n');
 }
 
-export async function runStatus(redlock: Redlock, cmd: ReadArgs & { failOn?: ReadonlySet<string>; statsWindowMs?: number }, io: Io): Promise<ExitCode> {
-  const page = await redlock.inspectPage({ patterns: cmd.patterns, expiringThresholdMs: cmd.expiringMs });
+export async function runStatus(redlock: Redlock, asked: ReadArgs & { failOn?: ReadonlySet<string>; statsWindowMs?: number }, io: Io): Promise<ExitCode> {
+  let cmd = asked;
+  let page = await redlock.inspectPage({ patterns: cmd.patterns, expiringThresholdMs: cmd.expiringMs });
+  const widened = await withDiscovered(redlock, cmd, page.snapshot, io);
+  if (widened !== cmd) {
+    cmd = { ...asked, ...widened };
+    page = await redlock.inspectPage({ patterns: cmd.patterns, expiringThresholdMs: cmd.expiringMs });
+  }
   const snap = page.snapshot;
   const window = cmd.statsWindowMs;
   const histories = window === undefined ? undefined : await redlock.lockHistories(snap.locks.map((l) => parseKeyArg(l.key)));

@@ -13,7 +13,7 @@ import { DEFAULT_INTERVAL_MS, durationParser, MIN_INTERVAL_MS, readOptions, Read
 import { clockTime, lockLine } from '../render';
 import { styleFor } from '../style';
 import { WatchLines } from '../watchLines';
-import { humanStatus, jsonStatus, tooFewNodesLine, ReadArgs, readArgs, reachableCount, statusExit, unreadLine } from './status';
+import { humanStatus, jsonStatus, tooFewNodesLine, ReadArgs, readArgs, reachableCount, statusExit, unreadLine, withDiscovered, EMPTY_CHECK_KEYS } from './status';
 
 export function register(program: Command, ctx: CliContext): void {
   readOptions(program.command('watch').description('print a snapshot, then every change until Ctrl-C (reads only)'))
@@ -22,7 +22,11 @@ export function register(program: Command, ctx: CliContext): void {
       ctx.withRedlock(cmd, opts, {}, (redlock) => runWatch(redlock, { ...readArgs(opts), intervalMs: opts.interval ?? DEFAULT_INTERVAL_MS }, ctx.io))));
 }
 
-export async function runWatch(redlock: Redlock, cmd: ReadArgs & { intervalMs: number }, io: Io): Promise<ExitCode> {
+export async function runWatch(redlock: Redlock, asked: ReadArgs & { intervalMs: number }, io: Io): Promise<ExitCode> {
+  // The first read under the default patterns may widen them (as status does), before watching.
+  // A short look (a few pages, half a second), not a full read: the watch reads in full next.
+  const look = asked.defaulted ? await redlock.inspect({ patterns: asked.patterns, maxKeys: EMPTY_CHECK_KEYS, timeBudgetMs: 500 }) : undefined;
+  const cmd = look ? { ...asked, ...(await withDiscovered(redlock, asked, look, io)) } : asked;
   const signal = io.interruption();
   const style = styleFor(io.colour);
   let prev: WatchStatus | undefined;
