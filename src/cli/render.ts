@@ -4,7 +4,7 @@ import { describeVerdict } from '../core/vocabulary';
 import type { NodeAttempt } from '../core';
 import type { NodeFacts } from '../core/vocabulary';
 import type { Flag, LockEntry, Observation, Snapshot } from '../core/vocabulary';
-import { formatDuration, formatOffset, formatTtl } from '../core/vocabulary';
+import { fencingRiskWhy, formatDuration, formatOffset, formatTtl } from '../core/vocabulary';
 import { needsAttention, sortLocks } from '../shared/lockOrder';
 import { displayWidth as width, padEnd as pad } from './displayWidth';
 import { escapeText } from './escape';
@@ -241,7 +241,7 @@ export function lockLine(l: LockEntry): string {
 /** The fence under a lock's row; a risk says why the next fence may repeat this one. */
 function fenceLine(l: LockEntry, style: Style): string {
   if (!l.fenceRisk) return style.dim(`    fence ${l.fence}`);
-  return `    fence ${l.fence}  ` + style.yellow(`fencing risk: fewer than ${l.quorum} reachable nodes hold it, so the next fence may repeat an old one`);
+  return `    fence ${l.fence}  ` + style.yellow(`fencing risk: ${fencingRiskWhy(l.quorum)}`);
 }
 
 /** HH:MM:SS.mmm of the local clock, for watch lines. */

@@ -4,7 +4,7 @@
 // names are untrusted data from Redis: they reach the model inside JSON strings, and the
 // result says so (docs/lm-tools.md).
 import * as vscode from 'vscode';
-import { parseKeyArg, type LockEntry, type Redlock, type Snapshot } from '../core';
+import { fencingRiskWhy, parseKeyArg, type LockEntry, type Redlock, type Snapshot } from '../core';
 import { cycleText, holderText } from '../shared/holderText';
 import { verdictSentence } from '../shared/verdictSentence';
 import type { LockModel } from './model/lockModel';
@@ -46,7 +46,7 @@ function whoLines(entry: LockEntry, nowMs: number): string[] {
     lines.push(`waiting (${waiters.length}, oldest first): ${shown.join(', ')}${waiters.length > 10 ? ', …' : ''}`);
   }
   if (entry.fence !== null) {
-    lines.push(`fence: ${entry.fence}${entry.fenceRisk ? ` (fencing risk: fewer than ${entry.quorum} reachable nodes hold it, so the next fence may repeat an old one)` : ''}`);
+    lines.push(`fence: ${entry.fence}${entry.fenceRisk ? ` (fencing risk: ${fencingRiskWhy(entry.quorum)})` : ''}`);
   }
   const cycle = cycleText(entry);
   if (cycle) lines.push(cycle);

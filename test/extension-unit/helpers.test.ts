@@ -7,6 +7,7 @@ import type { LockEntry, Observation } from '../../src/core';
 import { lockEntry } from '../support/entries';
 import { agedEntry, agedPttl } from '../../src/shared/countdown';
 import { formatDuration } from '../../src/core/vocabulary/describe';
+import { escapeText } from '../../src/core/vocabulary/tokens';
 import { globToRegExp, keyMatcher } from '../../src/shared/glob';
 import { compareLocks, isAnomaly, sortLocks } from '../../src/shared/lockOrder';
 import { copyDescription, copyIcon, copyTokenMark, lockContextValue, lockDescription, lockIcon, lockRowText, rowToken } from '../../src/extension/words/lockText';
@@ -43,7 +44,9 @@ describe('extension helpers (pure)', () => {
     });
 
     it('shows control and bidi characters as visible escapes', () => {
-      assert.equal(printable('a\nb\tc\u202ed'), 'a\\nb\\tc\\u202ed');
+      assert.equal(printable('a\nb\tc\u202ed'), 'a\\nb\\tc\\u{202e}d');
+      // One escaper for every surface: the terminal's and the tooltips' are the same.
+      assert.equal(printable('\x1b[2J\u200b'), escapeText('\x1b[2J\u200b'));
       assert.equal(escapeMarkdown('a|b'), 'a\\|b');
       assert.equal(cell(null), '—');
       assert.equal(cell('x'.repeat(100), 10), 'xxxxxxxxx…');

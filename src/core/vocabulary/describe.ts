@@ -126,3 +126,8 @@ export function noQuorumLine(e: { operation: string; resources: readonly string[
   const tries = e.attempts > 1 ? ` after ${e.attempts} attempts` : '';
   return `cannot ${e.operation} ${e.resources.join(', ')}${tries}: only ${answeredCount(e.nodes)} of ${e.nodes.length} nodes answered, ${e.quorum} needed: ${e.nodes.map((n) => describeAnswer(n, e.operation)).join('; ')}`;
 }
+
+/** Why a fence is a risk, worded once for every surface (docs/fencing.md). */
+export function fencingRiskWhy(quorum: number): string {
+  return `fewer than ${quorum} reachable nodes hold it, so the next fence may repeat an old one`;
+}

@@ -1,6 +1,6 @@
 // The lock tooltip as Markdown text; every untrusted value goes through cell().
 import type { LockEntry } from '../../core';
-import { describeVerdict, stateText, ttlText } from '../../core/vocabulary';
+import { describeVerdict, fencingRiskWhy, stateText, ttlText } from '../../core/vocabulary';
 import { agedPttl } from '../../shared/countdown';
 import { cell, escapeMarkdown } from '../words/markdown';
 import { cycleText, holderText } from '../../shared/holderText';
@@ -12,7 +12,7 @@ export function lockTooltipMarkdown(entry: LockEntry, elapsedMs: number, mine: b
   lines.push(`${escapeMarkdown(describeVerdict(entry, n))} · quorum ${entry.quorum} of ${n}${mine ? ' · taken in this window' : ''}`, '');
   if (entry.flags.length > 0) lines.push(`Flags: ${entry.flags.map(escapeMarkdown).join(', ')}`, '');
   if (entry.fence !== null) {
-    const risk = entry.fenceRisk ? ` · **fencing risk**: fewer than ${entry.quorum} reachable nodes hold it, so the next fence may repeat an old one` : '';
+    const risk = entry.fenceRisk ? ` · **fencing risk**: ${fencingRiskWhy(entry.quorum)}` : '';
     lines.push(`Fence: ${entry.fence}${risk}`, '');
   }
   const now = Date.now();

@@ -1,24 +1,10 @@
 // Keys and tokens are arbitrary bytes chosen by whoever wrote the lock: they must never
 // become markup. MarkdownString.appendText escapes neither `|` nor newlines inside a
 // table, so tooltips escape every cell themselves.
+import { escapeText } from '../../core/vocabulary';
 
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
-
-/** Control and invisible/bidi characters as visible escapes (`\n`, `\u202e`): one line, no tricks. */
-export function printable(text: string): string {
-  return text.replace(CONTROL, (c) => {
-    switch (c) {
-      case '\n':
-        return '\\n';
-      case '\r':
-        return '\\r';
-      case '\t':
-        return '\\t';
-      default:
-        return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-    }
-  });
-}
+/** Control and invisible/bidi characters as visible escapes (`\n`, `\u{202e}`): one line, no tricks; the vocabulary's one escaper. */
+export const printable = escapeText;
 
 /** Cuts long text on a code point boundary, marking the cut. */
 export function truncate(text: string, max: number): string {
