@@ -63,7 +63,8 @@ export async function discoverNodes(ctx: InspectContext, options: DiscoverOption
       let cursors = ['0'];
       let status: NodeStatus | undefined;
       while (cursors[0] !== 'done' && scannedPer[i] < budget && performance.now() < deadline) {
-        const scan = await scanNode(ctx, node, ['*'], cursors, Math.min(CHUNK, budget - scannedPer[i]), deadline);
+        // Names and values only: fence counters and waiter sets say nothing about a key's shape.
+        const scan = await scanNode(ctx, node, ['*'], cursors, Math.min(CHUNK, budget - scannedPer[i]), deadline, undefined, false);
         status = scan.status;
         if (!scan.status.reachable) break;
         cursors = scan.cursors;

@@ -67,7 +67,7 @@ export type OnPage = (scan: NodeScan, ids: string[], slots: Slot[]) => void;
  * SCANs one node. `onPage`, when given, is called with the ids of the keys read by the
  * page script (standalone nodes) once their slots are set, fence counters included.
  */
-export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number, onPage?: OnPage): Promise<NodeScan> {
+export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number, onPage?: OnPage, internals = true): Promise<NodeScan> {
   const scan: NodeScan = {
     status: { node: node.id, reachable: false, latencyMs: null, error: null, outcome: 'unreachable' },
     reads: new Map(),
@@ -102,7 +102,8 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     const outOfBudget = (): boolean => scanned > maxKeys || performance.now() > deadline;
     // Standalone pages: the internal keys are walked beside the patterns; a page read
     // before that walk is complete waits for it (its keys' counters are not known yet).
-    const walk = new InternalWalk();
+    // Without internals (discovery: names and values only) the walk is done before it starts.
+    const walk = internals ? new InternalWalk() : InternalWalk.none();
     const keysOnNode = await withDeadline(size, ctx.commandTimeoutMs);
     let pages = 0;
     const waiting: Array<[string[], Slot[]]> = [];

@@ -30,6 +30,14 @@ export class InternalWalk {
   /** Resources (latin1 ids) with an event log: our own core's locks, whatever their names. */
   readonly logged = new Set<string>();
 
+  /** A walk with nothing to walk: every key's counter is none and it has no waiters. */
+  static none(): InternalWalk {
+    const w = new InternalWalk();
+    w.cursor = null;
+    w.complete = true;
+    return w;
+  }
+
   /** Takes one page of the walk: its next cursor (null: the call did not walk) and finds (see SCAN_PAGE). */
   add(next: string | null, internals: readonly unknown[]): void {
     for (let i = 0; i + 1 < internals.length; i += 2) {
