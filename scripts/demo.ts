@@ -49,16 +49,23 @@ function portFree(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * The demo's nodes persist every grant (AOF, appendfsync always, in the node's temp dir),
+ * as a safe deployment does: a fresh node then has no restart risk, and the doctor raises
+ * only the alarms the seeded states are meant to raise.
+ */
+const SAFE_PERSISTENCE = ['--appendonly', 'yes', '--appendfsync', 'always'];
+
 /** Fixed ports read well in a demo; a busy one falls back to a free port. */
 async function startNode(port: number): Promise<RedisServer> {
   if (await portFree(port)) {
     try {
-      return await RedisServer.start({ port });
+      return await RedisServer.start({ port, args: SAFE_PERSISTENCE });
     } catch {
       /* lost a race for the port: take any free one */
     }
   }
-  return RedisServer.start();
+  return RedisServer.start({ args: SAFE_PERSISTENCE });
 }
 
 function print(servers: RedisServer[], keys: Record<DemoState, string>): void {
