@@ -2,6 +2,7 @@
 // Not a test: it prints tables and writes bench/results/*.json for the record.
 import { stopAll } from '../src/dev/redisServer';
 import { runExtensionBench } from './extension';
+import { runExtensionHostBench } from './extensionHost';
 import { runLockBench } from './locks';
 import { runSnapshotBench } from './snapshot';
 import { runWatchBench } from './watch';
@@ -13,6 +14,7 @@ const BENCHES: Record<string, () => Promise<boolean>> = {
   snapshot: () => runSnapshotBench(),
   scale: () => runWatchBench(),
   extension: () => runExtensionBench(),
+  host: () => runExtensionHostBench(),
   webview: () => runWebviewBench(),
 };
 

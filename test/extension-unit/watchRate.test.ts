@@ -63,6 +63,33 @@ describe('extension costs (stand-in vscode)', () => {
     }
   });
 
+  it('reads a large watch less often while someone looks: 1 s per 2,000 locks, at most 10 s apart', async () => {
+    const m = new model.LockModel(passwords as never, log as never);
+    try {
+      fake.settings.set('refreshIntervalMs', 1000);
+      m.setVisible(true);
+      const byKey = m['byKey'];
+      const fill = (n: number): void => {
+        byKey.clear();
+        for (let i = 0; i < n; i++) byKey.set(`lock:${i}`, {} as LockEntry);
+      };
+      fill(100);
+      assert.equal(m.pollIntervalMs, 1000, 'a small deployment keeps the setting');
+      fill(model.LOCKS_PER_INTERVAL_SECOND * 5);
+      assert.equal(m.pollIntervalMs, 5000);
+      fill(model.LOCKS_PER_INTERVAL_SECOND * 5 + 1);
+      assert.equal(m.pollIntervalMs, 6000);
+      fill(100_000);
+      assert.equal(m.pollIntervalMs, 10_000, 'never slower than nobody looking');
+      fake.settings.set('refreshIntervalMs', 8000);
+      fill(model.LOCKS_PER_INTERVAL_SECOND * 5);
+      assert.equal(m.pollIntervalMs, 8000, 'a slower setting wins');
+    } finally {
+      fake.settings.clear();
+      await m.dispose();
+    }
+  });
+
   it('holds a hovered row still through countdown ticks and renewals, not through a change of what it says', () => {
     const now = Date.now();
     // Under 10 s left, where the tree counts every second (src/shared/countdown.ts).

@@ -9,8 +9,10 @@ export class LockElement {
   readonly kind = 'lock';
   /** What the tree shows now, to tell whether the countdown changed it. */
   rendered = '';
-  /** Expanded or selected: counts down every second whatever its time left. */
-  watched = false;
+  /** Expanded by the user. */
+  open = false;
+  /** Selected by the user. */
+  selected = false;
   /** When its tooltip was last resolved; the row holds still for HOVER_HOLD_MS after. */
   hoveredAt = Number.NEGATIVE_INFINITY;
   /** rowGist() of what the tree shows now. */
@@ -18,6 +20,11 @@ export class LockElement {
   readonly copies = new Map<string, CopyElement>();
   /** inAttention: the row in the "Needs attention" group, not the one in the list. */
   constructor(readonly key: string, readonly inAttention = false) {}
+
+  /** Expanded or selected: counts down live whatever its time left. */
+  get watched(): boolean {
+    return this.open || this.selected;
+  }
 
   get id(): string {
     return this.inAttention ? elementId('attention', this.key) : elementId('lock', this.key);

@@ -209,7 +209,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
   }
 
   private fireRoot(): void {
-    this.rootSignature = '';
+    this.rootSignature = this.rootRows();
     this.emitter.fire(undefined);
   }
 
@@ -311,9 +311,9 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     return entry !== undefined && rowGist(entry, this.mine.has(el.key)) === el.gist;
   }
 
-  /** Counting down live: near expiry, or opened or selected by the user. */
+  /** Counting down live: near expiry, opened or selected by the user, or held by this window (a few rows the user cares about). */
   private live(el: LockElement, entry: LockEntry): boolean {
-    return el.watched || (entry.validityMs !== null && entry.validityMs < LIVE_BELOW_MS);
+    return el.watched || (entry.validityMs !== null && entry.validityMs < LIVE_BELOW_MS) || this.mine.has(el.key);
   }
 
   /** What the row shows; the node rows below it only count when they are open to see. */
@@ -327,11 +327,11 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
   /** Set by the view: a hidden tree needs no countdown (it re-renders when shown). */
   isVisible: () => boolean = () => true;
 
-  /** The view marks rows a user opened or selected: they count down every second. */
-  setWatched(elements: readonly LocksTreeElement[], watched: boolean): void {
+  /** The view marks the rows a user selected: they count down live. */
+  setWatched(elements: readonly LocksTreeElement[], selected: boolean): void {
     for (const e of elements) {
       const el = e instanceof CopyElement ? e.parent : e;
-      if (el instanceof LockElement) el.watched = watched;
+      if (el instanceof LockElement) el.selected = selected;
     }
   }
 
@@ -345,7 +345,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
         this.emitter.fire([element]);
       }
     } else if (element instanceof AttentionGroupElement) element.expanded = expanded;
-    else this.setWatched([element], expanded);
+    else if (element instanceof LockElement) element.open = expanded;
   }
 
   /** The rows on screen when the view is: the ones the countdown looks at. */
