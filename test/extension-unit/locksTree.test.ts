@@ -16,15 +16,16 @@ describe('Locks tree (stand-in vscode)', () => {
     [tree] = standIn.loaded as [typeof TreeModule];
   });
 
-  const now = Date.now();
-  const healthy = (key: string, ttlMs = 600_000, token = 't'): LockEntry => lockEntry(key, [present('a', token, ttlMs), present('b', token, ttlMs), present('c', token, ttlMs)], {}, { nowMs: now });
-  const split = (key: string): LockEntry => lockEntry(key, [present('a', 't', 600_000), present('b', 'u', 600_000)], {}, { nowMs: now });
+  // Read "now" at each call: the suite may run minutes after this file loads, and rough
+  // wording moves when the time left crosses a step.
+  const healthy = (key: string, ttlMs = 600_000, token = 't'): LockEntry => lockEntry(key, [present('a', token, ttlMs), present('b', token, ttlMs), present('c', token, ttlMs)], {}, { nowMs: Date.now() });
+  const split = (key: string): LockEntry => lockEntry(key, [present('a', 't', 600_000), present('b', 'u', 600_000)], {}, { nowMs: Date.now() });
 
   /** A model of plain entries that tells the tree what changed, as LockModel does. */
   function setup(entries: LockEntry[]) {
     const byKey = new Map(entries.map((e) => [e.key, e]));
     const listeners: Array<(c: unknown) => void> = [];
-    let takenAt = now;
+    let takenAt = Date.now();
     const model = {
       onDidChange: (l: (c: unknown) => void) => (listeners.push(l), { dispose() {} }),
       onDidChangeState: () => ({ dispose() {} }),
