@@ -3,6 +3,7 @@
 import { stopAll } from '../src/dev/redisServer';
 import { runDiscoverBench } from './discover';
 import { runExtensionBench } from './extension';
+import { runExtensionHostBench } from './extensionHost';
 import { runLockBench } from './locks';
 import { runSnapshotBench } from './snapshot';
 import { runWatchBench } from './watch';
@@ -15,6 +16,7 @@ const BENCHES: Record<string, () => Promise<boolean>> = {
   discover: () => runDiscoverBench(),
   scale: () => runWatchBench(),
   extension: () => runExtensionBench(),
+  host: () => runExtensionHostBench(),
   webview: () => runWebviewBench(),
 };
 

@@ -53,6 +53,10 @@ const EXPECTED_ROWS = [
 // Real key names are long: every demo key gets this prefix (30+ characters in all), so the
 // default-width check below meets keys that cannot fit beside their verdict.
 const KEY_PREFIX = 'settlement-batch:eu-west-1:';
+// Past FLAT_MAX (src/extension/views/lockGroups.ts) the Locks view groups keys in folders:
+// this many more healthy locks under one prefix make the demo a long list.
+const EXTRA_LOCKS = 40;
+const EXTRA_PREFIX = `${KEY_PREFIX}lock:orders:`;
 /** VS Code's default side bar width, in CSS pixels. */
 const DEFAULT_SIDEBAR_WIDTH = 300;
 
@@ -155,6 +159,22 @@ function startDemoNodes() {
   });
 }
 
+/** EXTRA_LOCKS healthy locks (one token, 10 min) on every node, beside the demo's. */
+async function addHealthyLocks(urls) {
+  const { Redis } = await import('ioredis');
+  await Promise.all(urls.map(async (url) => {
+    const c = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      await c.connect();
+      const p = c.pipeline();
+      for (let i = 0; i < EXTRA_LOCKS; i++) p.set(`${EXTRA_PREFIX}${String(i).padStart(2, '0')}`, `ui-test-token-${i}`.padEnd(32, '0'), 'PX', 600_000);
+      await p.exec();
+    } finally {
+      c.disconnect();
+    }
+  }));
+}
+
 function run(cmd, args, opts) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 120_000, ...opts });
   if (r.error) fail(`${cmd} ${args.join(' ')}: ${r.error.message}`);
@@ -203,7 +223,19 @@ async function waitFor(what, limitMs, probe) {
   fail(`${what}: not seen within ${limitMs} ms${last?.detail ? `\n${last.detail}` : ''}`);
 }
 
-const lockRow = (key) => page.locator(`${VIEW_CONTAINER} .monaco-list-row[aria-level="1"]`, { hasText: key }).first();
+/** A lock's first row: in "Needs attention" when it is there, else in its folder. */
+const lockRow = (key) => page.locator(`${VIEW_CONTAINER} .monaco-list-row`, { hasText: key }).first();
+/** A row's text, whitespace folded. */
+const textOf = (locator) => locator.evaluate((r) => (r.textContent ?? '').replace(/\s+/g, ' ').trim());
+
+/** Opens a folder row (level 1 or deeper) and waits for it to say so. */
+async function openFolder(label) {
+  const row = page.locator(`${VIEW_CONTAINER} .monaco-list-row`).filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) }).first();
+  await row.waitFor({ state: 'visible', timeout: 15_000 }).catch(() => fail(`no folder row "${label}"`));
+  if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
+  await waitFor(`folder ${label} open`, 10_000, async () => ({ ok: (await row.getAttribute('aria-expanded')) === 'true' }));
+  return row;
+}
 
 /** ms from the log line announcing activation to the extension's own "activated" line. */
 function activationFromLogs(userDataDir) {
@@ -269,6 +301,7 @@ async function main() {
   const urls = await nodesReady;
   say(`5 seeded nodes: ${urls.join(' ')} (${elapsed()})`);
   if (urls.length !== 5) fail(`expected 5 node URLs from dist/demo.js, got ${urls.length}`);
+  await addHealthyLocks(urls);
 
   writeUserSettings(dirs['user-data'], USER_SETTINGS);
   mkdirSync(join(dirs.workspace, '.vscode'), { recursive: true });
@@ -298,13 +331,34 @@ async function main() {
   const tClick = Date.now();
   await page.locator(VIEW_CONTAINER).waitFor({ state: 'visible', timeout: 15_000 }).catch(() => fail(`clicking "${CONTAINER_TITLE}" did not open ${VIEW_CONTAINER}`));
 
-  // 5. The Locks view lists the seeded locks with their verdicts.
+  // 5. A long list: "Needs attention" first and open, holding every anomaly; then the keys
+  // in folders, closed, each with its count and worst verdict.
   await waitFor('a first lock row in the Locks view', 60_000, async () => {
     const texts = await rowTexts();
     return { ok: texts.some((x) => EXPECTED_ROWS.some(([key]) => x.includes(key))), detail: texts.join('\n') };
   });
   const tFirstRow = Date.now();
   say(`first lock row ${tFirstRow - tWorkbench} ms after the workbench appeared (${tFirstRow - tClick} ms after clicking ${CONTAINER_TITLE})`);
+  // The first read may still be confirming the split (docs/decisions.md): poll until it shows.
+  const { lockTop, folderRow } = await waitFor('"Needs attention" (open, every anomaly under it) and a closed folder with its count and worst verdict', 30_000, async () => {
+    const top = await page.locator(`${VIEW_CONTAINER} .monaco-list-row[aria-level="1"]`).evaluateAll((rows) => rows.map((r) => ({ text: (r.textContent ?? '').replace(/\s+/g, ' ').trim(), expanded: r.getAttribute('aria-expanded') })));
+    const lockTop = top.filter((r) => !/127\.0\.0\.1/.test(r.text));
+    const folderRow = lockTop.find((r) => r.text.startsWith(KEY_PREFIX));
+    const grouped = await page.locator(`${VIEW_CONTAINER} .monaco-list-row[aria-level="2"]`).evaluateAll((rows) => rows.map((r) => (r.textContent ?? '').replace(/\s+/g, ' ').trim()));
+    const missing = EXPECTED_ROWS.slice(0, 4).filter(([key, verdict]) => !grouped.some((x) => x.includes(key) && verdict.test(x)));
+    const ok = /^Needs attention/.test(lockTop[0]?.text ?? '') && lockTop[0].expanded === 'true' && folderRow?.expanded === 'false' && /\d+ locks · \d+ need attention, worst: split/.test(folderRow.text) && missing.length === 0;
+    return { ok, lockTop, folderRow, detail: `top level:\n${top.map((r) => `${r.text} (expanded: ${r.expanded})`).join('\n')}\nnot in the group: ${missing.map(([k]) => k).join(', ')}\nlevel 2:\n${grouped.join('\n')}` };
+  });
+  say(`top level: "${lockTop[0].text}" (open), folder "${folderRow.text}" (closed); split, partial, no TTL and ttl-skew in the group`);
+  // The healthy ones are in the folders: open them down to the demo's own keys, with the
+  // Nodes view folded so that every row of the Locks view fits (a list renders rows on screen only).
+  await page.locator(`${VIEW_CONTAINER} .pane-header`, { hasText: 'Nodes' }).first().click().catch(() => say('could not fold the Nodes view'));
+  await openFolder(KEY_PREFIX);
+  await openFolder('lock:');
+  const orders = page.locator(`${VIEW_CONTAINER} .monaco-list-row`, { hasText: `orders:` }).filter({ hasText: `${EXTRA_LOCKS} locks` }).first();
+  await orders.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => fail(`no closed folder "orders:" of ${EXTRA_LOCKS} locks inside lock:`));
+  if ((await orders.getAttribute('aria-expanded')) !== 'false') fail('the orders: folder is open before anyone opened it');
+  say(`folders opened: ${KEY_PREFIX} > lock: ; "${await textOf(orders)}" stays closed`);
   await waitFor('the seeded demo locks with their verdicts', 30_000, async () => {
     const texts = await rowTexts();
     const missing = EXPECTED_ROWS.filter(([key, verdict]) => !texts.some((x) => x.includes(key) && verdict.test(x)));
@@ -367,7 +421,7 @@ async function main() {
   }
   await waitFor(`node copies under ${SPLIT_KEY}`, 15_000, async () => {
     const children = await page
-      .locator(`${VIEW_CONTAINER} .monaco-list-row[aria-level="2"]`)
+      .locator(`${VIEW_CONTAINER} .monaco-list-row[aria-level="${Number(await split.getAttribute('aria-level')) + 1}"]`)
       .evaluateAll((rows) => rows.map((r) => (r.textContent ?? '').replace(/\s+/g, ' ').trim()));
     const nodeRows = children.filter((x) => /127\.0\.0\.1:\d+/.test(x));
     // The two holders' copies carry the CLI's letters, A and B, before the node id.
@@ -500,7 +554,23 @@ async function main() {
   {
     const key = 'lock:redisson:inventory';
     const row = lockRow(key);
+    // Far from expiry a row says `> 10 s`, which its renewals do not move; a row the user
+    // selected counts down live (docs/decisions.md, "A tree for 10,000 locks").
     const description = () => row.locator('.label-description').first().textContent().then((t) => (t ?? '').trim());
+    // The last tooltip away first: it would take the click.
+    await page.mouse.move(900, 500);
+    await page.locator('.workbench-hover, .monaco-hover').filter({ visible: true }).first().waitFor({ state: 'detached', timeout: 5000 }).catch(() => {});
+    const rough = await description();
+    if (!/^> \d+ (s|min)/.test(rough)) fail(`${key}, far from expiry and not selected, reads "${rough}", not a rough time`);
+    await row.click();
+    // Away at once: a pointer resting on the row resolves its tooltip, and the row holds still 15 s.
+    await page.mouse.move(900, 500);
+    // Folded again (the click opened it), still selected: its node rows out of the way.
+    await page.keyboard.press('ArrowLeft');
+    await waitFor(`${key} selected and counting down live`, 25_000, async () => {
+      const now = await description();
+      return { ok: (await row.getAttribute('aria-selected')) === 'true' && /^\d+(\.\d)? s/.test(now), detail: `reads "${now}"` };
+    });
     const hover = page.locator('.workbench-hover, .monaco-hover').filter({ hasText: 'inventory' }).first();
     let shown = false;
     for (let attempt = 1; attempt <= 3 && !shown; attempt++) {

@@ -132,8 +132,9 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
       watchRate();
     }),
     nodesView.onDidChangeVisibility(() => watchRate()),
-    locksView.onDidExpandElement((e) => locks.setWatched([e.element], true)),
-    locksView.onDidCollapseElement((e) => locks.setWatched([e.element], false)),
+    // What is open decides what is fired: a closed folder's rows never are (docs/decisions.md).
+    locksView.onDidExpandElement((e) => locks.setExpanded(e.element, true)),
+    locksView.onDidCollapseElement((e) => locks.setExpanded(e.element, false)),
     locksView.onDidChangeSelection((e) => {
       locks.setWatched(selected, false);
       selected = e.selection;

@@ -46,3 +46,22 @@ export function steppedEntry(entry: LockEntry): LockEntry {
   return { ...entry, validityMs, nodes };
 }
 
+
+/** Under this much time left a lock row counts down live: the steps' every-second band. */
+export const LIVE_BELOW_MS = 10_000;
+
+const ROUGH_STEPS = [10_000, 30_000, 60_000, 2 * 60_000, 5 * 60_000, 10 * 60_000, 30 * 60_000, 3_600_000, 86_400_000];
+
+/**
+ * Time left as a far-from-expiry row says it: `> 30 s`, `> 5 min`, the largest step not
+ * above it (floored: never more than is left). A watchdog renewing a 30 s lock every 10 s
+ * keeps its row at `> 10 s` instead of re-rendering it every second, and VS Code keeps
+ * every tree item it builds (docs/extension-host.md). Undefined under LIVE_BELOW_MS: the
+ * row counts down live there.
+ */
+export function roughTimeLeft(ms: number): string | undefined {
+  let step: number | undefined;
+  for (const s of ROUGH_STEPS) if (ms >= s) step = s;
+  if (step === undefined) return undefined;
+  return `> ${step < 60_000 ? `${step / 1000} s` : step < 3_600_000 ? `${step / 60_000} min` : step < 86_400_000 ? `${step / 3_600_000} h` : `${step / 86_400_000} d`}`;
+}

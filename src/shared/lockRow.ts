@@ -37,9 +37,12 @@ export function rowHeadline(entry: Pick<LockEntry, 'verdict' | 'holders' | 'flag
   return { text, emphasis };
 }
 
-/** The description after the key: `4.2 s · billing-worker (pid 4121) for 3 min · 2 waiting`. */
-export function rowDetail(entry: LockEntry, nowMs: number): string {
-  const left = entry.verdict === 'held' && entry.validityMs !== null ? formatDuration(entry.validityMs) : '';
+/**
+ * The description after the key: `4.2 s · billing-worker (pid 4121) for 3 min · 2 waiting`.
+ * timeLeft words the validity another way (the tree's rough wording far from expiry).
+ */
+export function rowDetail(entry: LockEntry, nowMs: number, timeLeft: (ms: number) => string = formatDuration): string {
+  const left = entry.verdict === 'held' && entry.validityMs !== null ? timeLeft(entry.validityMs) : '';
   const who = whoSuffix(entry, nowMs);
   return left ? left + who : who.replace(/^ · /, '');
 }

@@ -1,6 +1,6 @@
 // The extension's costs that docs/decisions.md fixes, checked on the stand-in `vscode`
 // (src/dev/fakeVscode.ts) with the real model and tree modules: the watch slows down
-// while nobody looks, and the countdown re-renders only the rows a user can be looking at.
+// while nobody looks, and a hovered row holds still (what the tree fires: locksTree.test.ts).
 import assert from 'node:assert/strict';
 import type { FakeVscode } from '../../src/dev/fakeVscode';
 import { useStandInVscode } from '../support/standInVscode';
@@ -63,62 +63,30 @@ describe('extension costs (stand-in vscode)', () => {
     }
   });
 
-  it('counts down the top rows, open and selected rows every second, and the rest every 10 s', () => {
-    const entries = new Map<string, LockEntry>();
-    const now = Date.now();
-    for (let i = 0; i < 500; i++) {
-      const key = `lock:${String(i).padStart(3, '0')}`;
-      // Under 10 s left, where the tree counts every second (src/shared/countdown.ts).
-      entries.set(key, lockEntry(key, [present('a', 't', 9_000), present('b', 't', 9_000), present('c', 't', 9_000)], {}, { nowMs: now }));
-    }
-    const events = { on: () => ({ dispose() {} }) };
-    const fakeModel = {
-      onDidChange: events.on, onDidChangeState: events.on,
-      snapshot: { quorum: 2, nodes: [], locks: [...entries.values()], skipped: [], truncated: false },
-      settings: { expiringThresholdMs: 2000 },
-      truncated: false,
-      entry: (k: string) => entries.get(k),
-      // Read 150 ms ago: the countdown has something to age every tick.
-      takenAtOf: () => now - 150,
-    };
-    const mine = { onDidChange: events.on, has: () => false, all: () => [] };
-    const t = new tree.LocksTreeProvider(fakeModel as never, mine as never);
+  it('reads a large watch less often while someone looks: 1 s per 2,000 locks, at most 10 s apart', async () => {
+    const m = new model.LockModel(passwords as never, log as never);
     try {
-      t.setFilter('');
-      const rows = t.getChildren() as TreeModule.LockElement[];
-      assert.equal(rows.length, 500);
-      // The first render reads the same frozen clock as the ticks: on the real one, the
-      // milliseconds spent rendering 500 rows could put a row's first render and its first
-      // tick in the same whole second.
-      const fired: TreeModule.LockElement[][] = [];
-      const realNow = Date.now;
-      let clock = now;
-      Date.now = () => clock;
-      try {
-        for (const r of rows) t.getTreeItem(r);
-        t.setWatched([rows[400]], true);
-        t.onDidChangeTreeData((e) => fired.push(e as TreeModule.LockElement[]));
-        for (let second = 1; second <= tree.COUNTDOWN_FAR_EVERY; second++) {
-          // Half a second a tick: ten ticks leave each lock a few seconds, still counting.
-          clock = now + second * 500;
-          t.tick();
-          for (const r of fired.at(-1) ?? []) t.getTreeItem(r);
-        }
-      } finally {
-        Date.now = realNow;
-      }
-      const perTick = fired.map((f) => new Set(f.map((e) => e.key)));
-      // Seconds 1..9: the top rows and the open one; second 10: every row.
-      for (const s of perTick.slice(0, -1)) {
-        assert.equal(s.size, tree.COUNTDOWN_NEAR_ROWS + 1);
-        assert.ok(s.has(rows[0].key) && s.has(rows[400].key) && !s.has(rows[300].key));
-      }
-      assert.equal(perTick.at(-1)!.size, 500);
-      // No tooltip is built for a row until the pointer rests on it.
-      assert.equal(t.getTreeItem(rows[0]).tooltip, undefined);
-      assert.match(String((t.resolveTreeItem(t.getTreeItem(rows[0]), rows[0]).tooltip as { value: string }).value), /held 3\\\/3 · /);
+      fake.settings.set('refreshIntervalMs', 1000);
+      m.setVisible(true);
+      const byKey = m['byKey'];
+      const fill = (n: number): void => {
+        byKey.clear();
+        for (let i = 0; i < n; i++) byKey.set(`lock:${i}`, {} as LockEntry);
+      };
+      fill(100);
+      assert.equal(m.pollIntervalMs, 1000, 'a small deployment keeps the setting');
+      fill(model.LOCKS_PER_INTERVAL_SECOND * 5);
+      assert.equal(m.pollIntervalMs, 5000);
+      fill(model.LOCKS_PER_INTERVAL_SECOND * 5 + 1);
+      assert.equal(m.pollIntervalMs, 6000);
+      fill(100_000);
+      assert.equal(m.pollIntervalMs, 10_000, 'never slower than nobody looking');
+      fake.settings.set('refreshIntervalMs', 8000);
+      fill(model.LOCKS_PER_INTERVAL_SECOND * 5);
+      assert.equal(m.pollIntervalMs, 8000, 'a slower setting wins');
     } finally {
-      t.dispose();
+      fake.settings.clear();
+      await m.dispose();
     }
   });
 
@@ -177,6 +145,9 @@ describe('extension costs (stand-in vscode)', () => {
       assert.deepEqual(read(), ['lock:other'], 'a renewal does not re-render the hovered row');
       assert.deepEqual(second(3), ['lock:other']);
       assert.deepEqual(read(), ['lock:other']);
+      // The other row counts on and a renewal puts it back up: each reads differently and is
+      // shown; the hovered row, saying the same, holds still.
+      assert.deepEqual(second(9), ['lock:other']);
       clock = now + 14_000;
       assert.deepEqual(read(), ['lock:other'], 'still held 13 s after the hover');
       // The hold ends: the row shows the time it has now.

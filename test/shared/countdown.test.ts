@@ -1,7 +1,7 @@
 // The tree's countdown steps (src/shared/countdown.ts): every second near the end, coarser
 // further away, never more time than is left.
 import assert from 'node:assert/strict';
-import { steppedEntry, steppedMs } from '../../src/shared/countdown';
+import { LIVE_BELOW_MS, roughTimeLeft, steppedEntry, steppedMs } from '../../src/shared/countdown';
 import { lockEntry, present } from '../support/entries';
 
 describe('countdown steps', () => {
@@ -23,5 +23,17 @@ describe('countdown steps', () => {
     assert.deepEqual(shown.flags, entry.flags);
     assert.equal(shown.nodes[0].pttlMs, 25_000);
     assert.ok(shown.validityMs !== null && shown.validityMs % 5_000 === 0 && shown.validityMs <= entry.validityMs!);
+  });
+
+  it('words time far from expiry roughly, floored, and leaves the last 10 s to the live countdown', () => {
+    assert.equal(roughTimeLeft(LIVE_BELOW_MS - 1), undefined);
+    assert.equal(roughTimeLeft(LIVE_BELOW_MS), '> 10 s');
+    assert.equal(roughTimeLeft(29_999), '> 10 s');
+    assert.equal(roughTimeLeft(30_000), '> 30 s');
+    assert.equal(roughTimeLeft(4 * 60_000 + 59_000), '> 2 min');
+    assert.equal(roughTimeLeft(3_600_000 * 5), '> 1 h');
+    assert.equal(roughTimeLeft(86_400_000 * 3), '> 1 d');
+    // A 30 s lock renewed every 10 s stays between 20 and 30 s: its row never changes.
+    assert.equal(new Set([20_000, 24_000, 29_999].map(roughTimeLeft)).size, 1);
   });
 });

@@ -19,6 +19,13 @@ const FACTS_EVERY_MS = 10_000;
  */
 const HIDDEN_FACTOR = 10;
 const HIDDEN_MIN_MS = 10_000;
+/**
+ * While someone looks, a large watch reads at least 1 s apart per this many locks (10,000
+ * locks: every 5 s), at most HIDDEN_MIN_MS apart: under churn every page's digest moves, so
+ * each read re-lists them all, and at 1 s that was most of the extension host's cost
+ * (docs/decisions.md, "A tree for 10,000 locks"). Refresh still reads at once.
+ */
+export const LOCKS_PER_INTERVAL_SECOND = 2000;
 
 export interface ModelChange {
   added: string[];
@@ -56,6 +63,8 @@ export class LockModel implements vscode.Disposable {
   private cached: Snapshot | undefined;
   private paused = false;
   private visible = false;
+  /** The interval last given to the watcher. */
+  private intervalSet = 0;
   private disposed = false;
   private facts: NodeFacts[] | undefined;
   private lastError: string | undefined;
@@ -133,7 +142,18 @@ export class LockModel implements vscode.Disposable {
   /** The interval the watch runs at now: the setting while someone looks, slower otherwise. */
   get pollIntervalMs(): number {
     const ms = readSettings().refreshIntervalMs;
-    return this.visible ? ms : Math.max(ms * HIDDEN_FACTOR, HIDDEN_MIN_MS);
+    if (!this.visible) return Math.max(ms * HIDDEN_FACTOR, HIDDEN_MIN_MS);
+    const bySize = Math.min(HIDDEN_MIN_MS, Math.ceil(this.byKey.size / LOCKS_PER_INTERVAL_SECOND) * 1000);
+    return Math.max(ms, bySize);
+  }
+
+  /** The watch grew or shrank past a step of LOCKS_PER_INTERVAL_SECOND: its interval follows. */
+  private followSize(): void {
+    const ms = this.pollIntervalMs;
+    if (ms === this.intervalSet) return;
+    this.intervalSet = ms;
+    this.log.debug(`watch interval ${ms} ms (${this.byKey.size} locks)`);
+    this.watch?.watcher.setIntervalMs(ms);
   }
 
   entry(key: string): LockEntry | undefined {
@@ -223,7 +243,7 @@ export class LockModel implements vscode.Disposable {
     const s = readSettings();
     const signature = JSON.stringify([s.keyPatterns, s.maxKeys, s.expiringThresholdMs]);
     if (this.watch?.signature === signature) {
-      this.watch.watcher.setIntervalMs(this.pollIntervalMs);
+      this.watch.watcher.setIntervalMs((this.intervalSet = this.pollIntervalMs));
       return this.watch;
     }
     const previous = this.watch;
@@ -234,7 +254,7 @@ export class LockModel implements vscode.Disposable {
     const first = new Promise<void>((resolve) => (firstDone = resolve));
     const redlock = built.redlock;
     const watcher = redlock.watch(
-      { patterns: s.keyPatterns, maxKeys: s.maxKeys, expiringThresholdMs: s.expiringThresholdMs, intervalMs: this.pollIntervalMs, factsEveryMs: FACTS_EVERY_MS },
+      { patterns: s.keyPatterns, maxKeys: s.maxKeys, expiringThresholdMs: s.expiringThresholdMs, intervalMs: (this.intervalSet = this.pollIntervalMs), factsEveryMs: FACTS_EVERY_MS },
       {
         snapshot: (snap) => {
           if (this.watch?.watcher === watcher) this.applySnapshot(snap, watcher.takenAtMs);
@@ -306,6 +326,7 @@ export class LockModel implements vscode.Disposable {
     this.cached = undefined;
     this.status = { quorum: snap.quorum, nodes: snap.nodes, truncated: snap.truncated };
     this.log.debug(`snapshot: ${snap.locks.length} locks`);
+    this.followSize();
     this.changeEmitter.fire({ added, changed, removed, before });
   }
 
@@ -332,7 +353,10 @@ export class LockModel implements vscode.Disposable {
       this.takenAt.delete(key);
     }
     this.cached = undefined;
-    if (added.length || removed.length) this.log.debug(`watch: ${this.byKey.size} locks (+${added.length} -${removed.length} ~${changed.length})`);
+    if (added.length || removed.length) {
+      this.log.debug(`watch: ${this.byKey.size} locks (+${added.length} -${removed.length} ~${changed.length})`);
+      this.followSize();
+    }
     this.changeEmitter.fire({ added, changed, removed, before });
   }
 
@@ -371,7 +395,7 @@ export class LockModel implements vscode.Disposable {
     if (this.visible === visible) return;
     this.visible = visible;
     this.log.debug(`watch interval ${this.pollIntervalMs} ms (${visible ? 'visible' : 'nobody looking'})`);
-    this.watch?.watcher.setIntervalMs(this.pollIntervalMs);
+    this.watch?.watcher.setIntervalMs((this.intervalSet = this.pollIntervalMs));
   }
 
   setPaused(paused: boolean): void {

@@ -1,28 +1,35 @@
-// The Locks view: one item per key, its node copies as children. Elements are memoized
-// per key so onDidChangeTreeData can fire exactly the ones that changed; a re-sort,
-// an added or a removed key refreshes the root. Tooltips are built on hover
-// (resolveTreeItem), and the once-a-second countdown re-renders only the rows near the
-// top of the list, the expanded and the selected ones; the rest every COUNTDOWN_FAR_EVERY
-// ticks (docs/decisions.md: the cost of a countdown over 10,000 rows). A row whose tooltip
-// was just resolved holds still while it is read: a re-render would close the tooltip
-// (docs/decisions.md, "Tooltips that stay").
+// The Locks view. A short list is flat (anomalies first, then by key). A long one opens
+// with "Needs attention" (every lock the status bar counts, so none hides in a closed
+// folder), then folders on `:` that load their rows only when opened. What is fired is
+// what a person can see change (docs/decisions.md, "A tree for 10,000 locks"):
+// - elements are memoized (per key, per folder prefix): VS Code finds rows by identity;
+// - the root is refreshed only when its own rows come or go, never by a tick;
+// - a closed folder's rows are never fired: it is marked stale and refreshed when opened;
+// - far from expiry a row says `> 30 s`, which a renewal does not move; the live countdown
+//   is for rows near expiry and rows a user opened or selected.
+// A row whose tooltip was just resolved holds still while it is read: a re-render would
+// close the tooltip (docs/decisions.md, "Tooltips that stay").
 import * as vscode from 'vscode';
 import type { LockEntry, Observation } from '../../core';
-import { agedEntry, agedEntryWithCopies, steppedEntry } from '../../shared/countdown';
+import { formatDuration } from '../../core';
+import { agedEntry, agedEntryWithCopies, LIVE_BELOW_MS, roughTimeLeft, steppedEntry } from '../../shared/countdown';
 import { keyMatcher } from '../../shared/glob';
 import type { LockModel, ModelChange } from '../model/lockModel';
-import { compareLocks, needsAttention } from '../../shared/lockOrder';
-import { copyContextValue, copyDescription, copyIcon, copyTokenMark, lockContextValue, lockDescription, lockIcon, lockRowText, type IconSpec } from '../words/lockText';
+import { anomalyRank, needsAttention, sortLocks } from '../../shared/lockOrder';
+import { copyContextValue, copyDescription, copyIcon, copyTokenMark, lockContextValue, lockIcon, lockRowText, type IconSpec } from '../words/lockText';
 import { escapeMarkdown, printable } from '../words/markdown';
 import type { MineLocks } from '../model/mineLocks';
+import { AttentionGroupElement, attentionGroupItem } from './attentionGroup';
+import { FolderElement, folderDescription, folderItem } from './folderNode';
 import { HeldElement, HeldGroupElement, heldGroupItem, heldItem } from './heldGroup';
+import { CopyElement, LoadMoreElement, LockElement, loadMoreItem } from './lockNodes';
+import { FLAT_MAX, LockGroups } from './lockGroups';
 import { lockTooltipMarkdown } from './tooltip';
-import { elementId } from './treeIds';
 
-/** Rows from the top that count down every second: more than any screen shows. */
-export const COUNTDOWN_NEAR_ROWS = 200;
-/** Rows further down (a long list scrolled) count down every this many seconds. */
-export const COUNTDOWN_FAR_EVERY = 10;
+export { CopyElement, LoadMoreElement, LockElement } from './lockNodes';
+export { FolderElement } from './folderNode';
+export { AttentionGroupElement } from './attentionGroup';
+
 /**
  * A row whose tooltip was resolved (the pointer rests on it) skips countdown and renewal
  * re-renders this long, unless what it says to do changes: long enough to read the
@@ -35,58 +42,49 @@ function rowGist(entry: LockEntry, mine: boolean): string {
   return `${entry.verdict}|${entry.flags.join()}|${mine}|${entry.nodes.map((o) => `${o.state}:${o.token ?? ''}`).join('|')}`;
 }
 
-export class LockElement {
-  readonly kind = 'lock';
-  /** What the tree shows now, to tell whether the countdown changed it. */
-  rendered = '';
-  /** Expanded or selected: counts down every second wherever it is in the list. */
-  watched = false;
-  /** When its tooltip was last resolved; the row holds still for HOVER_HOLD_MS after. */
-  hoveredAt = Number.NEGATIVE_INFINITY;
-  /** rowGist() of what the tree shows now. */
-  gist = '';
-  readonly copies = new Map<string, CopyElement>();
-  constructor(readonly key: string) {}
-}
+/** Far from expiry: `> 30 s`; near it, the exact time. */
+const roughly = (ms: number): string => roughTimeLeft(ms) ?? formatDuration(ms);
 
-export class CopyElement {
-  readonly kind = 'copy';
-  constructor(readonly parent: LockElement, readonly node: string) {}
-  get key(): string {
-    return this.parent.key;
-  }
-}
-
-export class LoadMoreElement {
-  readonly kind = 'more';
-}
-
-export type LocksTreeElement = LockElement | CopyElement | LoadMoreElement | HeldGroupElement | HeldElement;
+export type LocksTreeElement = LockElement | CopyElement | LoadMoreElement | HeldGroupElement | HeldElement | FolderElement | AttentionGroupElement;
 
 function themeIcon(i: IconSpec): vscode.ThemeIcon {
   return new vscode.ThemeIcon(i.id, new vscode.ThemeColor(i.color));
 }
 
+const childId = (c: { kind: 'folder'; prefix: string } | { kind: 'lock'; key: string }): string => (c.kind === 'folder' ? `f${c.prefix}` : `k${c.key}`);
+
 export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeElement>, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<LocksTreeElement | LocksTreeElement[] | undefined>();
   readonly onDidChangeTreeData = this.emitter.event;
-  private readonly elements = new Map<string, LockElement>();
+  /** Rows in the list (root or folder), per key. */
+  private readonly rows = new Map<string, LockElement>();
+  /** Rows in the "Needs attention" group, per key. */
+  private readonly attentionRows = new Map<string, LockElement>();
+  private readonly folders = new Map<string, FolderElement>();
+  private readonly groups = new LockGroups();
   private readonly more = new LoadMoreElement();
   private readonly held = new HeldGroupElement();
-  private order: string[] = [];
+  private readonly attentionGroup = new AttentionGroupElement();
+  /** A short list: every key at the root, anomalies first. Empty when grouped. */
+  private flatOrder: string[] = [];
+  private grouped = false;
+  /** The group's keys, anomalies first (grouped only). */
+  private attention: string[] = [];
+  private listedKeys = new Set<string>();
+  /** The root's rows as last given to VS Code: a refresh of the root only when these change. */
+  private rootSignature = '';
   private filterText = '';
   private matches: (key: string) => boolean = () => true;
   private anomalies = false;
   private readonly ticker: NodeJS.Timeout;
-  private ticks = 0;
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(private readonly model: LockModel, private readonly mine: MineLocks) {
     this.subscriptions.push(
       model.onDidChange((c) => this.onModelChange(c)),
-      model.onDidChangeState(() => this.emitter.fire(undefined)),
+      model.onDidChangeState(() => this.fireRoot()),
       // The "Held by this window" group appears, grows or goes: the root changes.
-      mine.onDidChange(() => this.emitter.fire(undefined)),
+      mine.onDidChange(() => this.fireRoot()),
     );
     this.ticker = setInterval(() => this.tick(), 1000);
   }
@@ -97,34 +95,36 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
 
   /** Everything may read differently after a while hidden. */
   refreshAll(): void {
-    this.emitter.fire(undefined);
+    this.fireRoot();
   }
 
   setFilter(text: string): void {
     this.filterText = text.trim();
     this.matches = keyMatcher(this.filterText);
-    this.resort();
-    this.emitter.fire(undefined);
+    this.restructure();
+    this.fireRoot();
   }
 
   get anomaliesOnly(): boolean {
     return this.anomalies;
   }
 
-  /** The view title's toggle: only the locks that need a look (src/shared/lockOrder.ts). */
+  /** The view title's toggle: only the locks that need a look (src/shared/lockOrder.ts), as one flat list. */
   setAnomaliesOnly(on: boolean): void {
     if (on === this.anomalies) return;
     this.anomalies = on;
-    this.resort();
-    this.emitter.fire(undefined);
+    this.restructure();
+    this.fireRoot();
   }
 
-  /** The memoized row of a key the tree lists now, or undefined (filtered out, not seen yet). */
+  /** Grouped in folders (a long list) rather than flat. */
+  get isGrouped(): boolean {
+    return this.grouped;
+  }
+
+  /** The memoized row of a key the list shows now (at the root or in its folder), or undefined. */
   listed(key: string): LockElement | undefined {
-    if (!this.order.includes(key)) return undefined;
-    let el = this.elements.get(key);
-    if (!el) this.elements.set(key, (el = new LockElement(key)));
-    return el;
+    return this.listedKeys.has(key) ? this.rowOf(key) : undefined;
   }
 
   /** The row of a key once the tree lists it: a watch read already in flight may predate it. */
@@ -159,25 +159,149 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     return steppedEntry(agedEntryWithCopies(entry, Date.now() - this.model.takenAtOf(key), this.model.settings.expiringThresholdMs));
   }
 
-  private resort(): boolean {
+  private rowOf(key: string): LockElement {
+    let el = this.rows.get(key);
+    if (!el) this.rows.set(key, (el = new LockElement(key)));
+    return el;
+  }
+
+  private attentionRowOf(key: string): LockElement {
+    let el = this.attentionRows.get(key);
+    if (!el) this.attentionRows.set(key, (el = new LockElement(key, true)));
+    return el;
+  }
+
+  private folderOf(prefix: string): FolderElement {
+    let el = this.folders.get(prefix);
+    if (!el) this.folders.set(prefix, (el = new FolderElement(prefix)));
+    return el;
+  }
+
+  /** Lays the keys out again (flat or in folders) and forgets the elements of what went. */
+  private restructure(): void {
     const locks = (this.model.snapshot?.locks ?? []).filter((e) => this.matches(e.key) && (!this.anomalies || needsAttention(e)));
-    const order = [...locks].sort(compareLocks).map((e) => e.key);
-    const same = order.length === this.order.length && order.every((k, i) => k === this.order[i]);
-    this.order = order;
-    return !same;
+    this.grouped = !this.anomalies && locks.length > FLAT_MAX;
+    if (this.grouped) {
+      this.flatOrder = [];
+      this.groups.rebuild(locks);
+      this.attention = sortLocks(locks.filter(needsAttention)).map((e) => e.key);
+    } else {
+      this.flatOrder = sortLocks(locks).map((e) => e.key);
+      this.groups.rebuild([]);
+      this.attention = [];
+    }
+    this.listedKeys = new Set(locks.map((e) => e.key));
+    const inGroup = new Set(this.attention);
+    for (const key of this.rows.keys()) if (!this.listedKeys.has(key)) this.rows.delete(key);
+    for (const key of this.attentionRows.keys()) if (!inGroup.has(key)) this.attentionRows.delete(key);
+    for (const prefix of this.folders.keys()) if (!this.groups.folder(prefix)) this.folders.delete(prefix);
+  }
+
+  /** The root's rows, as ids: what decides whether the root itself must be refreshed. */
+  private rootRows(): string {
+    const parts: string[] = [this.mine.all().length > 0 ? 'held' : '', this.model.truncated ? 'more' : ''];
+    if (!this.grouped) parts.push(...this.flatOrder);
+    else {
+      parts.push(this.attention.length > 0 ? 'attention' : '');
+      for (const c of this.groups.root) parts.push(childId(c));
+    }
+    return parts.join('\n');
+  }
+
+  private fireRoot(): void {
+    this.rootSignature = this.rootRows();
+    this.emitter.fire(undefined);
   }
 
   private onModelChange(c: ModelChange): void {
-    for (const key of c.removed) this.elements.delete(key);
-    const reordered = this.resort();
-    if (reordered || c.added.length > 0 || c.removed.length > 0) {
-      this.emitter.fire(undefined);
-      return;
+    const structural = c.added.length > 0 || c.removed.length > 0 || c.changed.some((k) => {
+      const was = c.before.get(k);
+      const now = this.model.entry(k);
+      return !was || !now || anomalyRank(was) !== anomalyRank(now) || needsAttention(was) !== needsAttention(now);
+    });
+    const fire = new Set<LocksTreeElement>();
+    if (structural) {
+      this.restructure();
+      if (this.rootRows() !== this.rootSignature) {
+        this.fireRoot();
+        return;
+      }
+      this.foldersToFire(fire);
     }
     // A renewal only moves the TTL: a row being read keeps its tooltip, and the first
     // tick after the hold shows the new time.
-    const changed = c.changed.map((k) => this.elements.get(k)).filter((e): e is LockElement => e !== undefined && !this.holds(e));
-    if (changed.length > 0) this.emitter.fire(changed);
+    for (const key of c.changed) {
+      for (const el of [this.rows.get(key), this.attentionRows.get(key)]) {
+        if (!el || this.holds(el)) continue;
+        if (!this.shown(el)) {
+          this.markStale(key);
+          continue;
+        }
+        const entry = this.rowEntry(key);
+        if (entry && this.render(el, entry) !== el.rendered) fire.add(el);
+      }
+    }
+    if (fire.size > 0) this.emitter.fire([...fire]);
+  }
+
+  /** The group and the folders VS Code knows whose row or rows moved; closed ones become stale instead. */
+  private foldersToFire(fire: Set<LocksTreeElement>): void {
+    const group = this.attentionGroup;
+    if (this.attention.length > 0 && (group.rendered !== this.attentionText() || group.children !== this.attention.join('\n'))) fire.add(group);
+    for (const [prefix, el] of this.folders) {
+      const f = this.groups.folder(prefix);
+      if (!f) continue;
+      const rowMoved = el.rendered !== this.folderText(prefix);
+      const rowsMoved = el.children !== f.children.map(childId).join('\n');
+      if (!rowMoved && !rowsMoved) continue;
+      if (!this.folderShown(f.parent)) {
+        this.markStaleFrom(f.parent);
+        el.stale = true;
+      } else if (rowMoved || (rowsMoved && el.expanded)) fire.add(el);
+      else el.stale = true;
+    }
+  }
+
+  private attentionText(): string {
+    return `${this.attention.length}|${this.attention.length > 0 ? anomalyRank(this.model.entry(this.attention[0]) ?? { verdict: 'held', flags: [] }) : ''}`;
+  }
+
+  private folderText(prefix: string): string {
+    const f = this.groups.folder(prefix);
+    return f ? folderDescription(f, this.model.entry(f.worstKey)) + `|${f.worstRank}` : '';
+  }
+
+  /** Every folder on the way to `prefix` is open ('' is the root: always shown). */
+  private folderShown(prefix: string): boolean {
+    for (let p = prefix; p; ) {
+      const el = this.folders.get(p);
+      const f = this.groups.folder(p);
+      if (!el || !f || !el.expanded) return false;
+      p = f.parent;
+    }
+    return true;
+  }
+
+  /** On screen when the view is: at the root, in the open group, or in a folder open all the way. */
+  private shown(el: LockElement): boolean {
+    if (el.inAttention) return this.attentionGroup.expanded;
+    if (!this.grouped) return true;
+    const parent = this.groups.parentOf(el.key);
+    return parent !== undefined && this.folderShown(parent);
+  }
+
+  /** A change under closed folders: each closed folder on the way refreshes when it opens. */
+  private markStale(key: string): void {
+    const parent = this.groups.parentOf(key);
+    if (parent) this.markStaleFrom(parent);
+  }
+
+  private markStaleFrom(prefix: string): void {
+    for (let p = prefix; p; p = this.groups.folder(p)?.parent ?? '') {
+      const el = this.folders.get(p);
+      if (el && !el.expanded && el.loaded) el.stale = true;
+      if (!this.groups.folder(p)) break;
+    }
   }
 
   /** Hovered a moment ago and saying the same thing: a re-render would only close the tooltip. */
@@ -187,9 +311,15 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     return entry !== undefined && rowGist(entry, this.mine.has(el.key)) === el.gist;
   }
 
+  /** Counting down live: near expiry, opened or selected by the user, or held by this window (a few rows the user cares about). */
+  private live(el: LockElement, entry: LockEntry): boolean {
+    return el.watched || (entry.validityMs !== null && entry.validityMs < LIVE_BELOW_MS) || this.mine.has(el.key);
+  }
+
   /** What the row shows; the node rows below it only count when they are open to see. */
   private render(el: LockElement, entry: LockEntry): string {
-    const head = `${lockDescription(entry)}|${entry.flags.join()}`;
+    const row = lockRowText(entry, Date.now(), this.live(el, entry) ? undefined : roughly);
+    const head = `${row.label}|${row.description}|${entry.flags.join()}`;
     if (!el.watched) return head;
     return `${head}|${entry.nodes.map((o) => copyDescription(o, o.pttlMs)).join('|')}`;
   }
@@ -197,23 +327,48 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
   /** Set by the view: a hidden tree needs no countdown (it re-renders when shown). */
   isVisible: () => boolean = () => true;
 
-  /** The view marks rows a user opened or selected: they count down every second. */
-  setWatched(elements: readonly LocksTreeElement[], watched: boolean): void {
+  /** The view marks the rows a user selected: they count down live. */
+  setWatched(elements: readonly LocksTreeElement[], selected: boolean): void {
     for (const e of elements) {
       const el = e instanceof CopyElement ? e.parent : e;
-      if (el instanceof LockElement) el.watched = watched;
+      if (el instanceof LockElement) el.selected = selected;
     }
   }
 
-  /** The live countdown: re-renders from the last snapshot, fires only what reads differently. */
+  /** The view's expand and collapse events: what is open decides what is fired. */
+  setExpanded(element: LocksTreeElement, expanded: boolean): void {
+    if (element instanceof FolderElement) {
+      element.expanded = expanded;
+      // Opened after changes it was not told about: VS Code may show the rows it had.
+      if (expanded && element.stale) {
+        element.stale = false;
+        this.emitter.fire([element]);
+      }
+    } else if (element instanceof AttentionGroupElement) element.expanded = expanded;
+    else if (element instanceof LockElement) element.open = expanded;
+  }
+
+  /** The rows on screen when the view is: the ones the countdown looks at. */
+  private shownRows(): LockElement[] {
+    if (!this.grouped) return this.flatOrder.map((k) => this.rowOf(k));
+    const out: LockElement[] = [];
+    if (this.attentionGroup.expanded) for (const k of this.attention) out.push(this.attentionRowOf(k));
+    for (const c of this.groups.root) if (c.kind === 'lock') out.push(this.rowOf(c.key));
+    for (const [prefix, el] of this.folders) {
+      const f = this.groups.folder(prefix);
+      if (!f || !el.expanded || !this.folderShown(prefix)) continue;
+      for (const c of f.children) if (c.kind === 'lock') out.push(this.rowOf(c.key));
+    }
+    return out;
+  }
+
+  /** The live countdown: re-renders from the last snapshot, fires only rows on screen that read differently. */
   tick(): void {
     if (!this.isVisible()) return;
-    const all = ++this.ticks % COUNTDOWN_FAR_EVERY === 0;
     const changed: LockElement[] = [];
     const now = Date.now();
-    for (let i = 0; i < this.order.length; i++) {
-      const el = this.elements.get(this.order[i]);
-      if (!el || (!all && i >= COUNTDOWN_NEAR_ROWS && !el.watched)) continue;
+    for (const el of this.shownRows()) {
+      if (!el.rendered) continue;
       const entry = this.rowEntry(el.key);
       if (!entry || this.holds(el, now)) continue;
       if (this.render(el, entry) !== el.rendered) changed.push(el);
@@ -223,15 +378,31 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
 
   getChildren(element?: LocksTreeElement): LocksTreeElement[] {
     if (!element) {
-      const items: LocksTreeElement[] = this.order.map((key) => {
-        let el = this.elements.get(key);
-        if (!el) this.elements.set(key, (el = new LockElement(key)));
-        return el;
-      });
+      this.rootSignature = this.rootRows();
+      const items: LocksTreeElement[] = [];
+      if (this.mine.all().length > 0) items.push(this.held);
+      if (!this.grouped) items.push(...this.flatOrder.map((k) => this.rowOf(k)));
+      else {
+        if (this.attention.length > 0) items.push(this.attentionGroup);
+        items.push(...this.groups.root.map((c) => (c.kind === 'folder' ? this.folderOf(c.prefix) : this.rowOf(c.key))));
+      }
       if (this.model.truncated) items.push(this.more);
-      return this.mine.all().length > 0 ? [this.held, ...items] : items;
+      return items;
     }
     if (element instanceof HeldGroupElement) return this.mine.all().map((m) => new HeldElement(m.key));
+    if (element instanceof AttentionGroupElement) {
+      element.children = this.attention.join('\n');
+      return this.attention.map((k) => this.attentionRowOf(k));
+    }
+    if (element instanceof FolderElement) {
+      const f = this.groups.folder(element.prefix);
+      // VS Code asks for a folder's rows when it is open (also one restored open at startup).
+      element.expanded = true;
+      element.loaded = true;
+      element.stale = false;
+      element.children = f ? f.children.map(childId).join('\n') : '';
+      return (f?.children ?? []).map((c) => (c.kind === 'folder' ? this.folderOf(c.prefix) : this.rowOf(c.key)));
+    }
     if (element instanceof LockElement) {
       const entry = this.model.entry(element.key);
       if (!entry) return [];
@@ -246,31 +417,44 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
 
   getParent(element: LocksTreeElement): LocksTreeElement | undefined {
     if (element instanceof HeldElement) return this.held;
-    return element instanceof CopyElement ? element.parent : undefined;
+    if (element instanceof CopyElement) return element.parent;
+    if (element instanceof LockElement) {
+      if (element.inAttention) return this.attentionGroup;
+      const parent = this.grouped ? this.groups.parentOf(element.key) : undefined;
+      return parent ? this.folderOf(parent) : undefined;
+    }
+    if (element instanceof FolderElement) {
+      const parent = this.groups.folder(element.prefix)?.parent;
+      return parent ? this.folderOf(parent) : undefined;
+    }
+    return undefined;
   }
 
   getTreeItem(element: LocksTreeElement): vscode.TreeItem {
-    if (element instanceof LoadMoreElement) {
-      const item = new vscode.TreeItem(vscode.l10n.t('Load more…'), vscode.TreeItemCollapsibleState.None);
-      item.id = elementId('more');
-      item.description = vscode.l10n.t('the scan stopped at {0}', 'redlock.maxKeys');
-      item.iconPath = new vscode.ThemeIcon('ellipsis');
-      item.contextValue = 'more;';
-      item.command = { command: 'redlock.loadMore', title: vscode.l10n.t('Load More Keys') };
-      return item;
-    }
+    if (element instanceof LoadMoreElement) return loadMoreItem();
     if (element instanceof CopyElement) return this.copyItem(element);
     if (element instanceof HeldGroupElement) return heldGroupItem(this.mine.all().length);
     if (element instanceof HeldElement) {
       const m = this.mine.get(element.key);
       return m ? heldItem(m, this.shownEntry(m.key)) : new vscode.TreeItem(printable(element.key));
     }
+    if (element instanceof AttentionGroupElement) {
+      element.rendered = this.attentionText();
+      const worst = this.model.entry(this.attention[0] ?? '');
+      return attentionGroupItem(this.attention.length, worst ? lockIcon(worst, false) : { id: 'warning', color: 'list.warningForeground' });
+    }
+    if (element instanceof FolderElement) {
+      const f = this.groups.folder(element.prefix);
+      element.rendered = this.folderText(element.prefix);
+      if (!f) return new vscode.TreeItem(printable(element.prefix), vscode.TreeItemCollapsibleState.Collapsed);
+      return folderItem(f, this.model.entry(f.worstKey));
+    }
     return this.lockItem(element);
   }
 
   private lockItem(el: LockElement): vscode.TreeItem {
     const item = new vscode.TreeItem(printable(el.key), vscode.TreeItemCollapsibleState.Collapsed);
-    item.id = elementId('lock', el.key);
+    item.id = el.id;
     const entry = this.rowEntry(el.key);
     if (!entry) {
       item.description = vscode.l10n.t('gone');
@@ -279,18 +463,18 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     const mine = this.mine.has(el.key);
     el.rendered = this.render(el, entry);
     el.gist = rowGist(entry, mine);
-    const row = lockRowText(entry);
+    const row = lockRowText(entry, Date.now(), this.live(el, entry) ? undefined : roughly);
     item.label = { label: row.label, highlights: row.highlights };
     item.description = row.description;
     item.iconPath = themeIcon(lockIcon(entry, mine));
     item.contextValue = lockContextValue(entry, mine);
-    item.accessibilityInformation = { label: `${printable(el.key)}: ${lockDescription(entry)}` };
+    item.accessibilityInformation = { label: `${printable(el.key)}: ${row.headline}${row.description ? ` · ${row.description}` : ''}` };
     return item;
   }
 
   private copyItem(c: CopyElement): vscode.TreeItem {
     const item = new vscode.TreeItem(printable(c.node), vscode.TreeItemCollapsibleState.None);
-    item.id = elementId('copy', c.key, c.node);
+    item.id = JSON.stringify([c.parent.inAttention ? 'attention-copy' : 'copy', c.key, c.node]);
     const entry = this.rowEntry(c.key);
     const o: Observation | undefined = entry?.nodes.find((n) => n.node === c.node);
     if (!entry || !o) return item;
@@ -308,7 +492,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     // A node row is re-rendered with its lock, so hovering it holds the lock's row too.
     const el = element instanceof CopyElement ? element.parent : element;
     if (el instanceof LockElement) el.hoveredAt = Date.now();
-    item.tooltip = this.tooltipOf(element);
+    item.tooltip = this.tooltipOf(element) ?? item.tooltip;
     return item;
   }
 

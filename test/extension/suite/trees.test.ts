@@ -8,7 +8,8 @@ import type { LockElement, LocksTreeElement } from '../../../src/extension/views
 import type { NodeElement } from '../../../src/extension/views/nodesTree';
 import { seedDemoStates, type DemoStates } from '../../../src/dev/demoStates';
 import { startNodes, type RedisServer } from '../../../src/dev/redisServer';
-import { configure, getApi, hoverRow, lockRows, resetSettings, rowOf, waitFor } from './helpers';
+import { FLAT_MAX } from '../../../src/extension/views/lockGroups';
+import { configure, getApi, hoverRow, lockRows, onEvery, resetSettings, rowOf, waitFor } from './helpers';
 
 describe('Locks and Nodes views', function () {
   this.timeout(30_000);
@@ -151,6 +152,49 @@ describe('Locks and Nodes views', function () {
     assert.deepEqual((await lockRows(api)).map((r) => r.key), [demo.keys.noTtl]);
     await vscode.commands.executeCommand('redlock.filter', '');
     assert.ok((await lockRows(api)).length > 5);
+  });
+
+  it('groups a long list: "Needs attention" first and open, then folders on `:` that load on demand', async () => {
+    const many = Array.from({ length: FLAT_MAX + 10 }, (_, i) => `lock:many:${String(i).padStart(2, '0')}`);
+    await onEvery(servers, async (c) => {
+      const p = c.pipeline();
+      for (const k of many) p.set(k, 'tok-many', 'PX', 600_000);
+      return p.exec();
+    });
+    try {
+      await api.refresh();
+      const root = await lockRows(api);
+      assert.equal(root[0].el.kind, 'attentionGroup');
+      assert.equal(root[0].label, 'Needs attention');
+      assert.equal(root[0].item.collapsibleState, vscode.TreeItemCollapsibleState.Expanded);
+      // Every lock the status bar counts is in the group, anomalies first, though its folder is closed.
+      const attention = api.snapshot()!.locks.filter(needsAttention).map((e) => e.key);
+      const inGroup = (await lockRows(api, root[0].el)).map((r) => (r.el as LockElement).key);
+      assert.deepEqual([...inGroup].sort(), [...attention].sort());
+      assert.deepEqual(inGroup.slice(0, 3), [demo.keys.split, demo.keys.partial, demo.keys.noTtl]);
+      const lockFolder = root.find((r) => r.el.kind === 'folder' && r.label === 'lock:')!;
+      assert.ok(lockFolder, `no folder lock: at the top; have ${root.map((r) => r.label).join(', ')}`);
+      assert.equal(lockFolder.item.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed);
+      assert.match(lockFolder.description, /^\d+ locks · \d+ need attention, worst: split$/);
+      const inside = await lockRows(api, lockFolder.el);
+      const manyFolder = inside.find((r) => r.el.kind === 'folder')!;
+      assert.equal(manyFolder.label, 'many:');
+      assert.equal(manyFolder.description, `${many.length} locks`);
+      const manyRows = await lockRows(api, manyFolder.el);
+      assert.deepEqual(manyRows.map((r) => (r.el as LockElement).key), many);
+      // Far from expiry a row's time reads roughly: it does not change every second.
+      assert.match(manyRows[7].description, /^> \d+ min$/);
+      assert.equal(api.locksProvider.getParent(manyRows[7].el), manyFolder.el);
+      assert.equal(api.locksProvider.getParent(manyFolder.el), lockFolder.el);
+      // VS Code finds the row through its parents: reveal opens the folders on the way.
+      await vscode.commands.executeCommand('redlock.locks.focus');
+      await api.locksView.reveal(manyRows[7].el, { select: true, focus: false, expand: false });
+      await waitFor('the revealed row selected', () => api.locksView.selection[0] === manyRows[7].el);
+    } finally {
+      await onEvery(servers, (c) => c.del(...many));
+      await api.refresh();
+    }
+    assert.equal((await lockRows(api))[0].el.kind, 'lock', 'a short list is flat again');
   });
 
   it('offers "Load more" when the scan was cut and merges the next page', async () => {
