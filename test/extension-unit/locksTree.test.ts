@@ -234,4 +234,28 @@ describe('Locks tree (stand-in vscode)', () => {
       t.dispose();
     }
   });
+
+  it('a refresh that would re-render the row being read waits until its hold ends (tooltips that stay)', () => {
+    const entries = bigDeployment();
+    const { t, render, read, tick } = setup(entries);
+    try {
+      const root = render();
+      render(root[0]);
+      const jobs = root[1] as TreeModule.FolderElement;
+      t.setExpanded(jobs, true);
+      const rows = render(jobs);
+      const row = rows[3] as TreeModule.LockElement;
+      // The pointer rests on a row of the folder: VS Code resolves its tooltip.
+      t.resolveTreeItem(t.getTreeItem(row), row);
+      // A key comes: the folder's count moves, but refreshing it would re-render the row being read.
+      assert.deepEqual(read([healthy('jobs:nightly:999')]), []);
+      assert.deepEqual(tick(), []);
+      // The hold is over: the folder goes out with the next tick.
+      row.hoveredAt -= tree.HOVER_HOLD_MS;
+      assert.deepEqual(tick().map(keysOf), [['[jobs:nightly:]']]);
+      assert.equal(t.getTreeItem(jobs).description, '201 locks');
+    } finally {
+      t.dispose();
+    }
+  });
 });

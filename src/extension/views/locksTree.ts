@@ -65,6 +65,10 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
   private readonly more = new LoadMoreElement();
   private readonly held = new HeldGroupElement();
   private readonly attentionGroup = new AttentionGroupElement();
+  /** The row whose tooltip was resolved last: refreshes that would re-render it wait (see release). */
+  private hovered: LockElement | undefined;
+  /** The root, the group or folders whose refresh waits for the hovered row's hold to end. */
+  private readonly deferred = new Set<LocksTreeElement | 'root'>();
   /** A short list: every key at the root, anomalies first. Empty when grouped. */
   private flatOrder: string[] = [];
   private grouped = false;
@@ -209,8 +213,54 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
   }
 
   private fireRoot(): void {
+    // Refreshing the root re-renders every row: the one being read would lose its tooltip.
+    if (this.hoverHeld()) {
+      this.deferred.add('root');
+      return;
+    }
+    this.deferred.clear();
     this.rootSignature = this.rootRows();
     this.emitter.fire(undefined);
+  }
+
+  /** The hovered row still holds still (docs/decisions.md, "Tooltips that stay"). */
+  private hoverHeld(now = Date.now()): boolean {
+    return this.hovered !== undefined && now - this.hovered.hoveredAt < HOVER_HOLD_MS;
+  }
+
+  /** `el` (the group or a folder) has the hovered row among the rows a refresh of it re-renders. */
+  private containsHovered(el: LocksTreeElement): boolean {
+    const row = this.hovered;
+    if (!row) return false;
+    if (el === this.attentionGroup) return row.inAttention;
+    if (!(el instanceof FolderElement) || row.inAttention) return false;
+    for (let p = this.groups.parentOf(row.key); p; p = this.groups.folder(p)?.parent ?? '') if (p === el.prefix) return true;
+    return false;
+  }
+
+  /**
+   * Takes out of `fire` what would re-render the hovered row while it holds (a folder
+   * whose count moved re-renders all its rows), and puts back what waited once it no
+   * longer holds.
+   */
+  private release(fire: Set<LocksTreeElement>, now = Date.now()): void {
+    const held = this.hoverHeld(now);
+    if (!held && this.deferred.has('root')) {
+      this.fireRoot();
+      fire.clear();
+      return;
+    }
+    for (const el of [...fire]) {
+      if (held && el !== this.hovered && this.containsHovered(el)) {
+        fire.delete(el);
+        this.deferred.add(el);
+      }
+    }
+    for (const el of [...this.deferred]) {
+      if (el === 'root' || (held && this.containsHovered(el))) continue;
+      this.deferred.delete(el);
+      fire.add(el);
+    }
   }
 
   private onModelChange(c: ModelChange): void {
@@ -241,6 +291,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
         if (entry && this.render(el, entry) !== el.rendered) fire.add(el);
       }
     }
+    this.release(fire);
     if (fire.size > 0) this.emitter.fire([...fire]);
   }
 
@@ -365,15 +416,17 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
   /** The live countdown: re-renders from the last snapshot, fires only rows on screen that read differently. */
   tick(): void {
     if (!this.isVisible()) return;
-    const changed: LockElement[] = [];
+    const changed = new Set<LocksTreeElement>();
     const now = Date.now();
     for (const el of this.shownRows()) {
       if (!el.rendered) continue;
       const entry = this.rowEntry(el.key);
       if (!entry || this.holds(el, now)) continue;
-      if (this.render(el, entry) !== el.rendered) changed.push(el);
+      if (this.render(el, entry) !== el.rendered) changed.add(el);
     }
-    if (changed.length > 0) this.emitter.fire(changed);
+    // What waited for a hold to end goes out with the countdown.
+    if (this.deferred.size > 0) this.release(changed, now);
+    if (changed.size > 0) this.emitter.fire([...changed]);
   }
 
   getChildren(element?: LocksTreeElement): LocksTreeElement[] {
@@ -491,7 +544,10 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
   resolveTreeItem(item: vscode.TreeItem, element: LocksTreeElement): vscode.TreeItem {
     // A node row is re-rendered with its lock, so hovering it holds the lock's row too.
     const el = element instanceof CopyElement ? element.parent : element;
-    if (el instanceof LockElement) el.hoveredAt = Date.now();
+    if (el instanceof LockElement) {
+      el.hoveredAt = Date.now();
+      this.hovered = el;
+    }
     item.tooltip = this.tooltipOf(element) ?? item.tooltip;
     return item;
   }
