@@ -247,13 +247,19 @@ describe('Locks tree (stand-in vscode)', () => {
       const row = rows[3] as TreeModule.LockElement;
       // The pointer rests on a row of the folder: VS Code resolves its tooltip.
       t.resolveTreeItem(t.getTreeItem(row), row);
-      // A key comes: the folder's count moves, but refreshing it would re-render the row being read.
-      assert.deepEqual(read([healthy('jobs:nightly:999')]), []);
+      // Another of its locks splits: the folder's own words move ("1 needs attention"), but
+      // refreshing it would re-render the row being read. The group gains the row at once.
+      const fired = read([split('jobs:nightly:010')]).flatMap((f) => f ?? []);
+      assert.ok(fired.includes(root[0]), 'the group shows the split at once');
+      assert.ok(!fired.includes(jobs), 'the folder waits');
       assert.deepEqual(tick(), []);
       // The hold is over: the folder goes out with the next tick.
       row.hoveredAt -= tree.HOVER_HOLD_MS;
       assert.deepEqual(tick().map(keysOf), [['[jobs:nightly:]']]);
-      assert.equal(t.getTreeItem(jobs).description, '201 locks');
+      assert.equal(t.getTreeItem(jobs).description, '200 locks · 1 needs attention: split');
+      // Rows that come are shown at once, a tooltip open or not.
+      t.resolveTreeItem(t.getTreeItem(row), row);
+      assert.ok(read([healthy('jobs:nightly:999')]).flatMap((f) => f ?? []).includes(jobs), 'the folder with a new row');
     } finally {
       t.dispose();
     }

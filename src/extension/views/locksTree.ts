@@ -67,8 +67,8 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
   private readonly attentionGroup = new AttentionGroupElement();
   /** The row whose tooltip was resolved last: refreshes that would re-render it wait (see release). */
   private hovered: LockElement | undefined;
-  /** The root, the group or folders whose refresh waits for the hovered row's hold to end. */
-  private readonly deferred = new Set<LocksTreeElement | 'root'>();
+  /** The group or folders whose refresh waits for the hovered row's hold to end. */
+  private readonly deferred = new Set<LocksTreeElement>();
   /** A short list: every key at the root, anomalies first. Empty when grouped. */
   private flatOrder: string[] = [];
   private grouped = false;
@@ -213,11 +213,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
   }
 
   private fireRoot(): void {
-    // Refreshing the root re-renders every row: the one being read would lose its tooltip.
-    if (this.hoverHeld()) {
-      this.deferred.add('root');
-      return;
-    }
+    // Rows came or went at the root: they must show now, a tooltip open or not.
     this.deferred.clear();
     this.rootSignature = this.rootRows();
     this.emitter.fire(undefined);
@@ -238,26 +234,30 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     return false;
   }
 
+  /** Rows came or went in the group or a folder since VS Code last asked for them. */
+  private rowsMoved(el: LocksTreeElement): boolean {
+    if (el === this.attentionGroup) return this.attentionGroup.children !== this.attention.join('\n');
+    if (!(el instanceof FolderElement)) return true;
+    const f = this.groups.folder(el.prefix);
+    return f === undefined || el.children !== f.children.map(childId).join('\n');
+  }
+
   /**
-   * Takes out of `fire` what would re-render the hovered row while it holds (a folder
-   * whose count moved re-renders all its rows), and puts back what waited once it no
-   * longer holds.
+   * Takes out of `fire` what would re-render the hovered row while it holds only to show
+   * new words on its own row (a folder whose count or worst verdict moved re-renders every
+   * row under it), and puts back what waited once it no longer holds. Rows that came or
+   * went are shown at once.
    */
   private release(fire: Set<LocksTreeElement>, now = Date.now()): void {
     const held = this.hoverHeld(now);
-    if (!held && this.deferred.has('root')) {
-      this.fireRoot();
-      fire.clear();
-      return;
-    }
     for (const el of [...fire]) {
-      if (held && el !== this.hovered && this.containsHovered(el)) {
+      if (held && el !== this.hovered && this.containsHovered(el) && !this.rowsMoved(el)) {
         fire.delete(el);
         this.deferred.add(el);
       }
     }
     for (const el of [...this.deferred]) {
-      if (el === 'root' || (held && this.containsHovered(el))) continue;
+      if (held && this.containsHovered(el) && !this.rowsMoved(el)) continue;
       this.deferred.delete(el);
       fire.add(el);
     }
