@@ -57,6 +57,9 @@ export function auditHistory(resource: string, events: readonly LockEvent[], opt
     for (let j = 0; j < i; j++) {
       const a = leases[j];
       if (a.token === b.token) continue;
+      // Granted in the same ms, and `b` let go in that ms too: `b` may well have come first
+      // (a ms orders nothing, and a history lists its newest first), so this is no evidence.
+      if (b.start === a.start && (b.end === 'released' || b.end === 'lost') && b.endAt! <= a.start) continue;
       const until = validAt(a, b.start);
       if (until === null) continue;
       const aLetGo = a.end === 'released' || a.end === 'lost' ? Math.min(a.endAt!, until) : until;

@@ -25,6 +25,17 @@ describe('audit rules (pure)', () => {
     assert.deepEqual(kinds(events.reverse()), []);
   });
 
+  it('a hold that lived and ended within the ms of the next grant is no overlap, whatever order the log lists them in', () => {
+    // As the log reads them, newest first: B's grant, A's release, A's grant, all in one ms.
+    const newestFirst = [ev('acquired', 2000, 'B', { validityMs: 96 }), ev('released', 2000, 'A'), ev('acquired', 2000, 'A', { validityMs: 4947 })];
+    assert.deepEqual(kinds(newestFirst, 2050), []);
+    assert.deepEqual(kinds([...newestFirst].reverse(), 2050), []);
+    // Both still holding after that ms: an overlap, in either order.
+    const both = [ev('acquired', 2000, 'B', { validityMs: 96 }), ev('acquired', 2000, 'A', { validityMs: 4947 })];
+    assert.deepEqual(kinds(both, 2050), ['overlap']);
+    assert.deepEqual(kinds([...both].reverse(), 2050), ['overlap']);
+  });
+
   it('overlap: a grant while the first holder still held its lease, with both grants as evidence', () => {
     const [f, ...rest] = audit([ev('acquired', 1000, 'A', { validityMs: 9990 }), ev('acquired', 3000, 'B', { validityMs: 9990 }), ev('released', 4000, 'B'), ev('released', 5000, 'A')]);
     assert.equal(rest.length, 0);
