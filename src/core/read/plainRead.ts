@@ -1,0 +1,150 @@
+// Reads without scripts (DESIGN "Reading without scripts"): where EVAL and EVAL_RO are
+// refused, the bounded read of readLua.ts READ_KEY is sent as pipelined plain commands and
+// handed to the same decoding (readScripts.ts toObservation), so both paths give the same
+// observations. Only reads go out: SCAN, TYPE, PTTL, STRLEN, HLEN, ZCARD, MEMORY USAGE,
+// OBJECT ENCODING, GETRANGE, HGETALL, ZRANGE, TIME.
+import type Redis from 'ioredis';
+import { clockNow } from '../connection/deadline';
+import { knownCapabilities } from '../connection/capabilities';
+import type { Observation } from '../vocabulary/types';
+import { MAX_ITEMS, MAX_SHAPE_BYTES, MAX_VALUE_BYTES } from './readLua';
+import { timeOf, toObservation, type ReadBatch, type TtlPage } from './readScripts';
+
+type Reply = [Error | null, unknown];
+
+/**
+ * A key whose copy changed between two of its commands (its type, or a new expiry) is read
+ * again; past this many tries the last read stands, as a script's would have at that instant.
+ */
+const TRIES = 4;
+
+async function run(client: Redis, build: (p: ReturnType<Redis['pipeline']>) => void): Promise<Reply[]> {
+  const p = client.pipeline();
+  build(p);
+  return ((await p.exec()) ?? []) as Reply[];
+}
+
+const str = (r: Reply): string => (r[0] ? '' : Buffer.isBuffer(r[1]) ? r[1].toString('latin1') : String(r[1]));
+const num = (r: Reply): number | null => (r[0] || r[1] === null || r[1] === undefined ? null : Number(r[1]));
+
+/** What READ_KEY decides from a key's size alone: a number payload (not read), or undefined (read it). */
+interface Sized {
+  type: string;
+  /** The payload when the key is not to be read: its size over a bound, -1 a type not read, -2 size unknown. */
+  skip?: number;
+  /** HLEN/ZCARD: a member over MAX_VALUE_BYTES makes the payload this count, as the script does. */
+  items: number;
+}
+
+/** TYPE, then the size of each key as the script checks it, before any value is copied. */
+async function sizesOf(client: Redis, keys: Buffer[]): Promise<Sized[]> {
+  const types = (await run(client, (p) => { for (const k of keys) p.type(k); })).map(str);
+  const sizes = await run(client, (p) => {
+    for (let i = 0; i < keys.length; i++) {
+      const t = types[i];
+      if (t === 'string') p.strlen(keys[i]);
+      else if (t === 'hash' || t === 'zset') {
+        p.call(t === 'hash' ? 'HLEN' : 'ZCARD', keys[i]);
+        p.call('MEMORY', 'USAGE', keys[i], 'SAMPLES', '0');
+        p.call('OBJECT', 'ENCODING', keys[i]);
+      }
+    }
+  });
+  let j = 0;
+  return types.map((type): Sized => {
+    if (type === 'string') {
+      const n = num(sizes[j++]) ?? 0;
+      return n > MAX_VALUE_BYTES ? { type, skip: n, items: 0 } : { type, items: 0 };
+    }
+    if (type !== 'hash' && type !== 'zset') return { type, skip: -1, items: 0 };
+    const n = num(sizes[j]) ?? 0;
+    const mem = num(sizes[j + 1]);
+    const enc = str(sizes[j + 2]);
+    j += 3;
+    if (n > MAX_ITEMS) return { type, skip: n, items: n };
+    // As READ_KEY: without MEMORY, only a compact encoding bounds its members.
+    const bytes = mem !== null ? mem : enc !== '' && enc !== 'listpack' && enc !== 'ziplist' ? -2 : 0;
+    if (bytes === -2) return { type, skip: -2, items: n };
+    if (bytes > MAX_SHAPE_BYTES) return { type, skip: bytes, items: n };
+    return { type, items: n };
+  });
+}
+
+/** A read value as READ_KEY's payload, or undefined when it no longer fits what its size said (read again). */
+function payloadOf(s: Sized, value: Reply): unknown {
+  if (s.skip !== undefined) return s.skip;
+  if (value[0] || value[1] === null) return undefined;
+  if (s.type === 'string') {
+    const v = value[1] as Buffer;
+    return v.length > MAX_VALUE_BYTES ? undefined : v;
+  }
+  const flat = value[1] as Buffer[];
+  if ((s.type === 'hash' ? flat.length / 2 : flat.length) > MAX_ITEMS) return undefined;
+  return flat.some((m) => m.length > MAX_VALUE_BYTES) ? s.items : flat;
+}
+
+/**
+ * Reads a batch of keys with plain commands; observations in key order, like
+ * readScripts.ts readObservations. Each key's value is read between two PTTLs and
+ * followed by its TYPE: a key re-set or retyped meanwhile is read again.
+ */
+export async function readObservationsPlain(client: Redis, keys: Buffer[], node: string, absent: Observation): Promise<ReadBatch> {
+  const observations: Observation[] = new Array(keys.length);
+  const withTime = knownCapabilities(client)?.capabilities.time !== false;
+  let nodeTimeMs = 0;
+  let todo = keys.map((_, i) => i);
+  for (let attempt = 1; todo.length > 0; attempt++) {
+    const batch = todo.map((i) => keys[i]);
+    const sized = await sizesOf(client, batch);
+    const replies = await run(client, (p) => {
+      if (withTime) p.time();
+      for (let i = 0; i < batch.length; i++) {
+        const k = batch[i];
+        const s = sized[i];
+        p.pttl(k);
+        if (s.skip !== undefined) p.ping();
+        else if (s.type === 'string') p.getrangeBuffer(k, 0, MAX_VALUE_BYTES);
+        else if (s.type === 'hash') p.callBuffer('HGETALL', k);
+        else p.callBuffer('ZRANGE', k, '0', String(MAX_ITEMS));
+        p.type(k);
+        p.pttl(k);
+      }
+    });
+    let j = 0;
+    if (withTime) {
+      const t = replies[j++][1] as [string, string] | null;
+      if (attempt === 1) nodeTimeMs = t ? timeOf(t[0], t[1]) : clockNow();
+    } else if (attempt === 1) nodeTimeMs = clockNow();
+    const again: number[] = [];
+    for (let i = 0; i < batch.length; i++, j += 4) {
+      const s = sized[i];
+      const before = num(replies[j]) ?? -2;
+      const after = num(replies[j + 3]) ?? -2;
+      const typeNow = str(replies[j + 2]);
+      if (before === -2 && after === -2 && s.type === 'none') {
+        observations[todo[i]] = absent;
+        continue;
+      }
+      const payload = s.type === 'none' ? undefined : payloadOf(s, replies[j + 1]);
+      // A later PTTL above the earlier one, or a key gaining or losing its expiry: re-set in between.
+      const changed = typeNow !== s.type || payload === undefined || (before < 0) !== (after < 0) || after > before;
+      if (changed && attempt < TRIES) again.push(todo[i]);
+      else observations[todo[i]] = typeNow === 'none' || payload === undefined ? absent : toObservation(node, s.type, after, payload, absent);
+    }
+    todo = again;
+  }
+  return { nodeTimeMs, observations };
+}
+
+/** One SCAN page with PTTLs only (readScripts.ts scanTtlPage), as plain commands. */
+export async function scanTtlPagePlain(client: Redis, cursor: string, pattern: string, count: number): Promise<TtlPage> {
+  const [next, keys] = await client.scanBuffer(cursor, 'MATCH', pattern, 'COUNT', count);
+  const withTime = knownCapabilities(client)?.capabilities.time !== false;
+  const replies = await run(client, (p) => {
+    if (withTime) p.time();
+    for (const k of keys) p.pttl(k);
+  });
+  const t = withTime ? (replies[0][1] as [string, string] | null) : null;
+  const pttls = replies.slice(withTime ? 1 : 0).map((r) => num(r) ?? -2);
+  return { nodeTimeMs: t ? timeOf(t[0], t[1]) : clockNow(), cursor: String(next), keys, pttls };
+}
