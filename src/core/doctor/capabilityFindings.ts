@@ -15,7 +15,8 @@ export function capabilityFindings(f: DeploymentFacts, add: AddCapability): void
   } else if (c.scripts === false) {
     add('warning', 'capability', f.node, `${who} runs only read-only scripts (EVAL_RO): locks can be inspected, but acquire, extend, release and force-release refuse before writing`, 'grant EVAL and EVALSHA to the user that takes locks');
   }
-  if (c.scriptFlags === false) {
+  // Where no script runs none is sent: its flags do not matter.
+  if (c.scriptFlags === false && (c.scripts !== false || c.readOnlyScripts === true)) {
     add('info', 'capability', f.node, `${who} rejects script shebang flags: read scripts are sent without them${c.readOnlyScripts ? ' as EVAL_RO' : ', as plain EVALSHA, so nothing but their text keeps them read-only'}`, 'nothing to do (Redis 7.0 or later understands the flags)');
   }
   if (c.pexpiretime === false) {
