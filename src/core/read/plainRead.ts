@@ -7,7 +7,7 @@ import type Redis from 'ioredis';
 import { clockNow } from '../connection/deadline';
 import { knownCapabilities } from '../connection/capabilities';
 import type { Observation } from '../vocabulary/types';
-import { MAX_ITEMS, MAX_SHAPE_BYTES, MAX_VALUE_BYTES } from './readLua';
+import { CALL_BYTES, CALL_ITEMS, MAX_ITEMS, MAX_SHAPE_BYTES, MAX_VALUE_BYTES } from './readLua';
 import { timeOf, toObservation, type ReadBatch, type TtlPage } from './readScripts';
 
 type Reply = [Error | null, unknown];
@@ -34,6 +34,8 @@ interface Sized {
   skip?: number;
   /** HLEN/ZCARD: a member over MAX_VALUE_BYTES makes the payload this count, as the script does. */
   items: number;
+  /** What reading it copies, at most (bytes): keeps a call within CALL_BYTES, as a script call is. */
+  bytes: number;
 }
 
 /** TYPE, then the size of each key as the script checks it, before any value is copied. */
@@ -54,19 +56,19 @@ async function sizesOf(client: Redis, keys: Buffer[]): Promise<Sized[]> {
   return types.map((type): Sized => {
     if (type === 'string') {
       const n = num(sizes[j++]) ?? 0;
-      return n > MAX_VALUE_BYTES ? { type, skip: n, items: 0 } : { type, items: 0 };
+      return n > MAX_VALUE_BYTES ? { type, skip: n, items: 0, bytes: 0 } : { type, items: 0, bytes: n };
     }
-    if (type !== 'hash' && type !== 'zset') return { type, skip: -1, items: 0 };
+    if (type !== 'hash' && type !== 'zset') return { type, skip: -1, items: 0, bytes: 0 };
     const n = num(sizes[j]) ?? 0;
     const mem = num(sizes[j + 1]);
     const enc = str(sizes[j + 2]);
     j += 3;
-    if (n > MAX_ITEMS) return { type, skip: n, items: n };
+    if (n > MAX_ITEMS) return { type, skip: n, items: n, bytes: 0 };
     // As READ_KEY: without MEMORY, only a compact encoding bounds its members.
     const bytes = mem !== null ? mem : enc !== '' && enc !== 'listpack' && enc !== 'ziplist' ? -2 : 0;
-    if (bytes === -2) return { type, skip: -2, items: n };
-    if (bytes > MAX_SHAPE_BYTES) return { type, skip: bytes, items: n };
-    return { type, items: n };
+    if (bytes === -2) return { type, skip: -2, items: n, bytes: 0 };
+    if (bytes > MAX_SHAPE_BYTES) return { type, skip: bytes, items: n, bytes: 0 };
+    return { type, items: n, bytes: bytes || n * 2 * MAX_VALUE_BYTES };
   });
 }
 
@@ -94,42 +96,55 @@ export async function readObservationsPlain(client: Redis, keys: Buffer[], node:
   let nodeTimeMs = 0;
   let todo = keys.map((_, i) => i);
   for (let attempt = 1; todo.length > 0; attempt++) {
-    const batch = todo.map((i) => keys[i]);
-    const sized = await sizesOf(client, batch);
-    const replies = await run(client, (p) => {
-      if (withTime) p.time();
-      for (let i = 0; i < batch.length; i++) {
-        const k = batch[i];
-        const s = sized[i];
-        p.pttl(k);
-        if (s.skip !== undefined) p.ping();
-        else if (s.type === 'string') p.getrangeBuffer(k, 0, MAX_VALUE_BYTES);
-        else if (s.type === 'hash') p.callBuffer('HGETALL', k);
-        else p.callBuffer('ZRANGE', k, '0', String(MAX_ITEMS));
-        p.type(k);
-        p.pttl(k);
-      }
-    });
-    let j = 0;
-    if (withTime) {
-      const t = replies[j++][1] as [string, string] | null;
-      if (attempt === 1) nodeTimeMs = t ? timeOf(t[0], t[1]) : clockNow();
-    } else if (attempt === 1) nodeTimeMs = clockNow();
+    const sizedAll = await sizesOf(client, todo.map((i) => keys[i]));
     const again: number[] = [];
-    for (let i = 0; i < batch.length; i++, j += 4) {
-      const s = sized[i];
-      const before = num(replies[j]) ?? -2;
-      const after = num(replies[j + 3]) ?? -2;
-      const typeNow = str(replies[j + 2]);
-      if (before === -2 && after === -2 && s.type === 'none') {
-        observations[todo[i]] = absent;
-        continue;
+    for (let from = 0; from < todo.length;) {
+      // What one call may copy, as a script call's budget: the rest in the next call.
+      let items = 0;
+      let bytes = 0;
+      let to = from;
+      while (to < todo.length && (to === from || (items < CALL_ITEMS && bytes < CALL_BYTES))) {
+        items += 1 + 2 * sizedAll[to].items;
+        bytes += sizedAll[to].bytes;
+        to++;
       }
-      const payload = s.type === 'none' ? undefined : payloadOf(s, replies[j + 1]);
-      // A later PTTL above the earlier one, or a key gaining or losing its expiry: re-set in between.
-      const changed = typeNow !== s.type || payload === undefined || (before < 0) !== (after < 0) || after > before;
-      if (changed && attempt < TRIES) again.push(todo[i]);
-      else observations[todo[i]] = typeNow === 'none' || payload === undefined ? absent : toObservation(node, s.type, after, payload, absent);
+      const ids = todo.slice(from, to);
+      const sized = sizedAll.slice(from, to);
+      from = to;
+      const replies = await run(client, (p) => {
+        if (withTime) p.time();
+        for (let i = 0; i < ids.length; i++) {
+          const k = keys[ids[i]];
+          const s = sized[i];
+          p.pttl(k);
+          if (s.skip !== undefined) p.ping();
+          else if (s.type === 'string') p.getrangeBuffer(k, 0, MAX_VALUE_BYTES);
+          else if (s.type === 'hash') p.callBuffer('HGETALL', k);
+          else p.callBuffer('ZRANGE', k, '0', String(MAX_ITEMS));
+          p.type(k);
+          p.pttl(k);
+        }
+      });
+      let j = 0;
+      if (withTime) {
+        const t = replies[j++][1] as [string, string] | null;
+        if (nodeTimeMs === 0) nodeTimeMs = t ? timeOf(t[0], t[1]) : clockNow();
+      } else if (nodeTimeMs === 0) nodeTimeMs = clockNow();
+      for (let i = 0; i < ids.length; i++, j += 4) {
+        const s = sized[i];
+        const before = num(replies[j]) ?? -2;
+        const after = num(replies[j + 3]) ?? -2;
+        const typeNow = str(replies[j + 2]);
+        if (before === -2 && after === -2 && s.type === 'none') {
+          observations[ids[i]] = absent;
+          continue;
+        }
+        const payload = s.type === 'none' ? undefined : payloadOf(s, replies[j + 1]);
+        // A later PTTL above the earlier one, or a key gaining or losing its expiry: re-set in between.
+        const changed = typeNow !== s.type || payload === undefined || (before < 0) !== (after < 0) || after > before;
+        if (changed && attempt < TRIES) again.push(ids[i]);
+        else observations[ids[i]] = typeNow === 'none' || payload === undefined ? absent : toObservation(node, s.type, after, payload, absent);
+      }
     }
     todo = again;
   }

@@ -8,6 +8,8 @@ import { Redlock, Snapshot, WatchChange } from '../../../src/core';
 import { RedisServer, startNodes, withClient } from '../../../src/dev/redisServer';
 import { PROFILES, profileUrl, ServerProfile, startProfile } from '../../support/serverProfiles';
 import { waitFor } from '../../support/wait';
+import { readObservationsPlain } from '../../../src/core/read/plainRead';
+import { absentOn } from '../../../src/core/read/readScripts';
 
 const REDISSON_FIELD = '8d3f4c2a-9b1e-4f6a-8c7d-000000000001:1';
 
@@ -154,5 +156,29 @@ describe('plain-command reads (no scripts)', function () {
     started.push(...scripted);
     await Promise.all([seed(plain), seed(scripted)]);
     await readsWithoutScripts(PROFILES.noscript, plain, await inspectWith(scripted.map((s) => s.url)));
+  });
+
+  it('a copy retyped or re-set between its commands is read again, never misjudged', async () => {
+    const [s] = await startNodes(1);
+    started.push(s);
+    const reader = s.client();
+    const writer = s.client();
+    try {
+      await reader.set('lock:flip', 'tok-flip', 'PX', 60_000);
+      for (let i = 0; i < 100; i++) {
+        // One atomic retype per read, landing somewhere among its commands.
+        const flip = i % 2 === 0
+          ? writer.multi().del('lock:flip').hset('lock:flip', REDISSON_FIELD, '1').pexpire('lock:flip', 60_000).exec()
+          : writer.multi().del('lock:flip').set('lock:flip', 'tok-flip', 'PX', 60_000).exec();
+        const [read] = await Promise.all([readObservationsPlain(reader, [Buffer.from('lock:flip')], 'n', absentOn('n')), flip]);
+        const o = read.observations[0];
+        assert.equal(o.state, 'present', JSON.stringify(o));
+        assert.ok(o.type === 'string' ? o.token === 'tok-flip' && o.format === 'string' : o.type === 'hash' && o.format === 'redisson-lock', JSON.stringify(o));
+        assert.ok(o.pttlMs! > 0, JSON.stringify(o));
+      }
+    } finally {
+      reader.disconnect();
+      writer.disconnect();
+    }
   });
 });
