@@ -38,32 +38,39 @@ interface Sized {
   bytes: number;
 }
 
-/** TYPE, then the size of each key as the script checks it, before any value is copied. */
+/**
+ * TYPE, then the size of each key as the script checks it (STRLEN, HLEN, ZCARD), then the
+ * bytes of a hash or zset small enough to read: MEMORY USAGE walks every member, so it is
+ * asked only within MAX_ITEMS, as READ_KEY does.
+ */
 async function sizesOf(client: Redis, keys: Buffer[]): Promise<Sized[]> {
   const types = (await run(client, (p) => { for (const k of keys) p.type(k); })).map(str);
-  const sizes = await run(client, (p) => {
+  const counts = (await run(client, (p) => {
     for (let i = 0; i < keys.length; i++) {
       const t = types[i];
       if (t === 'string') p.strlen(keys[i]);
-      else if (t === 'hash' || t === 'zset') {
-        p.call(t === 'hash' ? 'HLEN' : 'ZCARD', keys[i]);
-        p.call('MEMORY', 'USAGE', keys[i], 'SAMPLES', '0');
-        p.call('OBJECT', 'ENCODING', keys[i]);
-      }
+      else if (t === 'hash') p.hlen(keys[i]);
+      else if (t === 'zset') p.zcard(keys[i]);
+      else p.ping();
+    }
+  })).map((r) => num(r) ?? 0);
+  const small = (i: number): boolean => (types[i] === 'hash' || types[i] === 'zset') && counts[i] <= MAX_ITEMS;
+  const shapes = await run(client, (p) => {
+    for (let i = 0; i < keys.length; i++) {
+      if (!small(i)) continue;
+      p.call('MEMORY', 'USAGE', keys[i], 'SAMPLES', '0');
+      p.call('OBJECT', 'ENCODING', keys[i]);
     }
   });
   let j = 0;
-  return types.map((type): Sized => {
-    if (type === 'string') {
-      const n = num(sizes[j++]) ?? 0;
-      return n > MAX_VALUE_BYTES ? { type, skip: n, items: 0, bytes: 0 } : { type, items: 0, bytes: n };
-    }
+  return types.map((type, i): Sized => {
+    const n = counts[i];
+    if (type === 'string') return n > MAX_VALUE_BYTES ? { type, skip: n, items: 0, bytes: 0 } : { type, items: 0, bytes: n };
     if (type !== 'hash' && type !== 'zset') return { type, skip: -1, items: 0, bytes: 0 };
-    const n = num(sizes[j]) ?? 0;
-    const mem = num(sizes[j + 1]);
-    const enc = str(sizes[j + 2]);
-    j += 3;
-    if (n > MAX_ITEMS) return { type, skip: n, items: n, bytes: 0 };
+    if (!small(i)) return { type, skip: n, items: n, bytes: 0 };
+    const mem = num(shapes[j]);
+    const enc = str(shapes[j + 1]);
+    j += 2;
     // As READ_KEY: without MEMORY, only a compact encoding bounds its members.
     const bytes = mem !== null ? mem : enc !== '' && enc !== 'listpack' && enc !== 'ziplist' ? -2 : 0;
     if (bytes === -2) return { type, skip: -2, items: n, bytes: 0 };
