@@ -392,7 +392,8 @@ describe('cli end to end on 5 real nodes', function () {
     assert.ok(Number.isInteger(snap.at) && snap.at >= before && snap.at <= Date.now(), String(snap.at));
     assert.equal(snap.quorum, 3);
     const factKeys = ['version', 'role', 'clockOffsetMs', 'uptimeS', 'persistence', 'restartRisk', 'libraries'];
-    assert.deepEqual(snap.nodes.map((n) => Object.keys(n)), ids.map(() => ['node', 'reachable', 'latencyMs', 'error', 'outcome', ...factKeys, 'server', 'capabilities']));
+    assert.deepEqual(snap.nodes.map((n) => Object.keys(n)), ids.map(() => ['node', 'reachable', 'latencyMs', 'error', 'outcome', ...factKeys, 'server', 'capabilities', 'readPath']));
+    assert.ok(snap.nodes.every((n) => n.readPath === 'scripts'), JSON.stringify(snap.nodes));
     assert.deepEqual(snap.nodes.map((n) => n.node), ids);
     for (const n of snap.nodes) {
       assert.match(String(n.version), /^\d+\.\d+/);

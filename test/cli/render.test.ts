@@ -204,7 +204,7 @@ describe('cli: status --json document', () => {
     assert.deepEqual(doc.locks, snap.locks);
     // The snapshot's reachability, latency and error stay; facts come from the node's own entry.
     // server and capabilities are appended (null where the snapshot did not probe them).
-    assert.deepEqual(doc.nodes[1], { ...snap.nodes[1], version: '7.2.4', role: 'master', clockOffsetMs: -3, uptimeS: 12, persistence: 'off', restartRisk: true, libraries: ['node-redlock'], server: null, capabilities: null });
-    assert.deepEqual(doc.nodes[2], { ...snap.nodes[2], version: null, role: 'unknown', clockOffsetMs: null, uptimeS: null, persistence: 'unknown', restartRisk: 'unknown', libraries: [], server: null, capabilities: null });
+    assert.deepEqual(doc.nodes[1], { ...snap.nodes[1], version: '7.2.4', role: 'master', clockOffsetMs: -3, uptimeS: 12, persistence: 'off', restartRisk: true, libraries: ['node-redlock'], server: null, capabilities: null, readPath: null });
+    assert.deepEqual(doc.nodes[2], { ...snap.nodes[2], version: null, role: 'unknown', clockOffsetMs: null, uptimeS: null, persistence: 'unknown', restartRisk: 'unknown', libraries: [], server: null, capabilities: null, readPath: null });
   });
 });

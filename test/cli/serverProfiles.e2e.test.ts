@@ -8,7 +8,7 @@ import { PROFILES, profileEnv, profileUrl, ServerProfile, startProfile } from '.
 import { waitFor } from '../support/wait';
 import { runCli, startCli } from './runCli';
 
-interface StatusNode { node: string; reachable: boolean; outcome: string; error: string | null; server?: string | null; version?: string | null; capabilities?: Record<string, boolean | null> }
+interface StatusNode { node: string; reachable: boolean; outcome: string; error: string | null; readPath?: string; server?: string | null; version?: string | null; capabilities?: Record<string, boolean | null> }
 interface StatusDoc { nodes: StatusNode[]; locks: Array<{ key: string; verdict: string }>; skipped: Array<{ key: string; reason: string }> }
 
 async function rdbChanges(servers: RedisServer[]): Promise<number[]> {
@@ -81,6 +81,7 @@ function describeProfile(p: ServerProfile, expect: { reads: boolean; writes: boo
         assert.equal(n.reachable, true, JSON.stringify(n));
         assert.equal(n.server, 'redis');
         assert.equal(n.version, '7.0.15');
+        assert.equal(n.readPath, expect.caps.scripts === false && expect.caps.readOnlyScripts === false ? 'commands' : 'scripts');
         for (const [k, v] of Object.entries(expect.caps)) assert.equal(n.capabilities?.[k], v, `${k}: ${JSON.stringify(n.capabilities)}`);
       }
       if (expect.reads) {
@@ -140,7 +141,8 @@ describe('server profiles (rename-command, ACL users, forced 6.2 paths)', () => 
   describeProfile(PROFILES.elasticache, { reads: true, writes: true, doctor: /CONFIG is disabled on this service/, caps: { config: false, scripts: true, readOnlyScripts: true } });
   describeProfile(PROFILES.memorystore, { reads: true, writes: true, doctor: /no MEMORY USAGE/, caps: { config: false, memoryUsage: false } });
   describeProfile(PROFILES.cloud, { reads: true, writes: true, doctor: /CONFIG is disabled on this service/, caps: { config: false } });
-  describeProfile(PROFILES.noscript, { reads: false, writes: false, doctor: /runs no scripts/, caps: { scripts: false, readOnlyScripts: false } });
+  describeProfile(PROFILES.noscript, { reads: true, writes: false, doctor: /runs no scripts/, caps: { scripts: false, readOnlyScripts: false } });
+  describeProfile(PROFILES.scriptlessRole, { reads: true, writes: false, doctor: /plain commands/, caps: { scripts: false, readOnlyScripts: false, time: true } });
   describeProfile(PROFILES.legacy, { reads: true, writes: true, doctor: /no PEXPIRETIME/, caps: { readOnlyScripts: false, scriptFlags: false, pexpiretime: false, memoryUsage: false } });
   describeProfile(PROFILES.readRole, { reads: true, writes: false, doctor: /refuses TIME/, caps: { scripts: false, readOnlyScripts: true, time: false } });
 });

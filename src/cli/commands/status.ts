@@ -108,7 +108,7 @@ export function unreadLine(unread: readonly string[], nodes: Snapshot['nodes'] =
 /** The node facts a `nodes[]` entry of the JSON document gains; unknown ones as the core says. */
 export type NodeFactFields = Pick<NodeFacts, 'version' | 'role' | 'clockOffsetMs' | 'uptimeS' | 'persistence' | 'restartRisk' | 'libraries'>;
 
-export type StatusDocument = Omit<Snapshot, 'nodes' | 'locks'> & { nodes: Array<Omit<NodeStatus, 'capabilities'> & NodeFactFields & { capabilities: NodeStatus['capabilities'] | null }>; locks: Array<Snapshot['locks'][number] & { stats?: LockStats | null }>; at: number };
+export type StatusDocument = Omit<Snapshot, 'nodes' | 'locks'> & { nodes: Array<Omit<NodeStatus, 'capabilities' | 'readPath'> & NodeFactFields & { capabilities: NodeStatus['capabilities'] | null; readPath: NodeStatus['readPath'] | null }>; locks: Array<Snapshot['locks'][number] & { stats?: LockStats | null }>; at: number };
 
 const UNKNOWN_FACTS: NodeFactFields = { version: null, role: 'unknown', clockOffsetMs: null, uptimeS: null, persistence: 'unknown', restartRisk: 'unknown', libraries: [] };
 
@@ -120,9 +120,9 @@ export function statusDocument(snap: Snapshot, facts: readonly NodeFacts[], atMs
   const nodes = snap.nodes.map((n) => {
     const f = facts.find((x) => x.node === n.node);
     const extra: NodeFactFields = f ? { version: f.version, role: f.role, clockOffsetMs: f.clockOffsetMs, uptimeS: f.uptimeS, persistence: f.persistence, restartRisk: f.restartRisk, libraries: f.libraries } : UNKNOWN_FACTS;
-    // server and capabilities come last: the document only grows (version keeps its place).
-    const { server, version, capabilities, ...base } = n;
-    return { ...base, ...extra, version: extra.version ?? version ?? null, server: server ?? null, capabilities: capabilities ?? null };
+    // server and capabilities come last, then readPath (null: never probed): the document only grows (version keeps its place).
+    const { server, version, capabilities, readPath, ...base } = n;
+    return { ...base, ...extra, version: extra.version ?? version ?? null, server: server ?? null, capabilities: capabilities ?? null, readPath: readPath ?? null };
   });
   return { ...snap, nodes, at: Math.floor(atMs) };
 }

@@ -9,6 +9,7 @@ import { decodeIdentity } from '../vocabulary/holderToken';
 import type { Resource } from '../vocabulary/resource';
 import { internalKeyOf } from './internalKeys';
 import { callReadScript, defineOnce, readScript } from '../connection/lua';
+import { readEventsPlain, withoutScripts } from './plainReads';
 import type { EventDetail, EventType, LockEvent } from '../vocabulary/lockEvents';
 export type { EventDetail, EventType, LockEvent } from '../vocabulary/lockEvents';
 const TYPES: readonly string[] = ['acquired', 'extended', 'released', 'lost', 'failed'];
@@ -180,7 +181,9 @@ export class EventRecorder {
 export async function readEvents(client: Redis | Cluster, resource: Resource, max = READ_EVENTS): Promise<LockEvent[]> {
   const key = internalKeyOf('events', resource);
   if (key === null) return [];
-  const r = await callReadScript<unknown>(client, READ_SCRIPT, 1, [key, String(max), String(MAX_EVENT_BYTES)], true);
+  const r = (await withoutScripts(client))
+    ? await readEventsPlain(client as Redis, key, max, MAX_EVENT_BYTES)
+    : await callReadScript<unknown>(client, READ_SCRIPT, 1, [key, String(max), String(MAX_EVENT_BYTES)], true);
   if (!Array.isArray(r)) return [unreadable('wrong-type')];
   return r.map((x) => decodeEvent(Buffer.isBuffer(x) ? x : Number(x)));
 }

@@ -9,6 +9,7 @@ import { decodeIdentity } from '../vocabulary/holderToken';
 import { internalKeyOf } from './internalKeys';
 export { internalKeyOf } from './internalKeys';
 import { callReadScript, callScript, rawScript, readScript } from '../connection/lua';
+import { readWaitingPlain, withoutScripts } from './plainReads';
 import type { Resource } from '../vocabulary/resource';
 import type { Waiter } from '../vocabulary/types';
 
@@ -188,7 +189,9 @@ export type WaitingRead = { members: Buffer[]; tooLarge: number } | { wrongType:
 /** Live members of each waiter set on one node (one read-only script). */
 export async function readWaiting(client: Redis | Cluster, keys: string[]): Promise<WaitingRead[]> {
   if (keys.length === 0) return [];
-  const flat = await callReadScript<unknown[]>(client, READ_WAITING_SCRIPT, keys.length, [...keys, String(READ_WAITERS), String(MAX_MEMBER_BYTES), String(Date.now())], true);
+  const flat = (await withoutScripts(client))
+    ? await readWaitingPlain(client as Redis, keys, READ_WAITERS, MAX_MEMBER_BYTES)
+    : await callReadScript<unknown[]>(client, READ_WAITING_SCRIPT, keys.length, [...keys, String(READ_WAITERS), String(MAX_MEMBER_BYTES), String(Date.now())], true);
   return keys.map((_, i): WaitingRead => {
     const r = flat[i];
     if (!Array.isArray(r)) return { wrongType: true };

@@ -206,3 +206,12 @@ export function unsupportedLine(err: unknown, client?: Redis | Cluster): string 
   if (/Error compiling script|Unexpected flag|Invalid flag/i.test(message)) return `this server (${label}) cannot run the read scripts: it rejects their shebang flags`;
   return null;
 }
+
+/**
+ * Whether this connection's probe found no script it may run (EVAL and EVAL_RO refused):
+ * reads then go out as plain commands (DESIGN "Reading without scripts"). False until probed.
+ */
+export function scriptsRefused(client: Redis | Cluster): boolean {
+  const c = client instanceof Cluster ? undefined : answeredOn.get(socketOf(client))?.capabilities ?? lastKnown.get(client)?.capabilities;
+  return c !== undefined && c.readOnlyScripts !== true && c.scripts === false;
+}

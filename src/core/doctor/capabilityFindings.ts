@@ -10,11 +10,13 @@ export function capabilityFindings(f: DeploymentFacts, add: AddCapability): void
   if (!c) return;
   const who = `${f.node} (${serverLabel({ server: f.server ?? null, version: f.version })})`;
   if (c.scripts === false && c.readOnlyScripts !== true) {
-    add('error', 'capability', f.node, `${who} runs no scripts (EVAL and EVAL_RO are refused or renamed away): status, watch and history cannot read its locks, and acquire, extend, release and force-release refuse before writing`, 'allow EVAL and EVALSHA (or at least EVAL_RO and EVALSHA_RO for inspection) to this user and service');
+    // Reads still work (DESIGN "Reading without scripts"); what they cannot know is said.
+    add('warning', 'capability', f.node, `${who} runs no scripts (EVAL and EVAL_RO are refused or renamed away): status, watch and history read its locks with plain commands (each key over several commands, a copy changed in between read again), watch lists every page with its TTLs on each tick${c.time === false ? ', and with TIME refused too its clock is unknown' : ''}; acquire, extend, release and force-release refuse before writing`, 'allow EVAL and EVALSHA (or at least EVAL_RO and EVALSHA_RO for one-call reads) to this user and service');
   } else if (c.scripts === false) {
     add('warning', 'capability', f.node, `${who} runs only read-only scripts (EVAL_RO): locks can be inspected, but acquire, extend, release and force-release refuse before writing`, 'grant EVAL and EVALSHA to the user that takes locks');
   }
-  if (c.scriptFlags === false) {
+  // Where no script runs none is sent: its flags do not matter.
+  if (c.scriptFlags === false && (c.scripts !== false || c.readOnlyScripts === true)) {
     add('info', 'capability', f.node, `${who} rejects script shebang flags: read scripts are sent without them${c.readOnlyScripts ? ' as EVAL_RO' : ', as plain EVALSHA, so nothing but their text keeps them read-only'}`, 'nothing to do (Redis 7.0 or later understands the flags)');
   }
   if (c.pexpiretime === false) {

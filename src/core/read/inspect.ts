@@ -13,7 +13,8 @@ import { readable, type Classified, type InspectContext, type KeyResult, type No
 export type { InspectContext, NodeScan, Slot } from './context';
 import { DEFAULT_PATTERNS } from '../vocabulary/inspectTypes';
 import { downStatus, RedisNode } from '../connection/nodes';
-import { capabilitiesOf } from '../connection/capabilities';
+import { capabilitiesOf, scriptsRefused } from '../connection/capabilities';
+import { readObservationsPlain } from './plainRead';
 import type Redis from 'ioredis';
 import { absentOn, decodeScanPage, pageCursor, pageKeyCount, ReadBatch, readInternalOf, readObservations, requestScanPage } from './readScripts';
 import { InternalWalk } from './internalWalk';
@@ -46,6 +47,8 @@ export async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buff
     const sent = clockNow();
     const batches = node.clusterMember
       ? await withDeadline(readEachKey(node, chunk, scan.absent), ctx.commandTimeoutMs, true)
+      : scriptsRefused(node.client)
+      ? [await withDeadline(readObservationsPlain(node.client as Redis, chunk, node.id, scan.absent), ctx.commandTimeoutMs, true)]
       : [await withDeadline(readObservations(node.client, chunk, node.id, scan.absent), ctx.commandTimeoutMs, true)];
     for (let j = 0; j < chunk.length; j++) {
       const batch = batches.length === 1 ? batches[0] : batches[j];
@@ -82,6 +85,10 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     // What this server can do, once per connection: decides how every read below is sent.
     const caps = await withDeadline(capabilitiesOf(node.client, ctx.commandTimeoutMs), ctx.commandTimeoutMs);
     if (caps.server !== null || !node.clusterMember) Object.assign(scan.status, { server: caps.server, version: caps.version, capabilities: caps.capabilities });
+    // No script runs here: pages are listed with plain SCAN and read with plain commands,
+    // their fences and waiters read apart, as a cluster member's are.
+    const plain = scriptsRefused(node.client);
+    scan.status.readPath = plain ? 'commands' : 'scripts';
     // TIME doubles as the health probe: its round trip is the latency, its answer the offset.
     // Without TIME, PING measures the latency and the offset is taken as 0 (unknown).
     const t0 = performance.now();
@@ -121,7 +128,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         scan.truncated = true;
         break;
       }
-      if (node.clusterMember) {
+      if (node.clusterMember || plain) {
         while (cursor !== DONE) {
           const [next, keys] = await withDeadline(node.client.scanBuffer(cursor, 'MATCH', patterns[p], 'COUNT', SCAN_COUNT), ctx.commandTimeoutMs, true);
           cursor = String(next) === '0' ? DONE : String(next);

@@ -41,7 +41,8 @@ export function absentOn(node: string): Observation {
   return Object.freeze({ node, state: 'absent', token: null, pttlMs: null, type: null, format: null, holdCount: null, reason: null, holder: null });
 }
 
-function toObservation(node: string, type: string, pttl: number, payload: unknown, absent: Observation): Observation {
+/** One key as READ_KEY gives it (type, pttl, payload) as an observation; the plain-command reader (plainRead.ts) hands in the same triple. */
+export function toObservation(node: string, type: string, pttl: number, payload: unknown, absent: Observation): Observation {
   if (type === 'none') return absent;
   // The common case, a string token, skips the intermediate objects (a snapshot reads
   // 100k+ of them); formats.recognise still decides everything else.
@@ -80,7 +81,7 @@ function typeName(t: unknown): string {
  * granted to the role) sends 0, 0 and the client's clock stands in (the node's clock
  * offset is then unknown, see inspect.ts).
  */
-function timeOf(sec: unknown, usec: unknown): number {
+export function timeOf(sec: unknown, usec: unknown): number {
   const t = Number(sec) * 1000 + Number(usec) / 1000;
   return t > 0 ? t : clockNow();
 }

@@ -5,7 +5,8 @@ import type Redis from 'ioredis';
 import { performance } from 'node:perf_hooks';
 import { clockNow, withDeadline } from '../connection/deadline';
 import { downStatus } from '../connection/nodes';
-import { knownCapabilities } from '../connection/capabilities';
+import { knownCapabilities, scriptsRefused } from '../connection/capabilities';
+import { scanTtlPagePlain } from './plainRead';
 import { INTERNAL_PREFIX, parseInternalKey } from '../bookkeeping/internalKeys';
 import type { InspectContext, NodeScan } from './context';
 import { readBatch, stampError } from './inspect';
@@ -80,6 +81,9 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
   const budget = Math.max(maxKeys, w.mustExceed ?? 0);
   // A server without PEXPIRETIME (Redis 6.2, or renamed away) lists every page with PTTLs.
   if (knownCapabilities(client)?.capabilities.pexpiretime === false) w.digests = false;
+  // Without scripts (DESIGN "Reading without scripts") there is no digest: plain SCAN and pipelined PTTLs.
+  const plain = scriptsRefused(client);
+  if (plain) w.digests = false;
   try {
     for (let p = 0; p < scanPatterns.length && complete; p++) {
       const pattern = scanPatterns[p];
@@ -115,7 +119,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
         }
         listed = true;
         const sent = clockNow();
-        const page = await withDeadline(scanTtlPage(client, cursor, pattern, SCAN_COUNT), ctx.commandTimeoutMs, true);
+        const page = await withDeadline((plain ? scanTtlPagePlain : scanTtlPage)(client, cursor, pattern, SCAN_COUNT), ctx.commandTimeoutMs, true);
         const at = page.nodeTimeMs - known.offsetMs;
         // A jump must exceed what either stamp may be late by (Slot.err), or it is the read's own error.
         const pageErr = stampError(at, sent);

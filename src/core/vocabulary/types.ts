@@ -135,6 +135,8 @@ export interface NodeStatus {
   /** The server's own version, e.g. Valkey `8.0.1` (additive). */
   version?: string | null;
   capabilities?: NodeCapabilities;
+  /** How its keys were read: read-only scripts, or plain commands where scripts are refused (additive). */
+  readPath?: 'scripts' | 'commands';
 }
 
 export interface SkippedKey {

@@ -142,18 +142,21 @@ describe('deployment doctor on real nodes', function () {
     assert.deepEqual(find(after, 'restart-risk', idOf(clean[0])), []);
   });
 
-  // Uptime and persistence come from INFO, which these servers answer although no script
-  // runs there: its locks cannot be read, so a lock as long as the reference TTL may live.
-  it('restart risk without scripting: a no-script service and a scriptless read role, read without a write', async () => {
+  // Uptime and persistence come from INFO, and the locks are read with plain commands
+  // where no script runs: a live lock longer than the uptime is the risk, as anywhere.
+  it('restart risk without scripting: a no-script service and a scriptless read role, their locks read without a write', async () => {
     const [noscript] = await startProfile(PROFILES.noscript, 1);
     const [role] = await startProfile(PROFILES.scriptlessRole, 1);
     extra.push(noscript, role);
+    await Promise.all([noscript, role].map((s) => withClient(s, (c) => c.set('lock:long', 'tok-long', 'PX', 120_000))));
     const before = await Promise.all([digest(noscript), digest(role)]);
 
     const service = await doctor([profileUrl(noscript, PROFILES.noscript)]);
     const [risk] = find(service, 'restart-risk', idOf(noscript));
     assert.equal(risk?.severity, 'error', JSON.stringify(service.findings));
-    assert.match(risk.message, /started \d+ s ago, less than a 10 s lock \(its locks could not be read/);
+    assert.match(risk.message, /started \d+ s ago, less than the longest live lock/);
+    assert.match(find(service, 'capability', idOf(noscript)).map((f) => f.message).join('\n'), /runs no scripts .* read its locks with plain commands/);
+    assert.doesNotMatch(find(service, 'capability', idOf(noscript)).map((f) => f.message).join('\n'), /shebang flags/);
 
     // CONFIG GET is denied to the role: AOF off is known, the RDB schedule is not, so the
     // restart is named as a risk of unknown size, never guessed away.
