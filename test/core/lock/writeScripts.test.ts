@@ -19,6 +19,9 @@ describe('scripts sent by hand', function () {
   /** The script commands `run` sends, as the node's MONITOR lists them (eval / evalsha). */
   async function scriptCommands(run: () => Promise<unknown>): Promise<string[]> {
     const base = server.client();
+    // Ready first: its connect-time INFO must not reach a MONITOR still starting (ioredis
+    // then reads that line as a reply and fails with a command queue state error).
+    await base.ping();
     const monitor = await base.monitor();
     const seen: string[] = [];
     let marked = false;
