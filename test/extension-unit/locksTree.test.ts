@@ -78,7 +78,15 @@ describe('Locks tree (stand-in vscode)', () => {
       for (const k of kids) t.getTreeItem(k);
       return kids;
     };
-    return { t, read, tick, render, fired };
+    /** The root shown, the group open, and the `jobs:nightly:` folder (the second row) opened with its rows. */
+    const openJobs = (): { root: El[]; jobs: TreeModule.FolderElement; rows: El[] } => {
+      const root = render();
+      render(root[0]);
+      const jobs = root[1] as TreeModule.FolderElement;
+      t.setExpanded(jobs, true);
+      return { root, jobs, rows: render(jobs) };
+    };
+    return { t, read, tick, render, fired, openJobs };
   }
 
   const labelOf = (t: TreeModule.LocksTreeProvider, el: El): string => {
@@ -183,14 +191,10 @@ describe('Locks tree (stand-in vscode)', () => {
 
   it('never fires the rows of a closed folder, nor the root, for changes inside it', () => {
     const entries = bigDeployment();
-    const { t, render, read, tick } = setup(entries);
+    const { t, render, read, tick, openJobs } = setup(entries);
     try {
-      const root = render();
-      render(root[0]);
-      const jobs = root[1] as TreeModule.FolderElement;
       // Opened once, then closed: VS Code keeps its rows, the tree no longer fires them.
-      t.setExpanded(jobs, true);
-      const rows = render(jobs);
+      const { jobs, rows } = openJobs();
       t.setExpanded(jobs, false);
       const near = entries.filter((e) => e.key.startsWith('jobs:')).map((e) => healthy(e.key, 7_000));
       assert.deepEqual(read(near), [], 'near expiry, but nobody can see them');
@@ -237,13 +241,9 @@ describe('Locks tree (stand-in vscode)', () => {
 
   it('a refresh that would re-render the row being read waits until its hold ends (tooltips that stay)', () => {
     const entries = bigDeployment();
-    const { t, render, read, tick } = setup(entries);
+    const { t, read, tick, openJobs } = setup(entries);
     try {
-      const root = render();
-      render(root[0]);
-      const jobs = root[1] as TreeModule.FolderElement;
-      t.setExpanded(jobs, true);
-      const rows = render(jobs);
+      const { root, jobs, rows } = openJobs();
       const row = rows[3] as TreeModule.LockElement;
       // The pointer rests on a row of the folder: VS Code resolves its tooltip.
       t.resolveTreeItem(t.getTreeItem(row), row);

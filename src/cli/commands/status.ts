@@ -5,7 +5,7 @@
 // change the exit code, and too few nodes (exit 3) wins over a match.
 import { Command, Option } from 'commander';
 import type { NodeFacts } from '../../core/vocabulary';
-import type { LockStats, Redlock } from '../../core';
+import type { DiscoveredPattern, LockStats, Redlock } from '../../core';
 import { DEFAULT_STATS_WINDOW_MS, formatDuration, lockStats, parseKeyArg } from '../../core/vocabulary';
 import type { NodeStatus, Snapshot } from '../../core/vocabulary';
 import type { CliContext } from '../context';
@@ -22,6 +22,8 @@ export interface ReadArgs {
   patterns: string[];
   /** No --pattern given: the default patterns, which a first read may widen (withDiscovered). */
   defaulted?: boolean;
+  /** What the short discover of withDiscovered found, when it ran: the empty-pattern check reuses it. */
+  seen?: DiscoveredPattern[];
   expiringMs: number | undefined;
   json: boolean;
 }
@@ -80,16 +82,22 @@ export const EMPTY_CHECK_KEYS = 5_000;
  */
 export async function withDiscovered(redlock: Redlock, cmd: ReadArgs, first: Snapshot, io: Io): Promise<ReadArgs> {
   if (!cmd.defaulted || first.locks.length > 0 || statusExit(first) !== EXIT.ok) return cmd;
-  const found = (await redlock.discover({ budgetKeys: EMPTY_CHECK_KEYS, timeBudgetMs: 500 }).catch(() => null))?.patterns.map((p) => p.pattern).filter((p) => !cmd.patterns.includes(p)) ?? [];
-  if (found.length === 0) return cmd;
+  const seen = await shortDiscover(redlock);
+  const found = seen?.map((p) => p.pattern).filter((p) => !cmd.patterns.includes(p)) ?? [];
+  if (found.length === 0) return { ...cmd, seen };
   io.err(`redlock-inspector: no lock under the default patterns; found locks under ${found.map(escapeText).join(', ')}: reading them too (--pattern reads only yours)`);
-  return { ...cmd, patterns: [...cmd.patterns, ...found], defaulted: false };
+  return { ...cmd, patterns: [...cmd.patterns, ...found], defaulted: false, seen };
+}
+
+/** A short walk (a few pages, half a second) for lock-shaped keys anywhere; undefined when it failed. */
+async function shortDiscover(redlock: Redlock): Promise<DiscoveredPattern[] | undefined> {
+  return (await redlock.discover({ budgetKeys: EMPTY_CHECK_KEYS, timeBudgetMs: 500 }).catch(() => null))?.patterns;
 }
 
 export async function humanStatus(redlock: Redlock, snap: Snapshot, cmd: ReadArgs, io: Io): Promise<string> {
   const facts = await redlock.nodeFacts(longestTtl(snap));
-  // Nothing matched: a short walk (a few pages, half a second) looks for locks elsewhere.
-  const outside = snap.locks.length === 0 ? (await redlock.discover({ budgetKeys: EMPTY_CHECK_KEYS, timeBudgetMs: 500 }).catch(() => null))?.patterns : undefined;
+  // Nothing matched: where else lock-shaped keys are (read once, if withDiscovered walked already).
+  const outside = snap.locks.length === 0 ? (cmd.seen ?? (await shortDiscover(redlock))) : undefined;
   return renderStatus(snap, facts, { patterns: cmd.patterns, style: styleFor(io.colour), outside });
 }
 

@@ -215,21 +215,31 @@ async function lookUpInternal(ctx: InspectContext, client: Redis, scan: NodeScan
   onPage?.(scan, ids, slots);
 }
 
-/** Nodes that did not come across a key read it directly, so "absent" means absent. */
-export async function fillGaps(ctx: InspectContext, scans: NodeScan[], union: Set<string>): Promise<void> {
+/**
+ * Reads keys by name on every readable node, `keysOf` saying which on each; a node whose
+ * read fails is down for this read, and nothing it said before counts.
+ */
+export async function readOnEachNode(ctx: InspectContext, scans: NodeScan[], keysOf: (scan: NodeScan) => Buffer[]): Promise<void> {
   await Promise.all(
     scans.map(async (scan, i) => {
       if (!readable(scan.status)) return;
-      const missing: Buffer[] = [];
-      for (const id of union) if (!scan.reads.has(id)) missing.push(Buffer.from(id, 'latin1'));
       try {
-        await readBatch(ctx, ctx.nodes[i], missing, scan);
+        await readBatch(ctx, ctx.nodes[i], keysOf(scan), scan);
       } catch (e) {
         Object.assign(scan.status, downStatus(e, ctx.nodes[i]));
         scan.reads.clear();
       }
     }),
   );
+}
+
+/** Nodes that did not come across a key read it directly, so "absent" means absent. */
+export function fillGaps(ctx: InspectContext, scans: NodeScan[], union: Set<string>): Promise<void> {
+  return readOnEachNode(ctx, scans, (scan) => {
+    const missing: Buffer[] = [];
+    for (const id of union) if (!scan.reads.has(id)) missing.push(Buffer.from(id, 'latin1'));
+    return missing;
+  });
 }
 
 function unreachableOn(scan: NodeScan): Observation {

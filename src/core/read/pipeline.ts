@@ -5,9 +5,8 @@
 // The watcher runs them over the keys that may have changed, the snapshot over all it read.
 import { bookkeepingOf, redissonBookkeepingOf } from '../vocabulary/foreignKeys';
 import { INTERNAL_PREFIX, parseInternalKey } from '../bookkeeping/internalKeys';
-import { downStatus } from '../connection/nodes';
-import { readable, type InspectContext, type NodeScan } from './context';
-import { classifyKeys, keyOf, readBatch } from './inspect';
+import type { InspectContext, NodeScan } from './context';
+import { classifyKeys, keyOf, readOnEachNode } from './inspect';
 import { confirmSplits, type Classified } from './confirmSplit';
 import { attachFences } from './fenceRead';
 import { attachBookkeeping } from './bookkeepingRead';
@@ -77,17 +76,7 @@ export async function readRelated(ctx: InspectContext, scans: NodeScan[], ids: S
   }
   if (toRead.size === 0) return out;
   const keys = [...toRead.keys()].map((id) => Buffer.from(id, 'latin1'));
-  await Promise.all(
-    scans.map(async (scan, i) => {
-      if (!readable(scan.status)) return;
-      try {
-        await readBatch(ctx, ctx.nodes[i], keys, scan);
-      } catch (e) {
-        Object.assign(scan.status, downStatus(e, ctx.nodes[i]));
-        scan.reads.clear();
-      }
-    }),
-  );
+  await readOnEachNode(ctx, scans, () => keys);
   for (const [n, anchor] of toRead) {
     if (present(n)) {
       joined(n, anchor);

@@ -8,8 +8,7 @@ import { readable, type InspectContext } from './context';
 import { isDefaultPatterns, type InspectOptions, type InspectPage, type ScanCursor } from '../vocabulary/inspectTypes';
 import type { LockEntry, SkippedKey, Snapshot } from '../vocabulary/types';
 import type { OnPage } from './inspect';
-import { DEFAULT_PATTERNS, fillGaps, keyOf, preclassifyPage, readBatch, scanNode, unreadPart, validatePatterns } from './inspect';
-import { downStatus } from '../connection/nodes';
+import { DEFAULT_PATTERNS, fillGaps, keyOf, preclassifyPage, readOnEachNode, scanNode, unreadPart, validatePatterns } from './inspect';
 import { globForKey } from '../vocabulary/tokens';
 import { internalKey } from '../bookkeeping/internalKeys';
 import { classifyAndEnrich, readRelated, type WaiterStage } from './pipeline';
@@ -78,15 +77,7 @@ export async function inspectOne(ctx: InspectContext, key: Buffer, options: Omit
   const deadline = performance.now() + (options.timeBudgetMs ?? 3_000);
   // No pattern: the node's health, clock and capabilities only, then the key by name.
   const scans = await Promise.all(ctx.nodes.map((node) => scanNode(ctx, node, [], [], 0, deadline)));
-  await Promise.all(scans.map(async (scan, i) => {
-    if (!readable(scan.status)) return;
-    try {
-      await readBatch(ctx, ctx.nodes[i], [key], scan);
-    } catch (e) {
-      Object.assign(scan.status, downStatus(e, ctx.nodes[i]));
-      scan.reads.clear();
-    }
-  }));
+  await readOnEachNode(ctx, scans, () => [key]);
   // What a SCAN would have listed: a key some node holds, readable or not.
   const ids = new Set<string>();
   if (scans.some((s) => { const o = s.reads.get(id)?.obs; return o !== undefined && o.state !== 'absent'; })) ids.add(id);
