@@ -4,6 +4,7 @@ export * from './vocabulary';
 export { Redlock } from './redlock';
 export { Lock, validateTtl } from './lock/redlock';
 export { LockReader } from './doctor/lockReader';
+export type { EventFeed, FeedRead } from './read/eventFeed';
 export type { ReaderOptions } from './doctor/lockReader';
 export { NodeSet } from './connection/nodeSet';
 export type { NodeSetTimings } from './connection/nodeSet';

@@ -14,6 +14,7 @@ import { Watcher, type WatchListener, type WatchOptions } from '../read/watch';
 import { nodeFacts } from '../read/facts';
 import { type History, readHistory } from '../read/history';
 import { type AuditQuery, type AuditReport, readAudit, readHistories } from '../read/auditRead';
+import { EventFeed } from '../read/eventFeed';
 import { type DoctorOptions, type DoctorReport, runDoctor } from './doctor';
 import type { InspectOptions, InspectPage, NodeFacts } from '../vocabulary/inspectTypes';
 import type { Snapshot } from '../vocabulary/types';
@@ -125,6 +126,11 @@ export class LockReader {
   async lockHistories(resources: readonly Resource[]): Promise<Array<LockEvent[] | null>> {
     await this.nodeSet.ready();
     return readHistories(this.nodeSet.logNodes(), this.nodeSet.logQuorum(), this.nodeSet.readTimeoutMs, resources);
+  }
+
+  /** The event logs under some patterns, read again only where something new was recorded (the exporter's source). */
+  eventFeed(): EventFeed {
+    return new EventFeed(() => this.readContext(), () => this.nodeSet.logNodes(), this.nodeSet.logQuorum());
   }
 
   /** Closes the connections this reader opened; a shared node set is its engine's to close. */
