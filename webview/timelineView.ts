@@ -1,0 +1,69 @@
+// The timeline section: the chart (timeline.ts draws it) rebuilt at most once per animation
+// frame, held still under the pointer, and the legend of token colours.
+import { holderTokens } from '../src/shared/verdictSentence';
+import { clear, el, svg } from './dom';
+import { panel } from './panelState';
+import { TOKEN_COLOURS, renderTimeline } from './timeline';
+
+const chart = svg('svg', { id: 'timeline', class: 'timeline', role: 'img', tabindex: 0, 'aria-label': 'Timeline' });
+const chartWrap = el('div', { class: 'chart-wrap' });
+chartWrap.appendChild(chart);
+const legend = el('ul', { id: 'legend', class: 'legend', 'aria-label': 'Token colours' });
+export const timelineSection = el('section', { class: 'timeline-section', 'aria-labelledby': 'timeline-h' });
+timelineSection.append(el('h2', { id: 'timeline-h' }, 'Timeline'), chartWrap, legend);
+
+let chartQueued = false;
+let chartVersion = -1;
+let chartAt = 0;
+let chartWidth = 0;
+/**
+ * The chart is rebuilt as it slides; a rebuild under the pointer would replace the element
+ * whose tooltip is showing. While the pointer is on the chart it holds still, and catches up
+ * when the pointer leaves (docs/decisions.md).
+ */
+let chartHeld = false;
+chartWrap.addEventListener('pointerenter', () => { chartHeld = true; });
+chartWrap.addEventListener('pointerleave', () => {
+  chartHeld = false;
+  scheduleChart();
+});
+export function scheduleChart(): void {
+  if (chartQueued || chartHeld) return;
+  chartQueued = true;
+  requestAnimationFrame(() => {
+    chartQueued = false;
+    if (chartHeld) return;
+    const now = Date.now();
+    const width = chartWrap.clientWidth || 600;
+    const { ring, history, offset } = panel;
+    const localEvents = offset === 0 ? history : history.map((e) => ({ ...e, at: e.at + offset }));
+    const ms = renderTimeline(chart, { ring, now, events: localEvents, width });
+    chart.setAttribute('data-render-ms', ms.toFixed(1));
+    chart.setAttribute('data-samples', String(ring.size));
+    chartVersion = ring.version;
+    chartAt = now;
+    chartWidth = width;
+    renderLegend();
+  });
+}
+
+let legendTokens = '';
+function renderLegend(): void {
+  const shown = panel.view?.entry ? holderTokens(panel.view.entry).map(([t]) => t) : [];
+  const sig = shown.join('\u0000');
+  if (sig === legendTokens) return;
+  legendTokens = sig;
+  clear(legend);
+  for (const t of shown) {
+    const li = el('li', { class: 'legend-item' });
+    li.appendChild(el('span', { class: `swatch tok-bg-${panel.ring.colourOf(t) % TOKEN_COLOURS}`, 'aria-hidden': 'true' }));
+    li.appendChild(el('code', { class: 'legend-token' }, t));
+    legend.appendChild(li);
+  }
+}
+
+/** The chart slides once a second, or sooner when data arrives or the width changed. */
+export function chartDue(): boolean {
+  const width = chartWrap.clientWidth || 600;
+  return panel.ring.version !== chartVersion || Date.now() - chartAt >= 1000 || width !== chartWidth;
+}
