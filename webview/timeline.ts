@@ -6,6 +6,8 @@
 import type { Observation } from '../src/core/vocabulary/types';
 import type { HistoryEvent } from '../src/shared/protocol';
 import { describeEvent } from '../src/shared/verdictSentence';
+import { formatDuration } from '../src/core/vocabulary/describe';
+import { type HoldSpan, holdSpans } from '../src/shared/holdSpans';
 import { clear, svg } from './dom';
 
 export const NONE = 0;
@@ -164,6 +166,26 @@ export interface TimelineInput {
   /** History with `at` already in local time. */
   events: readonly HistoryEvent[];
   width: number;
+  /** The span shown (zoomed); undefined: fit the samples, 1 to 10 min. */
+  windowMs?: number;
+}
+
+/** The zoom steps the panel offers, from the last minute to the last day. */
+export const ZOOMS: ReadonlyArray<{ label: string; ms: number | undefined }> = [
+  { label: 'Fit', ms: undefined },
+  { label: '1 min', ms: 60_000 },
+  { label: '10 min', ms: 10 * 60_000 },
+  { label: '1 h', ms: 3600_000 },
+  { label: '1 day', ms: 24 * 3600_000 },
+];
+
+const END_WORDS: Record<NonNullable<HoldSpan['end']>, string> = { released: 'released', expired: 'expired', lost: 'lost', 'taken-over': 'taken over by the next holder' };
+
+/** One hold in words: the bar's tooltip and the table's row. */
+export function spanText(s: HoldSpan, now: number): string {
+  const held = formatDuration((s.to ?? now) - s.from);
+  const by = s.by ? ` by ${s.by}` : '';
+  return s.to === null ? `${s.token}: held for ${held} so far${by}` : `${s.token}: held ${held}${by}, then ${END_WORDS[s.end!]}`;
 }
 
 const LABEL_W = 112;
@@ -183,9 +205,12 @@ export function renderTimeline(root: SVGSVGElement, input: TimelineInput): numbe
   const n = ring.nodes.length;
   const width = Math.max(320, Math.floor(input.width));
   const plotW = width - LABEL_W - RIGHT_PAD;
-  const height = AXIS_H + n * (LANE_H + LANE_GAP) + 4;
+  const spans = holdSpans(events);
+  // The holders' lane over the node lanes: who held the lock, from the history.
+  const top = AXIS_H + (spans.length > 0 ? LANE_H + LANE_GAP : 0);
+  const height = top + n * (LANE_H + LANE_GAP) + 4;
   const first = ring.size > 0 ? ring.timeAt(0) : now;
-  const span = Math.min(WINDOW_MS, Math.max(MIN_WINDOW_MS, now - first + 5_000));
+  const span = input.windowMs ?? Math.min(WINDOW_MS, Math.max(MIN_WINDOW_MS, now - first + 5_000));
   const start = now - span;
   const x = (t: number): number => round(LABEL_W + ((Math.max(start, Math.min(now, t)) - start) / span) * plotW);
 
@@ -193,14 +218,30 @@ export function renderTimeline(root: SVGSVGElement, input: TimelineInput): numbe
 
   // Time axis: a tick per minute (per 15 s for short windows), "now" at the right edge.
   const axis = svg('g', { class: 'axis', 'aria-hidden': 'true' });
-  const step = span > 3 * 60_000 ? 60_000 : 15_000;
+  const step = span > 6 * 3600_000 ? 3 * 3600_000 : span > 30 * 60_000 ? 10 * 60_000 : span > 3 * 60_000 ? 60_000 : 15_000;
   for (let back = 0; back <= span; back += step) {
     const tx = x(now - back);
     axis.appendChild(svg('line', { class: 'tick', x1: tx, x2: tx, y1: AXIS_H - 4, y2: height }));
-    const label = back === 0 ? 'now' : back % 60_000 === 0 ? `−${back / 60_000} min` : `−${back / 1000} s`;
+    const label = back === 0 ? 'now' : back % 3600_000 === 0 ? `−${back / 3600_000} h` : back % 60_000 === 0 ? `−${back / 60_000} min` : `−${back / 1000} s`;
     axis.appendChild(svg('text', { class: 'tick-label', x: tx, y: AXIS_H - 7, 'text-anchor': back === 0 ? 'end' : 'middle' }, label));
   }
   frag.appendChild(axis);
+
+  if (spans.length > 0) {
+    const lane = svg('g', { class: 'holds', 'data-lane': 'holders' });
+    lane.appendChild(svg('title', {}, 'Holders: who held the lock, from the recorded and observed history'));
+    lane.appendChild(svg('rect', { class: 'lane-bg', x: LABEL_W, y: AXIS_H, width: plotW, height: LANE_H }));
+    lane.appendChild(svg('text', { class: 'lane-label', x: LABEL_W - 6, y: AXIS_H + LANE_H / 2 + 4, 'text-anchor': 'end' }, 'holders'));
+    for (const h of spans) {
+      const to = h.to ?? now;
+      if (to < start) continue;
+      const hx = x(h.from);
+      const rect = svg('rect', { class: `hold tok-${ring.colourOf(h.token)}`, 'data-end': h.end ?? 'held', x: hx, y: AXIS_H + 3, width: Math.max(1, round(x(to) - hx)), height: LANE_H - 6 });
+      rect.appendChild(svg('title', {}, spanText(h, now)));
+      lane.appendChild(rect);
+    }
+    frag.appendChild(lane);
+  }
 
   // Lanes.
   const visible: number[] = [];
@@ -209,7 +250,7 @@ export function renderTimeline(root: SVGSVGElement, input: TimelineInput): numbe
     if (tNext >= start) visible.push(i);
   }
   for (let j = 0; j < n; j++) {
-    const y0 = AXIS_H + j * (LANE_H + LANE_GAP);
+    const y0 = top + j * (LANE_H + LANE_GAP);
     const lane = svg('g', { class: 'lane', 'data-node': ring.nodes[j] });
     lane.appendChild(svg('title', {}, `Node ${ring.nodes[j]}`));
     lane.appendChild(svg('rect', { class: 'lane-bg', x: LABEL_W, y: y0, width: plotW, height: LANE_H }));
@@ -314,7 +355,7 @@ export function renderTimeline(root: SVGSVGElement, input: TimelineInput): numbe
   root.setAttribute('viewBox', `0 0 ${width} ${height}`);
   root.setAttribute('width', String(width));
   root.setAttribute('height', String(height));
-  root.setAttribute('aria-label', `Timeline of the last ${Math.round(span / 60_000)} min, one lane per node: token presence, TTL, outages and events`);
+  root.setAttribute('aria-label', `Timeline of the last ${formatDuration(span)}${spans.length ? ', the holders\' lane (listed in the table below)' : ''}, one lane per node: token presence, TTL, outages and events`);
   root.appendChild(frag);
   return performance.now() - started;
 }

@@ -1,16 +1,52 @@
 // The timeline section: the chart (timeline.ts draws it) rebuilt at most once per animation
-// frame, held still under the pointer, and the legend of token colours.
+// frame, held still under the pointer, its zoom (the last minute to the last day), the
+// legend of token colours, and the holds as a table: what the chart shows, for a
+// keyboard and a screen reader.
 import { holderTokens } from '../src/shared/verdictSentence';
+import { holdSpans } from '../src/shared/holdSpans';
 import { clear, el, svg } from './dom';
 import { panel } from './panelState';
-import { TOKEN_COLOURS, renderTimeline } from './timeline';
+import { TOKEN_COLOURS, ZOOMS, renderTimeline, spanText } from './timeline';
 
 const chart = svg('svg', { id: 'timeline', class: 'timeline', role: 'img', tabindex: 0, 'aria-label': 'Timeline' });
 const chartWrap = el('div', { class: 'chart-wrap' });
 chartWrap.appendChild(chart);
 const legend = el('ul', { id: 'legend', class: 'legend', 'aria-label': 'Token colours' });
 export const timelineSection = el('section', { class: 'timeline-section', 'aria-labelledby': 'timeline-h' });
-timelineSection.append(el('h2', { id: 'timeline-h' }, 'Timeline'), chartWrap, legend);
+
+/** The zoom chosen; undefined fits the samples. */
+let windowMs: number | undefined;
+const zoomBar = el('div', { id: 'zoom', class: 'zoom', role: 'toolbar', 'aria-label': 'Timeline span' });
+for (const z of ZOOMS) {
+  const b = el('vscode-button', { class: 'zoom-step', secondary: true, 'data-ms': z.ms ?? 'fit', 'aria-pressed': z.ms === windowMs ? 'true' : 'false' }, z.label);
+  b.addEventListener('click', () => {
+    windowMs = z.ms;
+    for (const other of zoomBar.children) other.setAttribute('aria-pressed', other === b ? 'true' : 'false');
+    scheduleChart();
+  });
+  zoomBar.appendChild(b);
+}
+
+const HOLDS_LISTED = 50;
+const holdsList = el('ol', { id: 'holds', class: 'holds-list', 'aria-label': 'Holds, newest first' });
+const holdsNote = el('p', { class: 'note', id: 'holds-empty' }, 'No hold seen yet.');
+const timelineHead = el('div', { class: 'section-head' });
+timelineHead.append(el('h2', { id: 'timeline-h' }, 'Timeline'), zoomBar);
+timelineSection.append(timelineHead, chartWrap, legend, el('h3', { id: 'holds-h' }, 'Holds'), holdsNote, holdsList);
+
+let shownHolds = '';
+/** The holds the chart's holders' lane draws, newest first, as text. */
+function renderHolds(now: number): void {
+  const { history, offset } = panel;
+  const spans = holdSpans(history).slice(-HOLDS_LISTED).reverse();
+  const lines = spans.map((h) => `${new Date(h.from).toLocaleTimeString()}  ${spanText(h, now - offset)}`);
+  const sig = lines.join('\n');
+  if (sig === shownHolds) return;
+  shownHolds = sig;
+  clear(holdsList);
+  for (const [i, line] of lines.entries()) holdsList.appendChild(el('li', { class: `hold-row tok-mark-${panel.ring.colourOf(spans[i].token)}` }, line));
+  holdsNote.hidden = lines.length > 0;
+}
 
 let chartQueued = false;
 let chartVersion = -1;
@@ -37,7 +73,8 @@ export function scheduleChart(): void {
     const width = chartWrap.clientWidth || 600;
     const { ring, history, offset } = panel;
     const localEvents = offset === 0 ? history : history.map((e) => ({ ...e, at: e.at + offset }));
-    const ms = renderTimeline(chart, { ring, now, events: localEvents, width });
+    const ms = renderTimeline(chart, { ring, now, events: localEvents, width, windowMs });
+    renderHolds(now);
     chart.setAttribute('data-render-ms', ms.toFixed(1));
     chart.setAttribute('data-samples', String(ring.size));
     chartVersion = ring.version;

@@ -310,6 +310,35 @@ describe('lock detail panel (webview in headless Chromium)', function () {
     assert.equal(await p.locator('#history li').count(), 4);
   });
 
+  it('draws who held the lock from the history, a foreign handover too, lists the holds as text, and zooms out to a day', async () => {
+    const p = await open();
+    const now = Date.now();
+    const all = ['node-a', 'node-b', 'node-c'];
+    const history = [
+      ev(now - 3 * 3600_000, 'acquired', all, T2, { recordedBy: 'billing-worker (pid 4121)' }),
+      ev(now - 3 * 3600_000 + 2_000, 'released', all, T2, { recordedBy: 'billing-worker (pid 4121)' }),
+      ev(now - 40_000, 'acquired', all, T2),
+      // Observed by the watch, not recorded: a foreign lock changing hands.
+      ev(now - 10_000, 'holder-changed', all, T1, { previousToken: T2 }),
+    ];
+    await send(p, init('orders:lock', heldEntry(), {}, history));
+    // The fitted window (samples since the panel opened) shows the two recent holds.
+    await p.waitForFunction(() => document.querySelectorAll('#timeline g.holds rect.hold').length === 2);
+    assert.deepEqual(await p.$$eval('#timeline g.holds rect.hold', (rs) => rs.map((r) => r.getAttribute('data-end'))), ['taken-over', 'held']);
+    assert.equal(await p.locator('#timeline g.lane').count(), 5, 'the node lanes stay as they were');
+    // Every hold as a line, newest first, the recorded one with who held it.
+    const rows = await p.$$eval('#holds li', (ls) => ls.map((l) => l.textContent ?? ''));
+    assert.equal(rows.length, 3);
+    assert.match(rows[0], new RegExp(`${T1}: held for [\\d.]+ s so far$`));
+    assert.match(rows[1], new RegExp(`${T2}: held 30\\.0 s, then taken over by the next holder$`));
+    assert.match(rows[2], new RegExp(`${T2}: held 2\\.0 s by billing-worker \\(pid 4121\\), then released$`));
+    // A day's span brings the hold of three hours ago into the chart.
+    await p.locator('#zoom [data-ms="86400000"]').click();
+    await p.waitForFunction(() => document.querySelectorAll('#timeline g.holds rect.hold').length === 3);
+    assert.match((await p.locator('#timeline').getAttribute('aria-label')) ?? '', /^Timeline of the last 1 d/);
+    assert.equal(await p.locator('#zoom [data-ms="86400000"]').getAttribute('aria-pressed'), 'true');
+  });
+
   it('shows a hostile key, token and node id as text and creates no element', async () => {
     const p = await open();
     const hostileToken = '<img src=y onerror=alert(2)>';
