@@ -29,7 +29,10 @@ export class HistoryMetrics {
   private readAt = -Infinity;
   private reading: Promise<void> | undefined;
 
-  constructor(registry: Registry, private readonly feed: EventFeed, private readonly patterns: readonly string[], private readonly everyMs: number) {
+  private feed: EventFeed | undefined;
+
+  /** `feedOf` is called at the first read: nothing touches the nodes before a scrape. */
+  constructor(registry: Registry, private readonly feedOf: () => EventFeed, private readonly patterns: readonly string[], private readonly everyMs: number) {
     this.hold = new Histogram({ name: 'redlock_hold_seconds', help: 'Grant to release or loss, from recorded events; a hold that ran out counts to its lease end.', labelNames: ['pattern'], buckets: BUCKETS, registers: [registry] });
     this.wait = new Histogram({ name: 'redlock_wait_seconds', help: 'First refused attempt to grant or give-up, from recorded events.', labelNames: ['pattern'], buckets: BUCKETS, registers: [registry] });
     this.violations = new Counter({ name: 'redlock_safety_violations_total', help: 'Safety audit findings in the recorded events (docs/audit.md).', labelNames: ['kind'], registers: [registry] });
@@ -55,12 +58,12 @@ export class HistoryMetrics {
   }
 
   private async read(): Promise<void> {
-    const { changed } = await this.feed.read(this.patterns);
+    const { changed } = await (this.feed ??= this.feedOf()).read(this.patterns);
     const now = Date.now();
-    for (const { resource, events } of changed) this.count(resource, events, now);
+    for (const { resource, events, horizon } of changed) this.count(resource, events, horizon, now);
   }
 
-  private count(key: string, events: readonly LockEvent[], now: number): void {
+  private count(key: string, events: readonly LockEvent[], horizon: number | null, now: number): void {
     const before = this.seen.get(key) ?? new Set<string>();
     // What the log still holds is all that could be counted twice: the set keeps no more.
     const seen = new Set<string>();
@@ -81,7 +84,7 @@ export class HistoryMetrics {
       if (before.has(id)) continue;
       this.wait.observe({ pattern }, e.waitMs / 1000);
     }
-    for (const f of auditHistory(key, events, { nowMs: now })) {
+    for (const f of auditHistory(key, events, { nowMs: now, horizonMs: horizon })) {
       const id = `finding ${f.kind} ${f.at} ${f.holders.map((h) => h.token).join(' ')}`;
       seen.add(id);
       if (before.has(id)) continue;

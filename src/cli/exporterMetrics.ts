@@ -62,7 +62,7 @@ export class Exporter {
   private readonly history: HistoryMetrics;
 
   constructor(private readonly redlock: Redlock, private readonly options: ExporterOptions) {
-    this.history = new HistoryMetrics(this.registry, redlock.reader.eventFeed(), options.patterns, options.historyEveryMs ?? options.intervalMs);
+    this.history = new HistoryMetrics(this.registry, () => redlock.reader.eventFeed(), options.patterns, options.historyEveryMs ?? options.intervalMs);
   }
 
   /** True once the watcher delivered its first snapshot. */

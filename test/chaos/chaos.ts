@@ -12,7 +12,10 @@
 // two holders of one resource are then counted exactly, pair by pair.
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Lock, Redlock, RedlockError } from '../../src/core';
+import { READ_EVENTS } from '../../src/core/bookkeeping/events';
 import { RedisServer, startNodes } from '../../src/dev/redisServer';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 
 export type FaultKind = 'pause' | 'kill' | 'sleep' | 'clientKill';
 export const FAULT_KINDS: readonly FaultKind[] = ['pause', 'kill', 'sleep', 'clientKill'];
@@ -62,6 +65,12 @@ export interface ChaosOptions {
    * last one (docs/fencing.md).
    */
   persistence?: boolean;
+  /**
+   * Every client records its events, and the run ends with the CLI's `audit --json` over
+   * everything it did: each finding is a violation (docs/audit.md). Off by default: the
+   * event writes add load the short run's deadlines are not measured with.
+   */
+  audit?: boolean;
 }
 
 export interface Interval {
@@ -125,6 +134,10 @@ export interface ChaosResult {
   eventLoopMaxDelayMs: number;
   /** Every broken invariant, in words; empty on a clean run. */
   violations: string[];
+  /** With `audit`: the findings of `audit --json` over the run, one line each. */
+  auditFindings: string[];
+  /** With `audit`: whether the event logs still held the whole run (false: the audit covered its later part). */
+  auditComplete: boolean | null;
 }
 
 /** mulberry32: small, fast, good enough for workload choices. */
@@ -254,8 +267,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     unexpectedErrors: [], faults: { pause: 0, kill: 0, sleep: 0, clientKill: 0 }, maxFaultyAtOnce: 0, earlyRestarts: 0,
     intervals: 0, overlaps: [], fencedAcquisitions: 0, fencesOutOfOrder: 0, fencedAcquireDeadlineMs, leftovers: [], acquireDeadlineMs, releaseDeadlineMs, maxAcquireMs: 0, maxReleaseMs: 0,
     acquireOverruns: 0, releaseOverruns: 0, maxAcquireAdjustedMs: 0, maxReleaseAdjustedMs: 0, acquireRawOverruns: 0, releaseRawOverruns: 0,
-    eventLoopMaxDelayMs: 0, violations: [],
+    eventLoopMaxDelayMs: 0, violations: [], auditFindings: [], auditComplete: null,
   };
+  const runStarted = now();
   // The core's deadlines are timers: while this process's event loop is blocked (GC, the
   // harness's synchronous spawn at a restart, CPU starvation) no timer fires, for the
   // core or anyone. Stalls are recorded so a call's latency can be judged without them.
@@ -304,7 +318,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   try {
     const urls = servers.map((s) => s.url);
     for (let c = 0; c < clientCount; c++) {
-      const rl = new Redlock(urls, { commandTimeoutMs: cmdTimeout, retryCount: 0, connectTimeoutMs: 2000 });
+      const rl = new Redlock(urls, { commandTimeoutMs: cmdTimeout, retryCount: 0, connectTimeoutMs: 2000, events: options.audit === true && { max: READ_EVENTS } });
       clients.push(rl);
     }
 
@@ -514,6 +528,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       for (const k of left) result.leftovers.push(`node ${servers[i].port}: ${k}`);
     }
 
+    if (options.audit) {
+      // Every event queued by a client goes out before the audit reads the logs.
+      await Promise.all(clients.map((c) => c.quit().catch(() => undefined)));
+      const audit = await auditRun(urls, now() - runStarted + 60_000);
+      result.auditFindings = audit.findings;
+      // Logs keep their newest entries: a long run outgrows them, and the audit says so.
+      result.auditComplete = audit.complete;
+      for (const f of result.auditFindings) result.violations.push(`audit: ${f}`);
+    }
+
     result.eventLoopMaxDelayMs = Math.round(loop.max / 1e6);
     for (const o of result.overlaps) {
       result.violations.push(`overlap on ${o.resource}: hold ${o.a.hold} (client ${o.a.client}) and hold ${o.b.hold} (client ${o.b.client}) for ${o.ms.toFixed(1)} ms`);
@@ -536,6 +560,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   }
 }
 
+/** The findings of the built CLI's `audit --json` over the last `sinceMs` on `urls`, one line each. */
+async function auditRun(urls: readonly string[], sinceMs: number): Promise<{ findings: string[]; complete: boolean }> {
+  const cli = join(__dirname, '../../../dist/cli.js');
+  const args = [cli, 'audit', '--json', '--since', `${Math.ceil(sinceMs / 1000)}s`, ...urls.flatMap((u) => ['--node', u])];
+  const out = await new Promise<string>((resolve, reject) => {
+    // Exit 4 means findings: the document is on stdout either way.
+    execFile(process.execPath, args, { maxBuffer: 64 * 2 ** 20 }, (e, stdout, stderr) => (stdout ? resolve(stdout) : reject(new Error(`audit failed: ${stderr || e?.message}`))));
+  });
+  const doc = JSON.parse(out) as { findings: Array<{ kind: string; resource: string; detail: string }>; complete: boolean };
+  return { findings: doc.findings.map((f) => `${f.kind} on ${f.resource}: ${f.detail}`), complete: doc.complete };
+}
+
 /** The counts as printed by the on-demand run and the short test. */
 export function summary(r: ChaosResult): string {
   const faults = Object.entries(r.faults).map(([k, v]) => `${k} ${v}`).join(', ');
@@ -545,6 +581,7 @@ export function summary(r: ChaosResult): string {
     `faults injected: ${faults} (at most ${r.maxFaultyAtOnce} nodes faulty at once)`,
     `intervals ${r.intervals}, overlaps ${r.overlaps.length}, leftover keys ${r.leftovers.length}, fenced acquisitions ${r.fencedAcquisitions}, fences out of order: ${r.fencesOutOfOrder}`,
     `acquire max ${r.maxAcquireMs.toFixed(1)} ms raw / ${r.maxAcquireAdjustedMs.toFixed(1)} ms without event-loop stalls (deadline ${r.acquireDeadlineMs}, fenced ${r.fencedAcquireDeadlineMs}, ${r.acquireRawOverruns} raw overruns), release max ${r.maxReleaseMs.toFixed(1)} / ${r.maxReleaseAdjustedMs.toFixed(1)} ms (deadline ${r.releaseDeadlineMs}, ${r.releaseRawOverruns} raw overruns), event loop max delay ${r.eventLoopMaxDelayMs} ms`,
+    `audit ${r.auditComplete === null ? 'not run' : `findings ${r.auditFindings.length}${r.auditComplete ? '' : ' (the logs no longer held the run\'s start: the audit covered the rest)'}`}`,
     `violations ${r.violations.length}${r.violations.length ? ':\n  ' + r.violations.slice(0, 20).join('\n  ') : ''}`,
   ].join('\n');
 }

@@ -1,6 +1,7 @@
 // On-demand chaos run (`npm run test:chaos`): CHAOS_SECONDS (default 120) of contention
 // under faults with delayed restarts (every invariant must hold), then the same with
 // immediate restarts (overlaps counted, not asserted: the algorithm does not allow it),
+// the first run ending with `audit --json` over its recorded events (a finding fails it),
 // then the deterministic double-holder scenario. Exit 1 on any violation of the first run
 // or if the scenario is not flagged by the inspector.
 import { runChaos, summary } from './chaos';
@@ -15,7 +16,7 @@ async function main(): Promise<number> {
   let failed = false;
 
   console.log(`== 1. delayed restarts (the spec), ${seconds} s`);
-  const safe = await runChaos({ durationMs: seconds * 1000, seed, log });
+  const safe = await runChaos({ durationMs: seconds * 1000, seed, log, audit: true });
   console.log(summary(safe));
   if (safe.violations.length) failed = true;
 

@@ -12,7 +12,7 @@ import type { LockEvent } from '../vocabulary/lockEvents';
 import type { Resource } from '../vocabulary/resource';
 import type { NodeStatus } from '../vocabulary/types';
 import { readable, type InspectContext } from './context';
-import { History, readHistory } from './history';
+import { History, readLogs } from './history';
 
 export interface AuditQuery {
   /** One resource; otherwise every resource with an event log whose name matches `pattern`. */
@@ -93,13 +93,16 @@ export async function readAudit(ctx: InspectContext, historyNodes: readonly Redi
   }
   const nodes: NodeStatus[] = historyNodes.map((n) => ({ node: n.id, reachable: true, latencyMs: null, error: null, outcome: 'ok' }));
   const findings: AuditFinding[] = [];
-  await eachHistory(historyNodes, quorum, ctx.commandTimeoutMs, resources, (h) => {
+  await eachHistory(historyNodes, quorum, ctx.commandTimeoutMs, resources, (h, _i, horizon) => {
     h.nodes.forEach((s, i) => {
       if (!readable(s) && readable(nodes[i])) nodes[i] = s;
       else if (readable(s) && readable(nodes[i])) nodes[i] = { ...nodes[i], latencyMs: Math.max(nodes[i].latencyMs ?? 0, s.latencyMs ?? 0) };
     });
     if (h.events.length >= READ_EVENTS || h.events.some((e) => e.at === null)) complete = false;
-    findings.push(...auditHistory(h.resource, h.events, { fromMs: from, nowMs: to }));
+    // Events older than the whole part of the history, within the audit's span: some
+    // logs reach back further than a quorum's, so what happened then may be missing.
+    if (horizon !== null && h.events.some((e) => e.at !== null && e.at >= from && e.at < horizon)) complete = false;
+    findings.push(...auditHistory(h.resource, h.events, { fromMs: from, nowMs: to, horizonMs: horizon }));
   });
   if (nodes.some((n) => !readable(n))) complete = false;
   findings.sort((a, b) => a.at - b.at || (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
@@ -119,12 +122,13 @@ export async function readHistories(historyNodes: readonly RedisNode[], quorum: 
 }
 
 /** Reads each resource's history, PARALLEL_READS at a time, handing each to `use` with its index. */
-async function eachHistory(historyNodes: readonly RedisNode[], quorum: number, timeoutMs: number, resources: readonly Resource[], use: (h: History, i: number) => void): Promise<void> {
+async function eachHistory(historyNodes: readonly RedisNode[], quorum: number, timeoutMs: number, resources: readonly Resource[], use: (h: History, i: number, horizon: number | null) => void): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < resources.length) {
       const i = next++;
-      use(await readHistory(historyNodes, quorum, timeoutMs, resources[i]), i);
+      const { history, horizon } = await readLogs(historyNodes, quorum, timeoutMs, resources[i]);
+      use(history, i, horizon);
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_READS, resources.length) }, worker));

@@ -7,7 +7,7 @@ import { withDeadline } from '../connection/deadline';
 import { readEvents } from '../bookkeeping/events';
 import type { LockEvent } from '../vocabulary/lockEvents';
 import type { InspectContext } from './context';
-import { readHistory } from './history';
+import { readLogs } from './history';
 import { eventResources, MAX_AUDIT_RESOURCES } from './auditRead';
 
 /** Logs looked at once, in parallel. */
@@ -15,7 +15,7 @@ const PARALLEL = 8;
 
 export interface FeedRead {
   /** The logs that changed since the last read, each read whole (newest first, bounded). */
-  changed: Array<{ resource: string; events: LockEvent[] }>;
+  changed: Array<{ resource: string; events: LockEvent[]; horizon: number | null }>;
   /** Logs found under the patterns (at most MAX_AUDIT_RESOURCES). */
   logs: number;
   /** A budget cut the walk, or a node did not answer: some logs may be missing. */
@@ -60,9 +60,9 @@ export class EventFeed {
         const before = this.newest.get(resource);
         const same = before !== undefined && heads.every((h, i) => h === null || h === before[i]);
         if (same) continue;
-        const h = await readHistory(nodes, this.quorum, ctx.commandTimeoutMs, resource);
+        const { history, horizon } = await readLogs(nodes, this.quorum, ctx.commandTimeoutMs, resource);
         this.newest.set(resource, heads.map((x, i) => x ?? before?.[i] ?? ''));
-        changed.push({ resource, events: h.events });
+        changed.push({ resource, events: history.events, horizon });
       }
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL, resources.length) }, worker));

@@ -6,6 +6,7 @@ import { downStatus, RedisNode } from '../connection/nodes';
 import type { Resource } from '../vocabulary/resource';
 import { displayKey } from '../vocabulary/tokens';
 import type { NodeStatus } from '../vocabulary/types';
+import { historyHorizon } from '../vocabulary/audit';
 
 export interface History {
   resource: string;
@@ -16,6 +17,11 @@ export interface History {
 }
 
 export async function readHistory(nodes: readonly RedisNode[], quorum: number, timeoutMs: number, resource: Resource): Promise<History> {
+  return (await readLogs(nodes, quorum, timeoutMs, resource)).history;
+}
+
+/** The history, and from when it is whole (historyHorizon): what an audit of it may tell. */
+export async function readLogs(nodes: readonly RedisNode[], quorum: number, timeoutMs: number, resource: Resource): Promise<{ history: History; horizon: number | null }> {
   const statuses: NodeStatus[] = [];
   const perNode = await Promise.all(
     nodes.map(async (node, i) => {
@@ -27,9 +33,10 @@ export async function readHistory(nodes: readonly RedisNode[], quorum: number, t
       } catch (e) {
         const down = downStatus(e, node);
         statuses[i] = { node: node.id, reachable: false, latencyMs: null, error: down.error, outcome: down.outcome };
-        return [];
+        return null;
       }
     }),
   );
-  return { resource: displayKey(resource), events: mergeEvents(perNode), quorum, nodes: statuses };
+  const history = { resource: displayKey(resource), events: mergeEvents(perNode.map((e) => e ?? [])), quorum, nodes: statuses };
+  return { history, horizon: historyHorizon(perNode, quorum) };
 }

@@ -27,6 +27,12 @@ export interface AuditFinding {
 export interface AuditOptions {
   /** Epoch ms the audit looks back to (events before it still shape the leases). */
   fromMs?: number;
+  /**
+   * Epoch ms before which the history may have holes (historyHorizon): a finding whose
+   * evidence reaches back before it is not told, since the event that clears it (a
+   * release, a loss) may be the one missing.
+   */
+  horizonMs?: number | null;
   nowMs: number;
   /**
    * Clock disagreement allowed between two recording clients before an overlap or a late
@@ -97,7 +103,32 @@ export function auditHistory(resource: string, events: readonly LockEvent[], opt
   }
 
   const from = options.fromMs ?? -Infinity;
-  return findings.filter((f) => f.at >= from).sort((a, b) => a.at - b.at);
+  const horizon = options.horizonMs ?? -Infinity;
+  return findings.filter((f) => f.at >= from && f.evidence.every((e) => e.at === null || e.at >= horizon)).sort((a, b) => a.at - b.at);
+}
+
+/**
+ * From when a resource's history, merged from every node's log, is whole. Each node keeps
+ * only its newest entries; where the logs were cut at their cap, a node that was down
+ * meanwhile reaches back further than the others, with a hole where it missed events (a
+ * release): before the oldest entry of a quorum's logs, an event may be on no log read.
+ * Every write reaches a quorum, so from there on each event is on one log at least. A log
+ * shorter than the longest was not cut (a node restarted empty, or down at the start): it
+ * holds all it ever got and bounds nothing. `perNode`: each node's events, null for a node
+ * not read. null: no log holds anything; Infinity: no instant is known whole.
+ */
+export function historyHorizon(perNode: ReadonlyArray<readonly LockEvent[] | null>, quorum: number): number | null {
+  const longest = Math.max(0, ...perNode.map((e) => e?.length ?? 0));
+  if (longest === 0) return null;
+  const covered = perNode.map((events) => {
+    if (events === null || events.length === 0) return Infinity;
+    if (events.length < longest) return -Infinity;
+    let oldest = Infinity;
+    for (const e of events) if (e.at !== null && e.at < oldest) oldest = e.at;
+    return oldest;
+  }).sort((a, b) => a - b);
+  // Fewer than a quorum of logs hold anything: no instant is known whole.
+  return covered[quorum - 1] ?? Infinity;
 }
 
 /** The lease end in force at `t`: the grant's or the last extension's at or before it. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { auditHistory, holdTimes, leasesOf, lockStats, percentiles, type LockEvent } from '../../../src/core/vocabulary';
+import { auditHistory, historyHorizon, holdTimes, leasesOf, lockStats, percentiles, type LockEvent } from '../../../src/core/vocabulary';
 
 /** One recorded event as the core writes it (validity given as the lease length). */
 function ev(type: LockEvent['type'], at: number, token: string, extra: Partial<LockEvent> = {}): LockEvent {
@@ -115,5 +115,34 @@ describe('hold and wait times (pure)', () => {
     assert.deepEqual(s.waitMs, { p50: 120, p95: 3000, p99: 3000, max: 3000, count: 2 });
     assert.equal(s.acquisitionsPerMin, 2);
     assert.equal(s.failuresPerMin, 1);
+  });
+});
+
+describe('historyHorizon: from when logs cut at their cap are whole', () => {
+  // Three nodes, logs cut at 3 entries. Node c was down while A released, so its cut log
+  // reaches back further: A's grant, with no release on any log that reaches that far.
+  const a = [ev('released', 5000, 'C'), ev('acquired', 4000, 'C', { validityMs: 990 }), ev('released', 3000, 'B')];
+  const b = [ev('released', 5000, 'C'), ev('acquired', 4000, 'C', { validityMs: 990 }), ev('released', 3000, 'B')];
+  const c = [ev('released', 5000, 'C'), ev('acquired', 4000, 'C', { validityMs: 990 }), ev('acquired', 1000, 'A', { validityMs: 990 })];
+
+  it('a hole in the part only one cut log reaches is not told as a finding', () => {
+    const merged = [...a, ev('acquired', 2000, 'B', { validityMs: 990 }), ...c.slice(2)];
+    assert.deepEqual(kinds(merged, 9000), ['expired-unreleased'], 'without the horizon: A seems never released');
+    const horizon = historyHorizon([a, b, c], 2);
+    assert.equal(horizon, 3000);
+    assert.deepEqual(auditHistory('orders:42', merged, { nowMs: 9000, horizonMs: horizon }).map((f) => f.kind), []);
+  });
+
+  it('a log shorter than the longest was not cut and bounds nothing: a node that restarted empty hides no finding', () => {
+    const full = [ev('released', 5000, 'A'), ev('acquired', 3000, 'B', { validityMs: 9990 }), ev('acquired', 1000, 'A', { validityMs: 9990 })];
+    const wiped = [ev('released', 5000, 'A'), ev('acquired', 3000, 'B', { validityMs: 9990 })];
+    const horizon = historyHorizon([full, wiped, wiped], 2);
+    assert.equal(horizon, -Infinity);
+    assert.deepEqual(auditHistory('orders:42', full, { nowMs: 9000, horizonMs: horizon }).map((f) => f.kind), ['overlap']);
+  });
+
+  it('no log read: nothing to bound; fewer than a quorum of logs: nothing known whole', () => {
+    assert.equal(historyHorizon([null, [], null], 2), null);
+    assert.equal(historyHorizon([a, null, null], 2), Infinity);
   });
 });
