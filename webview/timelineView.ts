@@ -21,7 +21,7 @@ for (const z of ZOOMS) {
   const b = el('vscode-button', { class: 'zoom-step', secondary: true, 'data-ms': z.ms ?? 'fit', 'aria-pressed': z.ms === windowMs ? 'true' : 'false' }, z.label);
   b.addEventListener('click', () => {
     windowMs = z.ms;
-    for (const other of zoomBar.children) other.setAttribute('aria-pressed', other === b ? 'true' : 'false');
+    for (const other of Array.from(zoomBar.children)) other.setAttribute('aria-pressed', other === b ? 'true' : 'false');
     scheduleChart();
   });
   zoomBar.appendChild(b);

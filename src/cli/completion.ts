@@ -80,6 +80,8 @@ export function bashCompletion(spec: CompletionSpec): string {
     }
   }
   const globals = spec.globalOptions.flatMap((o) => o.names);
+  // Global options that mean something after a command too (--version and --help do not).
+  const ANYWHERE = ['--read-only', '--connection', '--allow-writes'];
   const lines = [
     `# bash completion for ${spec.bin}`,
     `# Install: echo 'source <(${spec.bin} completion bash)' >> ~/.bashrc`,
@@ -104,7 +106,7 @@ export function bashCompletion(spec: CompletionSpec): string {
   lines.push('  esac', '  local opts="" args=""', '  case "$cmd" in');
   lines.push(`    "") opts="${words(globals)}"; args="${words(spec.commands.map((c) => c.name))}" ;;`);
   for (const c of spec.commands) {
-    lines.push(`    ${c.name}) opts="${words([...c.options.flatMap((o) => o.names), ...globals.filter((g) => g === '--read-only')])}"; args="${words(c.argChoices ?? [])}" ;;`);
+    lines.push(`    ${c.name}) opts="${words([...c.options.flatMap((o) => o.names), ...globals.filter((g) => ANYWHERE.includes(g))])}"; args="${words(c.argChoices ?? [])}" ;;`);
   }
   lines.push(
     '  esac',

@@ -9,6 +9,7 @@ import { escapeText } from './escape';
 import { CliError, EXIT, ExitCode } from './exit';
 import type { Io } from './io';
 import { envFlag, NodeOptions, splitNodeList } from './options';
+import { type Connection, pickConnection } from './connections';
 
 export const PREFIX = 'redlock-inspector: ';
 
@@ -43,9 +44,26 @@ export class CliContext {
     return { on: false, why: '' };
   }
 
-  /** --node replaces REDLOCK_NODES entirely. */
-  nodes(opts: NodeOptions): string[] {
-    return opts.node ? opts.node.map((n) => n.trim()) : splitNodeList(this.io.env.REDLOCK_NODES ?? '');
+  /** The named connection `--connection` picks (docs/cli.md, "Named connections"), read once per run. */
+  connection(cmd: Command): Connection | undefined {
+    const name = cmd.optsWithGlobals<{ connection?: string }>().connection;
+    if (name === undefined) return undefined;
+    if (this.picked?.name !== name) this.picked = pickConnection(this.io.env, name);
+    return this.picked;
+  }
+
+  private picked: Connection | undefined;
+
+  /** The key patterns the connection names, for a command given no --pattern. */
+  connectionPatterns(cmd: Command): string[] | undefined {
+    return this.connection(cmd)?.patterns;
+  }
+
+  /** --node replaces the connection's nodes, and both replace REDLOCK_NODES entirely. */
+  nodes(opts: NodeOptions, connection?: Connection): string[] {
+    if (opts.node) return opts.node.map((n) => n.trim());
+    if (connection) return connection.nodes;
+    return splitNodeList(this.io.env.REDLOCK_NODES ?? '');
   }
 
   /** The --tls-* files read and checked, and the warnings a user must not miss. */
@@ -73,12 +91,18 @@ export class CliContext {
    * (read-only, no node, a bad URL) happen before a single connection opens.
    */
   async withRedlock(cmd: Command, opts: NodeOptions, connect: ConnectOptions, run: (redlock: Redlock) => Promise<ExitCode>): Promise<ExitCode> {
+    const connection = this.connection(cmd);
     if (connect.writes) {
       const ro = this.readOnly(cmd);
       if (ro.on) throw new CliError(`read-only mode (${ro.why}): ${cmd.name()} refused; nothing was sent to any node`, EXIT.usage);
+      // A production connection writes only when this command line says so, whatever
+      // --node points it at: the guard is the connection's, not the URLs'.
+      if (connection?.production && !cmd.optsWithGlobals<{ allowWrites?: boolean }>().allowWrites) {
+        throw new CliError(`connection "${escapeText(connection.name)}" is production: ${cmd.name()} refused; pass --allow-writes to write to it; nothing was sent to any node`, EXIT.usage);
+      }
     }
-    const nodes = this.nodes(opts);
-    if (nodes.length === 0) throw new CliError('no Redis node configured: pass --node URL (repeatable) or set REDLOCK_NODES', EXIT.usage);
+    const nodes = this.nodes(opts, connection);
+    if (nodes.length === 0) throw new CliError('no Redis node configured: pass --node URL (repeatable), --connection NAME or set REDLOCK_NODES', EXIT.usage);
     // Every URL is parsed and every TLS file read (NodeConfigError, exit 2) before a
     // single connection opens.
     const redlock = new Redlock(nodes, {

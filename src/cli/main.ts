@@ -65,6 +65,8 @@ export function buildProgram(ctx: CliContext): Command {
     .description('See and fix Redis distributed locks (Redlock) across every node.')
     .version(packageVersion(), '-V, --version', 'print the version')
     .option('--read-only', 'refuse every write command (also REDLOCK_READ_ONLY=1)')
+    .option('--connection <name>', 'use a named connection from REDLOCK_CONFIG or ~/.config/redlock-inspector/connections.json (--node overrides its nodes)')
+    .option('--allow-writes', 'allow writes on a connection marked production; mcp: offer its write tools (never with --read-only)')
     .addHelpText('after', HELP_FOOTER)
     // Set before any command is added: subcommands inherit them.
     .exitOverride()

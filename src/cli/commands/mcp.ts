@@ -13,9 +13,9 @@ import { packageVersion } from '../version';
 export function register(program: Command, ctx: CliContext): void {
   program.command('mcp').description('serve Model Context Protocol tools over stdio for AI assistants (read-only unless --allow-writes)')
     .addOption(new Option('--node <url>', 'a Redis node URL (repeatable; replaces REDLOCK_NODES)').argParser(listParser('--node')))
-    .option('--allow-writes', 'also offer extend and force-release tools (compare-and-set on shown tokens); never with --read-only')
-    .action(ctx.action(async (opts: { node?: string[]; allowWrites?: boolean }, cmd: Command) =>
-      ctx.withRedlock(cmd, opts, {}, (redlock) => runMcp(redlock, { allowWrites: opts.allowWrites === true, readOnly: ctx.readOnly(cmd).on }, ctx.io, packageVersion()))));
+    // --allow-writes is global: here it offers extend and force-release tools (compare-and-set on shown tokens).
+    .action(ctx.action(async (opts: { node?: string[] }, cmd: Command) =>
+      ctx.withRedlock(cmd, opts, {}, (redlock) => runMcp(redlock, { allowWrites: cmd.optsWithGlobals<{ allowWrites?: boolean }>().allowWrites === true, readOnly: ctx.readOnly(cmd).on }, ctx.io, packageVersion()))));
 }
 
 export interface McpArgs {

@@ -28,8 +28,10 @@ export interface ReadArgs {
   json: boolean;
 }
 
-export function readArgs(opts: ReadOptions): ReadArgs {
-  return { patterns: opts.pattern ?? defaultPatterns(), defaulted: opts.pattern === undefined, expiringMs: opts.expiringMs, json: opts.json === true };
+/** `connectionPatterns`: what a named connection reads when the command line gives no --pattern (never widened). */
+export function readArgs(opts: ReadOptions, connectionPatterns?: string[]): ReadArgs {
+  const patterns = opts.pattern ?? connectionPatterns;
+  return { patterns: patterns ?? defaultPatterns(), defaulted: patterns === undefined, expiringMs: opts.expiringMs, json: opts.json === true };
 }
 
 /** What exit codes and node lines need: a snapshot, or a watch's status at a change. */
@@ -197,6 +199,6 @@ export function register(program: Command, ctx: CliContext): void {
     .addOption(new Option('--stats-window <duration>', `the window of --stats (default ${formatDuration(DEFAULT_STATS_WINDOW_MS)})`).argParser(durationParser('--stats-window', 1000)))
     .action(ctx.action(async (opts: ReadOptions & { failOn?: Set<string>; stats?: boolean; statsWindow?: number }, cmd: Command) => {
       const statsWindowMs = opts.stats || opts.statsWindow !== undefined ? (opts.statsWindow ?? DEFAULT_STATS_WINDOW_MS) : undefined;
-      return ctx.withRedlock(cmd, opts, {}, (redlock) => runStatus(redlock, { ...readArgs(opts), failOn: opts.failOn, statsWindowMs }, ctx.io));
+      return ctx.withRedlock(cmd, opts, {}, (redlock) => runStatus(redlock, { ...readArgs(opts, ctx.connectionPatterns(cmd)), failOn: opts.failOn, statsWindowMs }, ctx.io));
     }));
 }

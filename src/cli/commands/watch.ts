@@ -19,7 +19,7 @@ export function register(program: Command, ctx: CliContext): void {
   readOptions(program.command('watch').description('print a snapshot, then every change until Ctrl-C (reads only)'))
     .addOption(new Option('--interval <duration>', `time between reads (default ${DEFAULT_INTERVAL_MS} ms)`).argParser(durationParser('--interval', MIN_INTERVAL_MS)))
     .action(ctx.action(async (opts: ReadOptions & { interval?: number }, cmd: Command) =>
-      ctx.withRedlock(cmd, opts, {}, (redlock) => runWatch(redlock, { ...readArgs(opts), intervalMs: opts.interval ?? DEFAULT_INTERVAL_MS }, ctx.io))));
+      ctx.withRedlock(cmd, opts, {}, (redlock) => runWatch(redlock, { ...readArgs(opts, ctx.connectionPatterns(cmd)), intervalMs: opts.interval ?? DEFAULT_INTERVAL_MS }, ctx.io))));
 }
 
 export async function runWatch(redlock: Redlock, asked: ReadArgs & { intervalMs: number }, io: Io): Promise<ExitCode> {
