@@ -46,7 +46,7 @@ const EXPECTED_ROWS = [
   [SPLIT_KEY, /split 2\+2\/5/],
   ['lock:partial:report-export', /partial 2\/5/],
   ['lock:no-ttl:nightly-cleanup', /held 3\/5 · no TTL/],
-  ['lock:ttl-skew:cache-rebuild', /held 5\/5 · ttl-skew/],
+  ['lock:ttl-skew:cache-rebuild', /held 5\/5 · TTL skew/],
   ['lock:healthy:invoices', /held 5\/5/],
   ['lock:redisson:inventory', /held 3\/5/],
 ];
@@ -349,7 +349,7 @@ async function main() {
     const ok = /^Needs attention/.test(lockTop[0]?.text ?? '') && lockTop[0].expanded === 'true' && folderRow?.expanded === 'false' && /\d+ locks · \d+ need attention, worst: split/.test(folderRow.text) && missing.length === 0;
     return { ok, lockTop, folderRow, detail: `top level:\n${top.map((r) => `${r.text} (expanded: ${r.expanded})`).join('\n')}\nnot in the group: ${missing.map(([k]) => k).join(', ')}\nlevel 2:\n${grouped.join('\n')}` };
   });
-  say(`top level: "${lockTop[0].text}" (open), folder "${folderRow.text}" (closed); split, partial, no TTL and ttl-skew in the group`);
+  say(`top level: "${lockTop[0].text}" (open), folder "${folderRow.text}" (closed); split, partial, no TTL and TTL skew in the group`);
   // The healthy ones are in the folders: open them down to the demo's own keys, with the
   // Nodes view folded so that every row of the Locks view fits (a list renders rows on screen only).
   await page.locator(`${VIEW_CONTAINER} .pane-header`, { hasText: 'Nodes' }).first().click().catch(() => say('could not fold the Nodes view'));

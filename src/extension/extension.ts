@@ -22,6 +22,9 @@ import { PasswordStore } from './model/passwords';
 import type { Services } from './services';
 import { HeldStatusBar } from './views/heldStatusBar';
 import { LockStatusBar } from './views/statusBar';
+import { ConnectionStatusBar } from './views/connectionStatusBar';
+import { WriteGuard } from './model/writeGuard';
+import { pickConnection } from './commands/pickConnection';
 
 export interface RedlockInspectorApi {
   readonly version: string;
@@ -36,6 +39,8 @@ export interface RedlockInspectorApi {
   readonly statusBar: LockStatusBar;
   /** "holding N locks": shown while this window holds one. */
   readonly heldStatusBar: HeldStatusBar;
+  /** The active named connection, coloured while it is production. */
+  readonly connectionStatusBar: ConnectionStatusBar;
   readonly notifier: Notifier;
   readonly doctor: DeploymentDoctor;
   /** Recent log lines (what the log channel shows), to prove what is never logged. */
@@ -80,8 +85,10 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
   context.subscriptions.push(detailPanels);
   const statusBar = new LockStatusBar(model, doctor);
   const heldStatusBar = new HeldStatusBar(mine);
+  const guard = new WriteGuard();
+  const connectionStatusBar = new ConnectionStatusBar(guard);
   const notifier = new Notifier(model, log, context.workspaceState);
-  const s: Services = { model, mine, locks, locksView: locksView as vscode.TreeView<unknown>, passwords, log, detailPanels, workspaceState: context.workspaceState };
+  const s: Services = { model, mine, locks, locksView: locksView as vscode.TreeView<unknown>, passwords, log, detailPanels, guard, workspaceState: context.workspaceState };
 
   const showState = (): void => {
     const error = model.error;
@@ -96,6 +103,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
   };
 
   const commands: Record<string, (...args: unknown[]) => unknown> = {
+    pickConnection: (a) => pickConnection(a),
     addNode: (a) => nodeCommands.addNode(s, a),
     removeNode: (a) => nodeCommands.removeNode(s, a),
     setPassword: (a) => nodeCommands.setPassword(s, a),
@@ -125,7 +133,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
   }
 
   context.subscriptions.push(
-    log, mine, locks, nodes, locksView, nodesView, statusBar, heldStatusBar, notifier, doctor,
+    log, mine, locks, nodes, locksView, nodesView, statusBar, heldStatusBar, connectionStatusBar, guard, notifier, doctor,
     model.onDidChange(showState),
     locksView.onDidChangeVisibility((e) => {
       if (e.visible) locks.refreshAll();
@@ -180,6 +188,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
     mine,
     statusBar,
     heldStatusBar,
+    connectionStatusBar,
     notifier,
     doctor,
     logLines: () => log.lines(),

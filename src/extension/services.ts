@@ -6,6 +6,7 @@ import type { Log } from './log';
 import type { MineLocks } from './model/mineLocks';
 import type { PasswordStore } from './model/passwords';
 import type { LockDetailsPanels } from './panel/lockDetailsPanel';
+import type { WriteGuard } from './model/writeGuard';
 
 export interface Services {
   model: LockModel;
@@ -15,6 +16,8 @@ export interface Services {
   passwords: PasswordStore;
   log: Log;
   detailPanels: LockDetailsPanels;
+  /** Production connections whose writes the user allowed for this session. */
+  guard: WriteGuard;
   /** The workspace's memory: view toggles, what was notified. */
   workspaceState: vscode.Memento;
 }

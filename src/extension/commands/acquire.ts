@@ -8,10 +8,10 @@ import { formatDuration } from '../../core/vocabulary';
 import { printable } from '../words/markdown';
 import type { Services } from '../services';
 import { noRedlock, parseTtlText, validateTtlText, withProgress, type Failed, type LockResult } from './common';
-import { refuseIfReadOnly, type Refused } from './readOnly';
+import { refuseWrite, type Refused } from './readOnly';
 
 export async function acquire(s: Services, arg?: unknown): Promise<LockResult | Refused | Failed | undefined> {
-  const refused = refuseIfReadOnly(s.log, 'acquire');
+  const refused = await refuseWrite(s, 'acquire', arg);
   if (refused) return refused;
   let key = field(arg, 'resource', isString) ?? field(arg, 'key', isString);
   let ttlMs = field(arg, 'ttlMs', isNumber);

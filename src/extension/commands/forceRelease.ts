@@ -10,7 +10,7 @@ import { rowToken } from '../words/lockText';
 import { printable } from '../words/markdown';
 import type { Services } from '../services';
 import { noRedlock, withProgress, type Failed } from './common';
-import { refuseIfReadOnly, type Refused } from './readOnly';
+import { refuseWrite, type Refused } from './readOnly';
 
 function plan(entry: LockEntry): string {
   return entry.nodes
@@ -28,7 +28,7 @@ function plan(entry: LockEntry): string {
 }
 
 export async function forceRelease(s: Services, arg?: unknown): Promise<ForceReleaseResult | Refused | Failed | undefined> {
-  const refused = refuseIfReadOnly(s.log, 'force release');
+  const refused = await refuseWrite(s, 'force release', arg);
   if (refused) return refused;
   let key = keyOf(arg);
   if (key === undefined) {

@@ -11,7 +11,7 @@ import { reportFailure } from '../words/failures';
 import { printable } from '../words/markdown';
 import type { Services } from '../services';
 import { noRedlock, parseTtlText, validateTtlText, withProgress, type Failed, type LockResult } from './common';
-import { refuseIfReadOnly, type Refused } from './readOnly';
+import { refuseWrite, type Refused } from './readOnly';
 
 async function mineOrRefuse(s: Services, arg: unknown, verb: 'extend' | 'release'): Promise<MineLock | Failed | undefined> {
   // From the palette or the status bar, with no row: choose among this window's locks.
@@ -32,7 +32,7 @@ async function mineOrRefuse(s: Services, arg: unknown, verb: 'extend' | 'release
 }
 
 export async function extend(s: Services, arg?: unknown): Promise<LockResult | Refused | Failed | undefined> {
-  const refused = refuseIfReadOnly(s.log, 'extend');
+  const refused = await refuseWrite(s, 'extend', arg);
   if (refused) return refused;
   const key = keyOf(arg);
   if (key !== undefined && !s.mine.get(key)) return extendForeign(s, key, arg);
@@ -113,7 +113,7 @@ async function extendForeign(s: Services, key: string, arg: unknown): Promise<Lo
 }
 
 export async function release(s: Services, arg?: unknown): Promise<ReleaseResult | (ReleaseResult & { key: string; autoExtend: true }) | Refused | Failed | undefined> {
-  const refused = refuseIfReadOnly(s.log, 'release');
+  const refused = await refuseWrite(s, 'release', arg);
   if (refused) return refused;
   const mine = await mineOrRefuse(s, arg, 'release');
   if (!mine || 'error' in mine) return mine;

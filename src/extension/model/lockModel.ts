@@ -183,7 +183,7 @@ export class LockModel implements vscode.Disposable {
   }
 
   private signature(s: Settings): string {
-    return JSON.stringify([s.nodes, s.driftFactor, this.passwordVersion]);
+    return JSON.stringify([s.nodes, s.connection?.name ?? '', s.driftFactor, this.passwordVersion]);
   }
 
   private ensureBuilt(): Promise<Built> {
@@ -198,6 +198,8 @@ export class LockModel implements vscode.Disposable {
   private async build(s: Settings, signature: string): Promise<Built> {
     const old = this.built.redlock;
     let built: Built;
+    // Each connection keeps its own passwords (passwords.ts).
+    this.passwords.scope = s.connection?.name ?? '';
     try {
       const nodes = parseNodeSettings(s.nodes);
       const inputs = await Promise.all(
@@ -209,7 +211,8 @@ export class LockModel implements vscode.Disposable {
       );
       const redlock = inputs.length > 0 ? new Redlock(inputs, { driftFactor: s.driftFactor, connectTimeoutMs: 1500, holderName: 'vscode-redlock-inspector' }) : undefined;
       built = { signature, redlock, nodes, error: undefined };
-      this.log.info(nodes.length ? `nodes: ${nodes.map((n) => n.id).join(', ')} (quorum ${quorumOf(nodes.length)})` : 'no node configured');
+      const on = s.connection ? `connection ${s.connection.name}${s.connection.production ? ' (production)' : ''}: ` : '';
+      this.log.info(nodes.length ? `${on}nodes: ${nodes.map((n) => n.id).join(', ')} (quorum ${quorumOf(nodes.length)})` : `${on}no node configured`);
     } catch (e) {
       built = { signature, redlock: undefined, nodes: [], error: (e as Error).message };
       this.log.error(`settings: ${(e as Error).message}`);

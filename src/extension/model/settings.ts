@@ -4,8 +4,16 @@ import { DEFAULT_PATTERNS } from '../../core/vocabulary';
 
 export type NotifyOn = 'split' | 'no-ttl' | 'lost';
 
+/** The named connection the views read (`redlock.activeConnection`), as far as the rest needs it. */
+export interface ActiveConnection {
+  name: string;
+  production: boolean;
+}
+
 export interface Settings {
   nodes: unknown[];
+  /** Set when `redlock.activeConnection` names one of `redlock.connections`: its nodes and patterns are read. */
+  connection: ActiveConnection | undefined;
   keyPatterns: string[];
   refreshIntervalMs: number;
   driftFactor: number;
@@ -19,11 +27,37 @@ function num(v: unknown, fallback: number, min: number, max: number): number {
   return typeof v === 'number' && Number.isFinite(v) ? Math.min(max, Math.max(min, v)) : fallback;
 }
 
+/** One entry of `redlock.connections`, as far as it is well formed (the manifest's schema is only a hint). */
+export interface ConnectionSetting {
+  name: string;
+  nodes: unknown[];
+  production: boolean;
+  patterns?: string[];
+}
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((p): p is string => typeof p === 'string' && p !== '') : []);
+
+export function readConnections(): ConnectionSetting[] {
+  const raw = vscode.workspace.getConfiguration('redlock').get<unknown[]>('connections', []) ?? [];
+  const out: ConnectionSetting[] = [];
+  for (const r of Array.isArray(raw) ? raw : []) {
+    if (!r || typeof r !== 'object') continue;
+    const { name, nodes, production, patterns } = r as Record<string, unknown>;
+    if (typeof name !== 'string' || name === '' || !Array.isArray(nodes) || out.some((c) => c.name === name)) continue;
+    const p = strings(patterns);
+    out.push({ name, nodes, production: production === true, ...(p.length ? { patterns: p } : {}) });
+  }
+  return out;
+}
+
 export function readSettings(): Settings {
   const c = vscode.workspace.getConfiguration('redlock');
-  const patterns = c.get<unknown[]>('keyPatterns', [...DEFAULT_PATTERNS]).filter((p): p is string => typeof p === 'string' && p !== '');
+  const active = c.get<string>('activeConnection', '');
+  const connection = active ? readConnections().find((x) => x.name === active) : undefined;
+  const patterns = connection?.patterns ?? strings(c.get<unknown[]>('keyPatterns', [...DEFAULT_PATTERNS]));
   return {
-    nodes: c.get<unknown[]>('nodes', []) ?? [],
+    nodes: connection ? connection.nodes : c.get<unknown[]>('nodes', []) ?? [],
+    connection: connection ? { name: connection.name, production: connection.production } : undefined,
     keyPatterns: patterns.length > 0 ? patterns : [...DEFAULT_PATTERNS],
     // The manifest's minimum is only a hint to the editor: a hand-edited 0 must not spin.
     refreshIntervalMs: Math.round(num(c.get('refreshIntervalMs'), 2000, 250, 3_600_000)),

@@ -37,7 +37,7 @@ export async function configure(values: Record<string, unknown>): Promise<void> 
   );
 }
 
-export const ALL_SETTINGS = ['nodes', 'keyPatterns', 'refreshIntervalMs', 'driftFactor', 'expiringThresholdMs', 'maxKeys', 'readOnly', 'notifyOn'];
+export const ALL_SETTINGS = ['nodes', 'connections', 'activeConnection', 'keyPatterns', 'refreshIntervalMs', 'driftFactor', 'expiringThresholdMs', 'maxKeys', 'readOnly', 'notifyOn'];
 
 export async function resetSettings(): Promise<void> {
   await configure(Object.fromEntries(ALL_SETTINGS.map((k) => [k, undefined])));
