@@ -1,6 +1,6 @@
 // Shell completion scripts, generated from the registered commander program so that a
 // command added later completes without touching this file. Pure: a program in, script
-// text out. Install lines are in README ("Command line").
+// text out. Install lines are in docs/cli-reference.md.
 import type { Command, Option } from 'commander';
 import { FAIL_ON_NAMES } from './failOn';
 

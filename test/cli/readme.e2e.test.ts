@@ -12,7 +12,8 @@ import { startNodes, type RedisServer } from '../../src/dev/redisServer';
 import { runCli } from './runCli';
 
 const ROOT = process.cwd();
-const README = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
+// README and the pages it sends a newcomer to first: every example in them runs.
+const README = ['README.md', 'docs/in-production.md'].map((f) => readFileSync(resolve(ROOT, f), 'utf8')).join('\n');
 const DEMO_PORTS = [7101, 7102, 7103, 7104, 7105];
 
 /** The fenced block that follows `heading` (a line of README). */

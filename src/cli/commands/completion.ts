@@ -8,7 +8,7 @@ import { EXIT } from '../exit';
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('completion')
-    .description('print shell completion (bash or zsh); see README for the install line')
+    .description('print shell completion (bash or zsh); see docs/cli-reference.md for the install line')
     .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
     .action(ctx.action(async (shell: 'bash' | 'zsh') => {
       const spec = completionSpec(program);

@@ -55,7 +55,7 @@ local function readKey(k, maxBytes, maxItems, maxShape, maxBytesArg, knownPttl, 
             -- member by the server's listpack limits (64 bytes by default), so reading n
             -- <= maxItems of them stays small; a hashtable or skiplist this small holds a
             -- fat member and is not read. With OBJECT refused too the guard is lost and
-            -- the n members are read (README "Supported servers").
+            -- the n members are read (docs/library.md "Supported servers").
             local enc = redis.pcall('OBJECT', 'ENCODING', k)
             if type(enc) == 'string' and enc ~= 'listpack' and enc ~= 'ziplist' then mem = -2 else mem = 0 end
           end
