@@ -20,7 +20,7 @@ export const READ_TIMEOUT_MS = 1000;
 export interface ConnectOptions {
   /** A write command: refused in read-only mode before any connection opens. */
   writes?: boolean;
-  /** acquire, extend, release: record events, so `history` shows the tool's own writes. */
+  /** acquire, extend, release, force-release: record events, so `history` shows the tool's own writes. */
   recordsEvents?: boolean;
 }
 
@@ -111,9 +111,8 @@ export class CliContext {
       defaultPassword: this.io.env.REDLOCK_PASSWORD || undefined,
       // A lock taken from a terminal says so to whoever inspects it (docs/holders.md).
       holderName: 'redlock-inspector-cli',
-      // The tool's own lock writes belong in the history it shows: acquire, extend and
-      // release record events, flushed by quit() below. force-release writes no event
-      // (the core records none for it), so it opens no event stream either.
+      // The tool's own lock writes belong in the history it shows: acquire, extend,
+      // release and force-release record events, flushed by quit() below.
       events: connect.recordsEvents === true,
       tls: this.tls(opts, nodes),
     });

@@ -99,6 +99,6 @@ export function register(program: Command, ctx: CliContext): void {
     .option('-y, --yes', 'delete without asking (required when stdin is not a terminal)')
     .action(ctx.action(async (resource: Buffer, opts: NodeOptions & { yes?: boolean }, cmd: Command) => {
       const yes = opts.yes === true;
-      return ctx.withRedlock(cmd, opts, { writes: true }, (redlock) => runForceRelease(redlock, { resource, yes, json: opts.json === true }, ctx.io));
+      return ctx.withRedlock(cmd, opts, { writes: true, recordsEvents: true }, (redlock) => runForceRelease(redlock, { resource, yes, json: opts.json === true }, ctx.io));
     }));
 }

@@ -27,7 +27,7 @@ export function renderHistory(resource: string, events: ReadonlyArray<LockEvent 
     const why = reason ? `: ${escapeText(reason)}` : '';
     const seen = 'source' in e && e.source === 'observed' ? '  (observed)' : '';
     // A release that found its lock gone (expired, or another token's) released nothing.
-    const word = e.type === 'released' && (e as LockEvent).held === false ? 'release refused (not held)' : e.type;
+    const word = e.type === 'released' && (e as LockEvent).held === false ? 'release refused (not held)' : e.type === 'released' && (e as LockEvent).forced ? 'force-released' : e.type;
     lines.push(`  ${clockTime(e.at!)}  ${word.padEnd(8)}  ${escapeText(who)}  ${escapeText(e.token ?? '')}${why}${seen}`);
   }
   return lines.join('\n');

@@ -74,6 +74,7 @@ export function encodeEvent(at: number, type: EventType, token: string, detail: 
   if (detail.waitMs !== undefined) body.waitMs = Math.round(detail.waitMs);
   if (detail.held !== undefined) body.held = detail.held;
   if (detail.operation !== undefined) body.operation = detail.operation;
+  if (detail.forced === true) body.forced = true;
   return JSON.stringify(body);
 }
 
@@ -110,6 +111,7 @@ export function decodeEvent(raw: Buffer | number): LockEvent {
   if (isCount(b.waitMs)) event.waitMs = b.waitMs;
   if (typeof b.held === 'boolean') event.held = b.held;
   if (b.operation === 'extend') event.operation = 'extend';
+  if (b.forced === true) event.forced = true;
   return event;
 }
 

@@ -364,7 +364,12 @@ export class Redlock {
     await this.nodeSet.ready();
     const scripting = this.writable('force-release', this.options.commandTimeoutMs ?? 1000);
     if (scripting) await scripting;
-    return forceReleaseOn({ nodes: this.nodes, named: (keys, list) => this.named(keys, list), timeoutMs: this.options.commandTimeoutMs ?? 1000 }, resource, observed);
+    const result = await forceReleaseOn({ nodes: this.nodes, named: (keys, list) => this.named(keys, list), timeoutMs: this.options.commandTimeoutMs ?? 1000 }, resource, observed);
+    // In the history as what it was: the holder's token deleted by someone else (each
+    // token deleted somewhere, a split's two included), not the holder's own release.
+    const deleted = new Set(result.nodes.flatMap((n) => (n.outcome === 'deleted' ? [observed.find((o) => o.node === n.node)?.token ?? null] : [])));
+    for (const token of deleted) if (token !== null) this.events?.record('released', [resource], token, { forced: true });
+    return result;
   }
 
   /**

@@ -25,7 +25,9 @@ export interface LockEvent {
   held?: boolean;
   /** failed: the operation that failed, when it was not an acquire. */
   operation?: 'extend';
+  /** released: deleted by a force-release (an operator, compare-and-delete on the token), not by its holder. */
+  forced?: boolean;
 }
 
 /** What an event may carry beside its type and token (docs/formats.md, "Event logs"). */
-export type EventDetail = Pick<LockEvent, 'reason' | 'ttlMs' | 'validityMs' | 'fence' | 'waitMs' | 'held' | 'operation'>;
+export type EventDetail = Pick<LockEvent, 'reason' | 'ttlMs' | 'validityMs' | 'fence' | 'waitMs' | 'held' | 'operation' | 'forced'>;
