@@ -46,7 +46,6 @@ export const DEMO_STORIES: Record<DemoState, { key: string; expect: string }> = 
 };
 
 const HEALTHY_TTL_MS = 10_000;
-const HEALTHY_WORK_MS = 60_000;
 const PARTIAL_TTL_MS = 5 * 60_000;
 const SPLIT_TTL_MS = 10 * 60_000;
 const SKEW_TTL_MS = 5 * 60_000;
@@ -159,7 +158,9 @@ export async function seedDemoStates(nodes: readonly DemoNode[], options: DemoOp
   const workers: Array<{ stop(): Promise<void> }> = [];
   // The worker's holder name, as a service would set it (the default would name the
   // demo's script, not the service it plays).
-  const redlock = new Redlock(nodes.map((n) => (isServer(n) ? n.url : n)), { retryCount: 3, holderName: 'invoice-worker' });
+  // It records its events, as a service would with { events: true }: history, audit and
+  // status --stats read them.
+  const redlock = new Redlock(nodes.map((n) => (isServer(n) ? n.url : n)), { retryCount: 3, holderName: 'invoice-worker', events: true });
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
@@ -196,8 +197,9 @@ export async function seedDemoStates(nodes: readonly DemoNode[], options: DemoOp
 }
 
 /**
- * A service that takes the lock with redlock.using(), works for a minute while it is
- * auto-extended, releases, and takes it again at once: the lock is (almost) always held.
+ * A service that takes the lock with redlock.using() and works until the demo stops,
+ * auto-extended all along: one holder whose TTL is renewed, never a new holder (were the
+ * lock lost, it takes it again after a second).
  */
 function healthyWorker(redlock: Redlock, key: string, log: (m: string) => void) {
   const stopper = new AbortController();
@@ -225,7 +227,7 @@ function healthyWorker(redlock: Redlock, key: string, log: (m: string) => void) 
       try {
         await redlock.using(key, HEALTHY_TTL_MS, async (signal) => {
           markHeld();
-          await pause(HEALTHY_WORK_MS, signal);
+          await pause(2 ** 31 - 1, signal); // the longest timer: until stopped, in practice
         }, { signal: stopper.signal });
       } catch (e) {
         if (stopper.signal.aborted) break;

@@ -10,6 +10,7 @@ import { holderOf } from '../../src/core/vocabulary/holderToken';
 import { DemoStates, seedDemoStates } from '../../src/dev/demoStates';
 import { RedisServer, startNodes } from '../../src/dev/redisServer';
 import { waitFor } from '../support/wait';
+import { Redlock } from '../../src/core';
 
 interface Copy {
   type: string;
@@ -65,6 +66,23 @@ describe('demo states on 5 nodes', function () {
     // Named as a service names its workers, not after the node binary.
     assert.equal(holderOf(tokens(cs)[0], 'string')?.name, 'invoice-worker');
     for (const c of cs) assert.ok(c.pttl > 0 && c.pttl <= 10_000, `pttl ${c.pttl}`);
+  });
+
+  it('the healthy lock keeps one holder whose TTL is renewed, and records it (acquired, then extended)', async () => {
+    const first = tokens(await copies(clients, demo.keys.healthy))[0];
+    const reader = new Redlock(servers.map((s) => s.url));
+    try {
+      // using() extends at half the TTL: the history shows an extension of the same token.
+      const events = await waitFor(async () => {
+        const h = await reader.history(demo.keys.healthy);
+        return h.events.some((e) => e.type === 'extended') && h.events;
+      }, 10_000, 'an extension recorded');
+      assert.deepEqual([...new Set(events.map((e) => e.token))], [first], 'one holder throughout');
+      assert.deepEqual(events.map((e) => e.type).filter((t) => t !== 'extended'), ['acquired']);
+      assert.equal(tokens(await copies(clients, demo.keys.healthy))[0], first);
+    } finally {
+      await reader.quit();
+    }
   });
 
   it('seeds a split holder: token A on 2 nodes, token B on 2, one node without', async () => {
