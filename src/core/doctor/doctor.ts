@@ -21,6 +21,12 @@ export interface Finding {
   node: string | null;
   message: string;
   fix: string;
+  /**
+   * How long after the doctor read it this finding stays true by itself, in ms, when time
+   * alone ends it (a restarted node's risk ends once it has been up for the longest TTL):
+   * a surface that keeps findings on screen runs the doctor again then.
+   */
+  untilMs?: number;
 }
 
 /** What `doctor --json` prints, plus what the exit code needs. */
@@ -98,8 +104,8 @@ class Groups {
 
 export function diagnose(input: DiagnoseInput): Finding[] {
   const out: Finding[] = [];
-  const add = (severity: Severity, code: FindingCode, node: string | null, message: string, fix: string): void => {
-    out.push({ severity, code, node, message, fix });
+  const add = (severity: Severity, code: FindingCode, node: string | null, message: string, fix: string, untilMs?: number): void => {
+    out.push({ severity, code, node, message, fix, ...(untilMs !== undefined ? { untilMs } : {}) });
   };
   const facts = input.facts;
   const live = facts.filter((f) => f.reachable);
@@ -144,7 +150,7 @@ export function diagnose(input: DiagnoseInput): Finding[] {
     .map((x) => x.f);
 }
 
-type Add = (severity: Severity, code: FindingCode, node: string | null, message: string, fix: string) => void;
+type Add = (severity: Severity, code: FindingCode, node: string | null, message: string, fix: string, untilMs?: number) => void;
 
 function identity(input: DiagnoseInput, add: Add): void {
   const facts = input.facts;
@@ -258,10 +264,11 @@ function persistence(f: DeploymentFacts, input: DiagnoseInput, add: Add): void {
   const up = unread
     ? `started ${f.uptimeS} s ago, less than a ${seconds(longest)} lock (its locks could not be read, so one may live there)`
     : `started ${f.uptimeS} s ago, less than the longest live lock (${seconds(longest)} left)`;
+  const until = longest - f.uptimeS * 1000;
   if (persistent === false) {
-    add('error', 'restart-risk', f.node, `${f.node} ${up}, without persistence: locks granted before its restart are forgotten, so a second client may hold one of them right now`, 'keep a restarted node out of the set for the longest TTL (delayed restart), or enable appendfsync always');
+    add('error', 'restart-risk', f.node, `${f.node} ${up}, without persistence: locks granted before its restart are forgotten, so a second client may hold one of them right now`, 'keep a restarted node out of the set for the longest TTL (delayed restart), or enable appendfsync always', until);
   } else if (persistent === null) {
-    add('warning', 'unknown', f.node, `${f.node} ${up}; whether it restarted without persistence is unknown (see its persistence finding)`, 'grant +config|get so the doctor can read the persistence settings');
+    add('warning', 'unknown', f.node, `${f.node} ${up}; whether it restarted without persistence is unknown (see its persistence finding)`, 'grant +config|get so the doctor can read the persistence settings', until);
   }
 }
 

@@ -1,5 +1,6 @@
 // The deployment doctor for the Nodes view and the status bar: runs the core's doctor
-// when the configured nodes change and on demand, and keeps its latest findings.
+// when the configured nodes change, on demand, and again when a finding's time runs out
+// (a restarted node's risk ends by itself), and keeps its latest findings.
 import * as vscode from 'vscode';
 import type { DoctorReport, Finding } from '../../core';
 import type { LockModel } from './lockModel';
@@ -11,6 +12,8 @@ export class DeploymentDoctor implements vscode.Disposable {
   private ranFor = '';
   private running: Promise<DoctorReport | undefined> | undefined;
   private disposed = false;
+  /** The next run a finding's end asked for (`untilMs`). */
+  private expiry: ReturnType<typeof setTimeout> | undefined;
   private readonly emitter = new vscode.EventEmitter<void>();
   readonly onDidChange = this.emitter.event;
   private readonly subscription: vscode.Disposable;
@@ -79,6 +82,7 @@ export class DeploymentDoctor implements vscode.Disposable {
     try {
       this.report = await done;
       this.failure = undefined;
+      this.rerunWhenOver(this.report.findings);
       const errors = this.report.findings.filter((f) => f.severity === 'error');
       for (const f of errors) this.log.warn(`deployment: ${f.code}${f.node ? ` (${f.node})` : ''}: ${f.message}`);
       return this.report;
@@ -89,8 +93,21 @@ export class DeploymentDoctor implements vscode.Disposable {
     }
   }
 
+  /** A second after the first finding that time alone ends has ended, the doctor looks again. */
+  private rerunWhenOver(findings: readonly Finding[]): void {
+    clearTimeout(this.expiry);
+    this.expiry = undefined;
+    const until = Math.min(...findings.flatMap((f) => (f.untilMs !== undefined ? [f.untilMs] : [])));
+    if (!Number.isFinite(until) || this.disposed) return;
+    this.expiry = setTimeout(() => {
+      this.expiry = undefined;
+      if (!this.disposed) void this.run();
+    }, Math.min(2 ** 31 - 1, Math.max(0, until) + 1000));
+  }
+
   dispose(): void {
     this.disposed = true;
+    clearTimeout(this.expiry);
     this.subscription.dispose();
     this.emitter.dispose();
   }

@@ -63,4 +63,23 @@ describe('deployment doctor in the Nodes view', function () {
     const item = await api.nodesProvider.getTreeItem((await section(api))!);
     assert.equal(item.description, 'no problems found');
   });
+
+  it('a restarted node\'s risk ends by itself: the doctor looks again when its time runs out, without being asked', async () => {
+    const fresh = await RedisServer.start();
+    try {
+      // Up for a second or two, no persistence, a lock of 4 s on it: restart risk, for about 3 s.
+      await configure({ nodes: [fresh.url], keyPatterns: ['lock:*'] });
+      const c = fresh.client();
+      await c.set('lock:restart', 'token-r', 'PX', 4000);
+      c.disconnect();
+      const report = (await vscode.commands.executeCommand('redlock.doctor')) as DoctorReport;
+      const risk = report.findings.find((f) => f.code === 'restart-risk');
+      assert.ok(risk, JSON.stringify(report.findings));
+      assert.ok(risk.untilMs !== undefined && risk.untilMs > 0 && risk.untilMs <= 4000, String(risk.untilMs));
+      await waitFor('the doctor to run again by itself', () => !api.doctor.findings?.some((f) => f.code === 'restart-risk') && !api.doctor.isRunning, 15_000);
+      assert.equal(api.doctor.errorCount, 0);
+    } finally {
+      await fresh.dispose();
+    }
+  });
 });
