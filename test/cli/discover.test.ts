@@ -19,6 +19,18 @@ describe('cli: discover and the empty-pattern line', () => {
   });
   afterEach(() => c.flushall());
 
+  it('the first minute: a node-redlock lock, a redsync-style lock and our own CLI\'s lock are all listed by status with no --pattern', async () => {
+    const node = ['--node', servers[0].url];
+    await new NodeRedlock([c], { retryCount: 0 }).acquire(['orders:42'], 30_000);
+    // redsync: SET NX PX with 16 random bytes, base64 (its genValue).
+    await c.set('my-global-mutex', 'q3/8cW1fZ0JvR2xkM3Rva2VuPQ==', 'PX', 30_000);
+    const ours = await runCli(['acquire', 'payments:7', '--ttl', '30s', ...node]);
+    assert.equal(ours.code, 0, ours.stderr);
+    const s = await runCli(['status', '--json', ...node]);
+    assert.equal(s.code, 0, s.stderr);
+    assert.deepEqual((JSON.parse(s.stdout) as { locks: Array<{ key: string }> }).locks.map((l) => l.key).sort(), ['my-global-mutex', 'orders:42', 'payments:7']);
+  });
+
   it('discover --json prints the documented shape; status under the default patterns reads what discovery found, saying so once', async () => {
     const held = await new NodeRedlock([c], { retryCount: 0 }).acquire(['orders:42'], 30_000);
     await c.set('cache:1', 'x');

@@ -78,16 +78,21 @@ export function longestTtl(snap: Snapshot): number {
 export const EMPTY_CHECK_KEYS = 5_000;
 
 /**
- * Under the default patterns, a first read that found no lock walks the keyspace a little
- * (as discover, within the same small budget as the empty-pattern check) and reads the
- * patterns it found too, said once on stderr. A user's own --pattern is never widened.
+ * Under the default patterns, the first read walks the keyspace a little (as discover,
+ * within the same small budget as the empty-pattern check) and reads the patterns it found
+ * whose locks the defaults missed, said once on stderr: a node-redlock `orders:42` or a
+ * redsync `my-global-mutex` beside the locks the defaults do list. A user's own --pattern
+ * is never widened.
  */
 export async function withDiscovered(redlock: Redlock, cmd: ReadArgs, first: Snapshot, io: Io): Promise<ReadArgs> {
-  if (!cmd.defaulted || first.locks.length > 0 || statusExit(first) !== EXIT.ok) return cmd;
+  if (!cmd.defaulted || statusExit(first) !== EXIT.ok) return cmd;
   const seen = await shortDiscover(redlock);
-  const found = seen?.map((p) => p.pattern).filter((p) => !cmd.patterns.includes(p)) ?? [];
+  const listed = new Set(first.locks.map((l) => l.key));
+  // A pattern whose examples the first read listed already adds nothing.
+  const found = seen?.filter((p) => !cmd.patterns.includes(p.pattern) && !p.examples.every((k) => listed.has(k))).map((p) => p.pattern) ?? [];
   if (found.length === 0) return { ...cmd, seen };
-  io.err(`redlock-inspector: no lock under the default patterns; found locks under ${found.map(escapeText).join(', ')}: reading them too (--pattern reads only yours)`);
+  const where = first.locks.length === 0 ? 'no lock under the default patterns' : 'locks outside the default patterns';
+  io.err(`redlock-inspector: ${where}; found locks under ${found.map(escapeText).join(', ')}: reading them too (--pattern reads only yours)`);
   return { ...cmd, patterns: [...cmd.patterns, ...found], defaulted: false, seen };
 }
 

@@ -8,9 +8,11 @@ import type { NodeCapabilities, Snapshot } from './types';
  */
 export const DEFAULT_PATTERNS: readonly string[] = Object.freeze(['*[lL][oO][cC][kK]*', 'mutex:*', 'semaphore:*']);
 
-/** The default patterns, whatever their order: then our own core's locks are listed through their event logs too. */
+/** The default patterns, whatever their order or what a first read added: our own core's locks are then listed through their event logs too. */
 export function isDefaultPatterns(patterns: readonly string[]): boolean {
-  return patterns.length === DEFAULT_PATTERNS.length && DEFAULT_PATTERNS.every((p) => patterns.includes(p));
+  // The defaults widened by what a first read discovered (the CLI's status and watch) are
+  // still no pattern of the user's: our own locks stay found through their event logs.
+  return DEFAULT_PATTERNS.every((p) => patterns.includes(p));
 }
 
 export interface InspectOptions {
