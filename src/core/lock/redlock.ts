@@ -16,7 +16,7 @@ import type { InspectOptions, InspectPage, NodeFacts } from '../vocabulary/inspe
 import type { Snapshot } from '../vocabulary/types';
 import type { Resource } from '../vocabulary/resource';
 import { displayKey } from '../vocabulary/tokens';
-import { encodeIdentity, tokenWithIdentity } from '../bookkeeping/holderIdentity';
+import { CONNECTION_NAME, encodeIdentity, tokenWithIdentity } from '../bookkeeping/holderIdentity';
 import { entryDue, releaseWaitOn, waitAcquireOn, WaitState, waitState } from '../bookkeeping/waiters';
 import { EventRecorder } from '../bookkeeping/events';
 import { History, readHistory } from '../read/history';
@@ -56,7 +56,7 @@ export class Redlock {
   constructor(nodes: readonly NodeInput[], options: RedlockOptions = {}) {
     this.options = options;
     this.driftFactor = options.driftFactor ?? 0.01;
-    this.nodes = createNodes(nodes, options);
+    this.nodes = createNodes(nodes, { ...options, connectionName: CONNECTION_NAME });
     this.quorum = quorumOf(this.nodes.length);
     this.identity = encodeIdentity(options);
     this.events = options.events ? new EventRecorder(() => this.nodes.map((n) => ({ client: n.client, isCluster: n.isCluster })), options.events === true ? {} : options.events, options.commandTimeoutMs ?? 1000) : undefined;

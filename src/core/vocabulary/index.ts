@@ -18,3 +18,4 @@ export * from './lockStats';
 export * from './foreignHolders';
 export * from './foreignKeys';
 export * from './lockShapes';
+export * from './liveness';
