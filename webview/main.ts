@@ -14,6 +14,7 @@ import '@vscode-elements/elements/dist/vscode-table-row/index.js';
 import './panel.css';
 import { extendable, releasable } from '../src/core/vocabulary/actions';
 import { formatDuration } from '../src/core/vocabulary/describe';
+import { livenessText } from '../src/core/vocabulary/liveness';
 import { failedCopyText } from '../src/shared/failedCopyText';
 import type { LockEntry, Observation } from '../src/core/vocabulary/types';
 import {
@@ -70,6 +71,7 @@ const announce = el('div', { id: 'announce', class: 'sr-only', 'aria-live': 'pol
 const holderEl = el('p', { id: 'holder', class: 'holder', hidden: true });
 const waitersEl = el('ul', { id: 'waiters', class: 'waiters', 'aria-label': 'Waiting clients', hidden: true });
 const cycleEl = el('p', { id: 'cycle', class: 'cycle', role: 'alert', hidden: true });
+const livenessEl = el('p', { id: 'liveness', class: 'liveness', hidden: true });
 
 function actionButton(id: string, label: string, icon: string, kind: ActionKind, secondary: boolean): HTMLElement {
   const b = el('vscode-button', { id, icon, secondary, 'data-action': kind, title: label }, label);
@@ -88,7 +90,7 @@ const readOnlyNote = el('p', { id: 'read-only-note', class: 'note', hidden: true
 const titleRow = el('div', { class: 'title-row' });
 titleRow.append(keyEl, badge, flagsEl, fenceEl);
 const header = el('header', { class: 'head' });
-header.append(titleRow, verdictEl, holderEl, waitersEl, cycleEl, announce, actions, readOnlyNote);
+header.append(titleRow, verdictEl, holderEl, livenessEl, waitersEl, cycleEl, announce, actions, readOnlyNote);
 
 // Nodes table.
 const COLUMNS = ['Node', 'Token', 'TTL', 'Format', 'Last change'];
@@ -299,6 +301,10 @@ function tickPeople(entry: LockEntry | null, now: number): void {
   const who = entry ? holderText(entry.holder, now - offset) : null;
   holderEl.hidden = who === null;
   setText(holderEl, who === null ? '' : `Held by ${who}`);
+  const alive = livenessText(entry?.liveness);
+  livenessEl.hidden = alive === null;
+  setText(livenessEl, alive ?? '');
+  livenessEl.setAttribute('data-verdict', entry?.liveness?.verdict ?? '');
   const waiters = entry?.waiters ?? [];
   const text = waiters.map((w) => (w.reason ? 'unreadable waiter entry' : `${holderText({ ...w }, now - offset)?.replace(/ for /, ', waiting for ') ?? 'unnamed'}`));
   const joined = text.join('\n');

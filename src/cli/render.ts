@@ -4,7 +4,7 @@ import { describeVerdict } from '../core/vocabulary';
 import type { NodeAttempt } from '../core';
 import type { NodeFacts } from '../core/vocabulary';
 import type { Flag, LockEntry, Observation, Snapshot } from '../core/vocabulary';
-import { fencingRiskWhy, formatDuration, formatOffset, formatTtl } from '../core/vocabulary';
+import { fencingRiskWhy, formatDuration, formatOffset, formatTtl, livenessText, type LivenessVerdict } from '../core/vocabulary';
 import { needsAttention, sortLocks } from '../shared/lockOrder';
 import { displayWidth as width, padEnd as pad } from './displayWidth';
 import { escapeText } from './escape';
@@ -136,6 +136,8 @@ export function renderLocks(snap: Snapshot, options: StatusOptions): string[] {
       if (r.entry.fence !== null) lines.push(fenceLine(r.entry, style));
       const cycle = cycleText(r.entry);
       if (cycle) lines.push(style.red(`    ${escapeText(cycle)}`));
+      const alive = livenessText(r.entry.liveness);
+      if (alive) lines.push(livenessColour(r.entry.liveness!.verdict, style)(`    ${escapeText(alive)}`));
     }
   }
   if (snap.skipped.length) {
@@ -153,6 +155,11 @@ export function renderLocks(snap: Snapshot, options: StatusOptions): string[] {
 
 const KEY_COLUMN = 48;
 
+/** A gone holder in red, one that stopped renewing in yellow, the rest dim. */
+function livenessColour(verdict: LivenessVerdict, style: Style): (text: string) => string {
+  return verdict === 'gone' ? style.red : verdict === 'stopped-renewing' ? style.yellow : style.dim;
+}
+
 /** Summary words per anomaly, in the order the table lists them; reentrant is no anomaly. */
 const FLAG_WORDS: Partial<Record<Flag, string>> = { 'no-ttl': 'no TTL', 'ttl-skew': 'TTL skew', expiring: 'expiring', degraded: 'degraded', reentrant: '' };
 
@@ -166,6 +173,7 @@ export function anomalySummary(locks: readonly LockEntry[]): string[] {
   const add = (word: string): void => void counts.set(word, (counts.get(word) ?? 0) + 1);
   const troubled = locks.filter(needsAttention);
   for (const l of troubled) if (l.verdict !== 'held') add(l.verdict);
+  for (const l of troubled) if (l.liveness?.verdict === 'gone') add('holder gone');
   for (const l of troubled) for (const f of l.flags) {
     // A flag the core adds later counts under its own name until it gets a word here.
     const word = FLAG_WORDS[f] ?? f;

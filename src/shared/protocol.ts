@@ -176,7 +176,16 @@ export function isLockEntry(x: unknown): x is LockEntry {
     && (x.waiters === undefined || arrayOf(x.waiters, isPerson, MAX_WAITERS))
     && (x.cycle === undefined || arrayOf(x.cycle, isStr, MAX_WAITERS))
     // Optional on the wire: a panel state saved before fences existed still restores.
-    && (x.fence === undefined || isNumOrNull(x.fence)) && (x.fenceRisk === undefined || isBool(x.fenceRisk));
+    && (x.fence === undefined || isNumOrNull(x.fence)) && (x.fenceRisk === undefined || isBool(x.fenceRisk))
+    && (x.liveness === undefined || isLiveness(x.liveness));
+}
+
+const LIVENESS_VERDICTS = new Set(['alive', 'stopped-renewing', 'gone', 'unknown']);
+
+/** The liveness line's parts: a known verdict, its evidence sentences, a suggestion. */
+function isLiveness(x: unknown): boolean {
+  return isObj(x) && typeof x.verdict === 'string' && LIVENESS_VERDICTS.has(x.verdict) && isStr(x.suggestion)
+    && arrayOf(x.evidence, (e): e is unknown => isObj(e) && isStr(e.kind) && isStr(e.says), 8);
 }
 
 export function isHistoryEvent(x: unknown): x is HistoryEvent {

@@ -7,16 +7,37 @@ import { firstLine } from '../connection/replies';
 import { readable, type InspectContext, type NodeScan } from './context';
 
 /**
- * CLIENT LIST walks every client and formats a line for each (about 2 µs apiece, measured
- * in docs/liveness.md): past this many it could take the node more than 10 ms.
+ * CLIENT LIST walks every client and formats a line (about 300 bytes) for each: about
+ * 0.6 µs apiece once warm, up to 6 µs on a cold first call (measured in docs/liveness.md).
+ * Past this many it could take the node near 10 ms, and its reply would pass 300 KB.
  */
-export const MAX_CLIENTS = 2000;
+export const MAX_CLIENTS = 1000;
 
 /** One node's connections by name (name -> the least idle of them, ms), or why they are unknown. */
 export interface NodeClients {
   node: string;
   names: Map<string, number> | null;
+  /** Why `names` is null: `CLIENT LIST denied on <node> (NOPERM ...)`. */
   reason: string | null;
+  /** The same without the node, so that nodes refusing alike are named in one sentence. */
+  problem?: { what: string; detail: string };
+}
+
+/** Nodes that refused alike in one sentence: `CLIENT LIST denied on n1, n2 (NOPERM ...)`. */
+export function reasonsText(clients: readonly NodeClients[]): string {
+  const groups = new Map<string, { what: string; detail: string; nodes: string[] }>();
+  const others: string[] = [];
+  for (const c of clients) {
+    if (!c.problem) {
+      if (c.reason) others.push(c.reason);
+      continue;
+    }
+    const k = `${c.problem.what}\n${c.problem.detail}`;
+    const g = groups.get(k) ?? { ...c.problem, nodes: [] };
+    g.nodes.push(c.node);
+    groups.set(k, g);
+  }
+  return [...[...groups.values()].map((g) => `${g.what} on ${g.nodes.join(', ')} (${g.detail})`), ...others].join('; ');
 }
 
 /** name= and idle= of each CLIENT LIST line; unnamed connections are left out. */
@@ -34,8 +55,9 @@ export function namedClients(list: string): Map<string, number> {
 
 /** `denied` for a reply (NOPERM, unknown command), `unanswered` for a timeout or a dropped connection. */
 function failed(command: string, node: string, e: unknown): NodeClients {
-  const how = e instanceof Error && e.name === 'ReplyError' ? 'denied' : 'unanswered';
-  return { node, names: null, reason: `${command} ${how} on ${node} (${firstLine(e instanceof Error ? e.message : String(e))})` };
+  const what = `${command} ${e instanceof Error && e.name === 'ReplyError' ? 'denied' : 'unanswered'}`;
+  const detail = firstLine(e instanceof Error ? e.message : String(e));
+  return { node, names: null, reason: `${what} on ${node} (${detail})`, problem: { what, detail } };
 }
 
 async function readNode(ctx: InspectContext, scan: NodeScan, client: Redis): Promise<NodeClients> {

@@ -8,7 +8,7 @@ import { judgeLiveness, namesHolder, renewalOf, type ConnectionSignal, type Proc
 import type { LockEntry } from '../vocabulary/types';
 import type { NodeScan } from './context';
 import type { InspectContext } from './context';
-import { readClients, type NodeClients } from './clientsRead';
+import { readClients, reasonsText, type NodeClients } from './clientsRead';
 import { localProcessOf } from './localProcess';
 
 /** An expiry must move by more than this to count as a renewal, not read jitter. */
@@ -73,7 +73,7 @@ const ONE_READ: RenewalSignal = { state: 'one-read', lastMs: null, everyMs: null
 export function connectionSignal(clients: readonly NodeClients[], id: string | null, ours: boolean): ConnectionSignal {
   if (id === null) return { state: 'unknown', reason: 'its token names no client to look for' };
   const asked = clients.filter((c) => c.names !== null);
-  if (asked.length === 0) return { state: 'unknown', reason: clients.map((c) => c.reason).join('; ') };
+  if (asked.length === 0) return { state: 'unknown', reason: reasonsText(clients) };
   let connectedOn = 0;
   let idleMs: number | null = null;
   for (const c of asked) {
