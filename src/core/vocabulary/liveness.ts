@@ -112,10 +112,8 @@ function suggestionFor(verdict: LivenessVerdict, input: LivenessInput, evidence:
   const v = input.validityMs;
   const forever = input.noTtl;
   switch (verdict) {
-    case 'alive': {
-      const held = input.heldMs !== null && input.p95Ms != null && input.heldMs > input.p95Ms ? `; held ${formatDuration(input.heldMs)}, p95 is ${formatDuration(input.p95Ms)}: look at the holder` : '';
-      return `wait${held}`;
-    }
+    case 'alive':
+      return aliveSuggestion(input.heldMs, input.p95Ms ?? null);
     case 'stopped-renewing':
       if (forever) return 'it has no TTL and never expires by itself: look at the holder, then force-release';
       return v === null ? 'wait, or force-release' : `it expires in ${formatDuration(v)} by itself: wait, or force-release`;
@@ -129,6 +127,19 @@ function suggestionFor(verdict: LivenessVerdict, input: LivenessInput, evidence:
       return `not enough evidence to tell: ${missing.join('; ') || 'no signal about this holder'}`;
     }
   }
+}
+
+/** Wait; a hold already past its own p95 is worth a look at the holder. */
+function aliveSuggestion(heldMs: number | null, p95Ms: number | null): string {
+  return heldMs !== null && p95Ms !== null && heldMs > p95Ms ? `wait; held ${formatDuration(heldMs)}, p95 is ${formatDuration(p95Ms)}: look at the holder` : 'wait';
+}
+
+/** The same liveness weighed against the lock's own p95 hold time (`status --stats`, docs/audit.md). */
+export function withHoldP95(l: Liveness, p95Ms: number | null): Liveness {
+  const h = l.evidence.find((e) => e.kind === 'history');
+  if (h?.heldMs === undefined || p95Ms === null) return l;
+  const evidence = l.evidence.map((e) => (e === h ? historyEvidence(h.heldMs!, p95Ms) : e));
+  return { ...l, evidence, suggestion: l.verdict === 'alive' ? aliveSuggestion(h.heldMs, p95Ms) : l.suggestion };
 }
 
 const VERDICT_WORDS: Record<LivenessVerdict, string> = { alive: 'alive', 'stopped-renewing': 'stopped renewing', gone: 'gone', unknown: 'unknown' };

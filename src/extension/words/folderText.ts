@@ -4,10 +4,11 @@ import type { LockEntry } from '../../core';
 import { needsAttention } from '../../shared/lockOrder';
 import { ACTION_FLAGS } from '../../shared/lockRow';
 
-/** `split`, `deadlock`, `partial`, `unknown`, `no TTL`, `ttl-skew`, `degraded`; undefined when nothing needs attention. */
-export function worstWord(e: Pick<LockEntry, 'verdict' | 'flags'>): string | undefined {
+/** `split`, `deadlock`, `partial`, `unknown`, `holder gone`, `no TTL`, `ttl-skew`, `degraded`; undefined when nothing needs attention. */
+export function worstWord(e: Pick<LockEntry, 'verdict' | 'flags' | 'liveness'>): string | undefined {
   if (!needsAttention(e)) return undefined;
   if (e.flags.includes('deadlock')) return 'deadlock';
   if (e.verdict !== 'held') return e.verdict;
+  if (e.liveness?.verdict === 'gone') return 'holder gone';
   return ACTION_FLAGS.find(([flag]) => flag !== 'expiring' && e.flags.includes(flag))?.[1];
 }

@@ -1,7 +1,7 @@
 // The liveness verdict from its signals (pure): "gone" only on two agreeing signals and
 // nothing that says the holder still runs; the words every surface shows.
 import assert from 'node:assert/strict';
-import { judgeLiveness, livenessText, renewalOf, stuckForever, type LivenessInput } from '../../../src/core/vocabulary/liveness';
+import { judgeLiveness, livenessText, renewalOf, stuckForever, withHoldP95, type LivenessInput } from '../../../src/core/vocabulary/liveness';
 import { sortLocks } from '../../../src/shared/lockOrder';
 import { lockSeverity } from '../../../src/shared/severity';
 import { lockEntry, present } from '../../support/entries';
@@ -55,6 +55,17 @@ describe('liveness vocabulary', () => {
     const reused = judgeLiveness({ ...base, connection: { state: 'absent', asked: 1 }, process: { state: 'reused', pid: 9 } });
     assert.equal(reused.verdict, 'gone');
     assert.match(livenessText(reused)!, /pid 9 on this host belongs to a process started after the lock was taken/);
+  });
+
+  it('withHoldP95: a hold past its own p95 is worth a look; other verdicts keep their suggestion', () => {
+    const alive = judgeLiveness({ ...base, connection: { state: 'connected', connectedOn: 1, asked: 1, idleMs: 0 }, heldMs: 240_000 });
+    const weighed = withHoldP95(alive, 2000);
+    assert.equal(weighed.suggestion, 'wait; held 4 min 0 s, p95 is 2.0 s: look at the holder');
+    assert.equal(weighed.evidence.find((e) => e.kind === 'history')!.says, 'held 4 min 0 s, p95 is 2.0 s');
+    assert.equal(withHoldP95(alive, 600_000).suggestion, 'wait');
+    assert.equal(withHoldP95(alive, null), alive);
+    const gone = judgeLiveness({ ...base, connection: { state: 'absent', asked: 1 }, process: { state: 'exited', pid: 3 }, heldMs: 240_000 });
+    assert.equal(withHoldP95(gone, 2000).suggestion, gone.suggestion);
   });
 
   it('unknown: says what was not available', () => {
