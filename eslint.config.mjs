@@ -11,6 +11,12 @@ const nodeModules = [...builtinModules, ...builtinModules.map((m) => `node:${m}`
 /** The core's layers, lowest first (docs/architecture.md). */
 const coreLayers = ['vocabulary', 'connection', 'bookkeeping', 'read', 'doctor', 'lock'];
 
+/**
+ * Floors below a layer that it still may not use: the lock engine writes, and reaches the
+ * reads only through src/core/redlock.ts, which joins it to the reader.
+ */
+const notBeside = { lock: ['read', 'doctor'] };
+
 /** A surface reaches the core through its index, or its words through the vocabulary's. */
 const deepCore = { regex: '^\\.{1,2}/(.*/)?core/(?!vocabulary$).+', message: 'Import the core through its index (src/core) or src/core/vocabulary, never a file inside it (docs/architecture.md).' };
 
@@ -76,12 +82,16 @@ export default tseslint.config(
             group: [`**/${above}`, `**/${above}/**`],
             message: `src/core/${layer} sits below src/core/${above}: it may import only ${coreLayers.slice(0, i + 1).join(', ')} (docs/architecture.md).`,
           })),
+          ...(notBeside[layer] ?? []).map((other) => ({
+            group: [`**/${other}`, `**/${other}/**`],
+            message: `src/core/${layer} does not read: it may not import src/core/${other}; src/core/redlock.ts joins the two (docs/architecture.md).`,
+          })),
         ],
       }],
     },
   })),
   {
-    files: ['src/core/index.ts'],
+    files: ['src/core/index.ts', 'src/core/redlock.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'src/core runs outside VS Code (docs/architecture.md).' }] }] },
   },
   {

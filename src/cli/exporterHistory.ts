@@ -1,10 +1,12 @@
 // The exporter's view of what happened: hold and wait histograms and safety findings,
-// from the recorded events of the locks the watch lists, read at most once per
-// `everyMs` when scraped. Labelled by key pattern, never by key, so the series stay
-// bounded however many locks come and go (docs/audit.md, "In Prometheus").
+// from the recorded events of every lock under the exporter's patterns, whether or not a
+// scrape ever saw it held, read at most once per `everyMs` when scraped and only where
+// something new was recorded (the core's EventFeed). Labelled by key pattern, never by
+// key, so the series stay bounded however many locks come and go (docs/audit.md, "In
+// Prometheus").
 import { Counter, Histogram, Registry } from 'prom-client';
-import type { Redlock } from '../core';
-import { AUDIT_KINDS, auditHistory, holdMsOf, leasesOf, parseKeyArg } from '../core/vocabulary';
+import type { EventFeed } from '../core';
+import { AUDIT_KINDS, auditHistory, holdMsOf, leasesOf } from '../core/vocabulary';
 import type { LockEvent } from '../core/vocabulary';
 
 /** Distinct pattern labels at most; keys beyond them count under `other`. */
@@ -27,7 +29,7 @@ export class HistoryMetrics {
   private readAt = -Infinity;
   private reading: Promise<void> | undefined;
 
-  constructor(registry: Registry, private readonly redlock: Redlock, private readonly everyMs: number) {
+  constructor(registry: Registry, private readonly feed: EventFeed, private readonly patterns: readonly string[], private readonly everyMs: number) {
     this.hold = new Histogram({ name: 'redlock_hold_seconds', help: 'Grant to release or loss, from recorded events; a hold that ran out counts to its lease end.', labelNames: ['pattern'], buckets: BUCKETS, registers: [registry] });
     this.wait = new Histogram({ name: 'redlock_wait_seconds', help: 'First refused attempt to grant or give-up, from recorded events.', labelNames: ['pattern'], buckets: BUCKETS, registers: [registry] });
     this.violations = new Counter({ name: 'redlock_safety_violations_total', help: 'Safety audit findings in the recorded events (docs/audit.md).', labelNames: ['kind'], registers: [registry] });
@@ -42,49 +44,47 @@ export class HistoryMetrics {
     return p;
   }
 
-  /** Reads the listed keys' events when the last read is older than `everyMs`; concurrent scrapes share one read. */
-  refresh(keys: readonly string[]): Promise<void> {
+  /** Reads what is new when the last read is older than `everyMs`; concurrent scrapes share one read. */
+  refresh(): Promise<void> {
     if (Date.now() - this.readAt < this.everyMs) return Promise.resolve();
-    this.reading ??= this.read(keys).finally(() => {
+    this.reading ??= this.read().finally(() => {
       this.readAt = Date.now();
       this.reading = undefined;
     });
     return this.reading;
   }
 
-  private async read(keys: readonly string[]): Promise<void> {
-    const histories = await this.redlock.lockHistories(keys.map((k) => parseKeyArg(k)));
+  private async read(): Promise<void> {
+    const { changed } = await this.feed.read(this.patterns);
     const now = Date.now();
-    keys.forEach((key, i) => {
-      const events = histories[i];
-      if (events) this.count(key, events, now);
-    });
-    // Keys no longer listed are forgotten: their counts stay in the histograms.
-    for (const k of [...this.seen.keys()]) if (!keys.includes(k)) this.seen.delete(k);
+    for (const { resource, events } of changed) this.count(resource, events, now);
   }
 
   private count(key: string, events: readonly LockEvent[], now: number): void {
-    let seen = this.seen.get(key);
-    if (!seen) this.seen.set(key, (seen = new Set()));
+    const before = this.seen.get(key) ?? new Set<string>();
+    // What the log still holds is all that could be counted twice: the set keeps no more.
+    const seen = new Set<string>();
+    this.seen.set(key, seen);
     const pattern = this.label(key);
     for (const l of leasesOf(events, now)) {
       const id = `hold ${l.token} ${l.start}`;
       const held = holdMsOf(l);
-      if (held === null || seen.has(id)) continue;
+      if (held === null) continue;
       seen.add(id);
+      if (before.has(id)) continue;
       this.hold.observe({ pattern }, held / 1000);
     }
     for (const e of events) {
       if (e.waitMs === undefined || (e.type !== 'acquired' && e.type !== 'failed')) continue;
       const id = `wait ${e.type} ${e.token} ${e.at}`;
-      if (seen.has(id)) continue;
       seen.add(id);
+      if (before.has(id)) continue;
       this.wait.observe({ pattern }, e.waitMs / 1000);
     }
     for (const f of auditHistory(key, events, { nowMs: now })) {
       const id = `finding ${f.kind} ${f.at} ${f.holders.map((h) => h.token).join(' ')}`;
-      if (seen.has(id)) continue;
       seen.add(id);
+      if (before.has(id)) continue;
       this.violations.inc({ kind: f.kind });
     }
   }

@@ -1,7 +1,8 @@
 // The Prometheus side of `exporter`: lock state kept current by the core's Watcher (one
 // full snapshot, then changes), node facts refreshed at most once per interval when
-// scraped, recorded events (hold and wait times, safety findings) likewise at most every
-// 30 s (exporterHistory.ts), and one registry rendered per scrape. Until the first snapshot /metrics
+// scraped, recorded events (hold and wait times, safety findings) of every lock under the
+// patterns likewise at most once per interval (exporterHistory.ts), and one registry
+// rendered per scrape. Until the first snapshot /metrics
 // answers 503, so a scrape never reports an empty set that was merely not read yet.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -23,11 +24,9 @@ export interface ExporterOptions {
   expiringThresholdMs?: number;
   /** Where watcher failures are reported (stderr in the CLI). */
   onError?(message: string): void;
-  /** Recorded events (hold, wait, safety findings) read at most this often; default 30 s. */
+  /** Recorded events (hold, wait, safety findings) read at most this often; default: the interval. */
   historyEveryMs?: number;
 }
-
-export const DEFAULT_HISTORY_EVERY_MS = 30_000;
 
 interface Held {
   entry: LockEntry;
@@ -63,7 +62,7 @@ export class Exporter {
   private readonly history: HistoryMetrics;
 
   constructor(private readonly redlock: Redlock, private readonly options: ExporterOptions) {
-    this.history = new HistoryMetrics(this.registry, redlock, options.historyEveryMs ?? DEFAULT_HISTORY_EVERY_MS);
+    this.history = new HistoryMetrics(this.registry, redlock.reader.eventFeed(), options.patterns, options.historyEveryMs ?? options.intervalMs);
   }
 
   /** True once the watcher delivered its first snapshot. */
@@ -135,7 +134,7 @@ export class Exporter {
   async metrics(): Promise<string | undefined> {
     if (!this.status) return undefined;
     const t0 = performance.now();
-    await Promise.all([this.refreshFacts(), this.history.refresh([...this.locks.keys()])]);
+    await Promise.all([this.refreshFacts(), this.history.refresh()]);
     const g = this.g;
     const byVerdict = new Map<string, number>();
     const byFlag = new Map<string, number>();

@@ -3,8 +3,8 @@
 import { describeVerdict } from '../core/vocabulary';
 import type { NodeAttempt } from '../core';
 import type { NodeFacts } from '../core/vocabulary';
-import type { Flag, LockEntry, Observation, Snapshot } from '../core/vocabulary';
-import { fencingRiskWhy, formatDuration, formatOffset, formatTtl, livenessText, type LivenessVerdict } from '../core/vocabulary';
+import type { LockEntry, Observation, Snapshot } from '../core/vocabulary';
+import { FLAGS, FLAGS_BY_URGENCY, fencingRiskWhy, formatDuration, formatOffset, formatTtl, livenessText, type LivenessVerdict } from '../core/vocabulary';
 import { needsAttention, sortLocks } from '../shared/lockOrder';
 import { displayWidth as width, padEnd as pad } from './displayWidth';
 import { escapeText } from './escape';
@@ -160,13 +160,10 @@ function livenessColour(verdict: LivenessVerdict, style: Style): (text: string) 
   return verdict === 'gone' ? style.red : verdict === 'stopped-renewing' ? style.yellow : style.dim;
 }
 
-/** Summary words per anomaly, in the order the table lists them; reentrant is no anomaly. */
-const FLAG_WORDS: Partial<Record<Flag, string>> = { 'no-ttl': 'no TTL', 'ttl-skew': 'TTL skew', expiring: 'expiring', degraded: 'degraded', reentrant: '' };
-
 /**
  * `1 split`, `2 partial`, `1 no TTL`...: what the locks that need attention have, every
- * verdict but held and every flag but reentrant (so `expiring` shows up only beside a
- * trouble that counts, src/shared/lockOrder.ts needsAttention).
+ * verdict but held and every flag with a word (so `expiring` shows up only beside a
+ * trouble that counts, src/shared/lockOrder.ts needsAttention), in the flag table's order.
  */
 export function anomalySummary(locks: readonly LockEntry[]): string[] {
   const counts = new Map<string, number>();
@@ -174,13 +171,9 @@ export function anomalySummary(locks: readonly LockEntry[]): string[] {
   const troubled = locks.filter(needsAttention);
   for (const l of troubled) if (l.verdict !== 'held') add(l.verdict);
   for (const l of troubled) if (l.liveness?.verdict === 'gone') add('holder gone');
-  for (const l of troubled) for (const f of l.flags) {
-    // A flag the core adds later counts under its own name until it gets a word here.
-    const word = FLAG_WORDS[f] ?? f;
-    if (word) add(word);
-  }
-  const order = ['split', 'partial', 'unknown', ...Object.values(FLAG_WORDS)];
-  const rank = (w: string): number => (order.includes(w) ? order.indexOf(w) : order.length);
+  for (const l of troubled) for (const f of l.flags) if (FLAGS[f].word) add(FLAGS[f].word);
+  const order = ['split', 'partial', 'unknown', 'holder gone', ...FLAGS_BY_URGENCY.map((f) => FLAGS[f].word)];
+  const rank = (w: string): number => order.indexOf(w);
   return [...counts].sort((a, b) => rank(a[0]) - rank(b[0])).map(([w, n]) => `${n} ${w}`);
 }
 

@@ -1,7 +1,13 @@
 // The core's one door: surfaces and the library's users import from here (or, for words
 // only, from ./vocabulary). Layers: docs/architecture.md.
 export * from './vocabulary';
-export { Redlock, Lock, validateTtl } from './lock/redlock';
+export { Redlock } from './redlock';
+export { Lock, validateTtl } from './lock/redlock';
+export { LockReader } from './doctor/lockReader';
+export type { EventFeed, FeedRead } from './read/eventFeed';
+export type { ReaderOptions } from './doctor/lockReader';
+export { NodeSet } from './connection/nodeSet';
+export type { NodeSetTimings } from './connection/nodeSet';
 export type { RedlockOptions, AcquireOptions, Resource, ReleaseResult, ReleaseNode, ForceReleaseResult, ReleaseOutcome, ForceOutcome, ObservedCopy } from './lock/redlock';
 export { RedlockError, LockAbortedError } from './lock/errors';
 export { UnsupportedWriteError } from './lock/writeSupport';

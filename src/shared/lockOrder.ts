@@ -7,16 +7,19 @@
 // table (docs/cli.md).
 import type { LockEntry } from '../core/vocabulary/types';
 import { stuckForever } from '../core/vocabulary/liveness';
+import { FLAGS } from '../core/vocabulary/flags';
 
+const VERDICT_RANK: Readonly<Record<LockEntry['verdict'], number>> = { split: 0, partial: 1, unknown: 2, held: 4 };
+
+/**
+ * -1 stuck forever (no TTL, its holder gone), 0 split or deadlock ... 3 no TTL, 4 nothing
+ * to look at: the verdict's rank or its worst flag's (vocabulary/flags.ts).
+ */
 export function anomalyRank(e: Pick<LockEntry, 'verdict' | 'flags' | 'liveness'>): number {
-  // A lock without TTL whose holder is gone is stuck forever: the worst case of all.
   if (stuckForever(e)) return -1;
-  // Holders waiting for each other never get unstuck on their own: as urgent as a split.
-  if (e.verdict === 'split' || e.flags.includes('deadlock')) return 0;
-  if (e.verdict === 'partial') return 1;
-  if (e.verdict === 'unknown') return 2;
-  if (e.flags.includes('no-ttl')) return 3;
-  return 4;
+  let rank = VERDICT_RANK[e.verdict];
+  for (const f of e.flags) rank = Math.min(rank, FLAGS[f].anomalyRank ?? 4);
+  return rank;
 }
 
 export function isAnomaly(e: Pick<LockEntry, 'verdict' | 'flags' | 'liveness'>): boolean {
@@ -33,7 +36,7 @@ export function isAnomaly(e: Pick<LockEntry, 'verdict' | 'flags' | 'liveness'>):
  * this predicate keeps. A lock counts once, whatever number of troubles it has.
  */
 export function needsAttention(e: Pick<LockEntry, 'verdict' | 'flags' | 'liveness'>): boolean {
-  return isAnomaly(e) || e.liveness?.verdict === 'gone' || e.flags.includes('ttl-skew') || e.flags.includes('degraded');
+  return isAnomaly(e) || e.liveness?.verdict === 'gone' || e.flags.some((f) => FLAGS[f].attention);
 }
 
 export function compareLocks(a: Pick<LockEntry, 'verdict' | 'flags' | 'key' | 'liveness'>, b: Pick<LockEntry, 'verdict' | 'flags' | 'key' | 'liveness'>): number {

@@ -2,18 +2,10 @@
 // that change what to do) leads the label and is never clipped, the key follows and may be,
 // and the rest (time left, holder, waiters) is the description (docs/decisions.md, "What a
 // narrow Locks view still shows"). Words come from the presentation module.
-import type { Flag, LockEntry } from '../core/vocabulary/types';
+import type { LockEntry } from '../core/vocabulary/types';
+import { HEADLINE_FLAGS } from '../core/vocabulary/flags';
 import { formatDuration, verdictHead } from '../core/vocabulary/describe';
 import { whoSuffix } from './holderText';
-
-/** Flags that change what a user should do, most urgent first, as the headline words them. */
-export const ACTION_FLAGS: ReadonlyArray<readonly [Flag, string]> = [
-  ['deadlock', 'deadlock'],
-  ['no-ttl', 'no TTL'],
-  ['ttl-skew', 'ttl-skew'],
-  ['degraded', 'degraded'],
-  ['expiring', 'expiring'],
-];
 
 /** Between the headline and the key. */
 export const HEAD_SEPARATOR = ' — ';
@@ -24,11 +16,11 @@ export interface RowHeadline {
   emphasis: Array<[number, number]>;
 }
 
-/** `split 2+2/5`, `held 3/5 · no TTL`, `held 5/5 · ttl-skew · expiring`. */
+/** `split 2+2/5`, `held 3/5 · no TTL`, `held 5/5 · TTL skew · expiring`. */
 export function rowHeadline(entry: Pick<LockEntry, 'verdict' | 'holders' | 'flags' | 'nodes'>): RowHeadline {
   let text = verdictHead(entry, entry.nodes.length);
   const emphasis: Array<[number, number]> = entry.verdict === 'held' ? [] : [[0, text.length]];
-  for (const [flag, word] of ACTION_FLAGS) {
+  for (const [flag, word] of HEADLINE_FLAGS) {
     if (!entry.flags.includes(flag)) continue;
     text += ' · ';
     emphasis.push([text.length, text.length + word.length]);

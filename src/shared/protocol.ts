@@ -2,6 +2,7 @@
 // The extension host and the webview each validate what they receive with the guards
 // below; a message that fails them is dropped. No `vscode`, no Node, no DOM in here.
 import type { Flag, LockEntry, LockFormat, Observation, ObservationState, Verdict } from '../core/vocabulary/types';
+import { FLAG_ORDER } from '../core/vocabulary/flags';
 
 /** Bumped when a message changes shape; the webview ignores an `init` of another version. */
 export const PROTOCOL_VERSION = 1;
@@ -137,11 +138,10 @@ const oneOf = <T extends string>(values: readonly T[]) => (x: unknown): x is T =
 const arrayOf = <T>(x: unknown, item: (v: unknown) => v is T, max: number): x is T[] => Array.isArray(x) && x.length <= max && x.every(item);
 
 const VERDICTS: readonly Verdict[] = ['split', 'held', 'unknown', 'partial'];
-const FLAGS: readonly Flag[] = ['no-ttl', 'ttl-skew', 'expiring', 'degraded', 'reentrant', 'deadlock'];
 const STATES: readonly ObservationState[] = ['present', 'absent', 'unreachable', 'unreadable'];
 const FORMATS: readonly LockFormat[] = ['string', 'redisson-lock', 'redisson-rwlock', 'semaphore'];
 export const isVerdict = oneOf(VERDICTS);
-export const isFlag = oneOf(FLAGS);
+export const isFlag = oneOf<Flag>(FLAG_ORDER);
 export const isActionKind = oneOf(ACTION_KINDS);
 export const isHistoryKind = oneOf(HISTORY_KINDS);
 const isState = oneOf(STATES);
@@ -170,7 +170,7 @@ function isPerson(x: unknown): x is Rec {
 }
 
 export function isLockEntry(x: unknown): x is LockEntry {
-  return isObj(x) && isStr(x.key) && isVerdict(x.verdict) && arrayOf(x.flags, isFlag, FLAGS.length) && isNumOrNull(x.validityMs)
+  return isObj(x) && isStr(x.key) && isVerdict(x.verdict) && arrayOf(x.flags, isFlag, FLAG_ORDER.length) && isNumOrNull(x.validityMs)
     && isNum(x.quorum) && isHolders(x.holders) && arrayOf(x.nodes, isObservation, MAX_NODES)
     && (x.holder === undefined || x.holder === null || isPerson(x.holder))
     && (x.waiters === undefined || arrayOf(x.waiters, isPerson, MAX_WAITERS))

@@ -2,6 +2,7 @@
 // derived from the anomaly order (src/shared/lockOrder.ts), so the panel's badge and the
 // tree's icon never disagree about what is in trouble.
 import type { LockEntry } from '../core/vocabulary/types';
+import { FLAGS } from '../core/vocabulary/flags';
 import { anomalyRank } from './lockOrder';
 
 /** error: act now (split, deadlock, stuck forever); warning: look (partial, unknown, no TTL); caution: may turn bad; ok: held. */
@@ -12,6 +13,6 @@ export function lockSeverity(e: Pick<LockEntry, 'verdict' | 'flags' | 'liveness'
   // Below 0: a lock without TTL whose holder is gone, stuck forever.
   if (rank <= 0) return 'error';
   if (rank < 4) return 'warning';
-  if (e.flags.includes('expiring') || e.flags.includes('ttl-skew') || e.flags.includes('degraded')) return 'caution';
+  if (e.flags.some((f) => FLAGS[f].severity === 'caution')) return 'caution';
   return 'ok';
 }

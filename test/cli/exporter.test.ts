@@ -148,6 +148,44 @@ describe('exporter', function () {
       assert.equal(value(again, 'redlock_hold_seconds_count{pattern="lock:hist:orders:*"}'), 3);
     });
 
+    it('counts every short contended hold under its pattern, though no scrape saw one held', async () => {
+      await exporter.stop();
+      // Only the locks' own pattern, scraped every interval while the holds run, as Prometheus would.
+      const short = new Exporter(rl, { patterns: ['wh:*'], intervalMs: 500 });
+      const holder = new Redlock(servers.map((s) => s.url), { events: true, retryDelayMs: 5, retryJitterMs: 5 });
+      short.start();
+      let scraping = true;
+      const scrapes = (async () => {
+        while (scraping) {
+          await short.metrics();
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      })();
+      try {
+        // 4 keys, 2 workers each, 25 holds per worker of 2 to 6 ms: 200 holds, each contended.
+        await Promise.all(Array.from({ length: 8 }, async (_, w) => {
+          for (let i = 0; i < 25; i++) {
+            const lock = await holder.acquire(`wh:${w % 4}`, 5000, { retryCount: 1000 });
+            await new Promise((r) => setTimeout(r, 2 + (i % 5)));
+            await holder.release(lock);
+          }
+        }));
+      } finally {
+        await holder.quit();
+      }
+      try {
+        const count = (text: string | undefined): number => samples(text ?? '').get('redlock_hold_seconds_count{pattern="wh:*"}') ?? 0;
+        await waitFor(async () => count(await short.metrics()) === 200 || undefined, 10_000, '200 holds counted');
+        const m = samples((await short.metrics()) ?? '');
+        assert.ok(value(m, 'redlock_hold_seconds_sum{pattern="wh:*"}') < 200 * 0.5, 'short holds, not their lease ends');
+        assert.ok(value(m, 'redlock_wait_seconds_count{pattern="wh:*"}') > 0, 'contended: some acquisitions waited');
+      } finally {
+        scraping = false;
+        await scrapes;
+        await short.stop();
+      }
+    });
+
     it('follows changes: a released lock, and a node that stops answering', async () => {
       exporter.start();
       await waitFor(async () => (await scrape(`${url}/metrics`)).status === 200, 10_000, 'first snapshot');

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import type { Dashboard } from '@grafana/schema';
 import dashboard from '../../grafana/redlock-inspector.json';
-import type { Redlock } from '../../src/core/lock/redlock';
+import type { Redlock } from '../../src/core';
 import { Exporter } from '../../src/cli/exporterMetrics';
 
 type Widen<T> = T extends string ? string : T extends number ? number : T extends boolean ? boolean : T extends Array<infer U> ? Array<Widen<U>> : T extends object ? { [K in keyof T]: Widen<T[K]> } : T;

@@ -144,7 +144,7 @@ describe('extension helpers (pure)', () => {
     assert.equal(split.label, 'split 2+1/3 — k');
     assert.deepEqual(split.highlights.map(([a, b]) => split.label.slice(a, b)), ['split 2+1/3']);
     const skew = lockRowText(entry('k', { flags: ['ttl-skew', 'expiring'] }));
-    assert.equal(skew.label, 'held 3/3 · ttl-skew · expiring — k');
+    assert.equal(skew.label, 'held 3/3 · TTL skew · expiring — k');
     assert.equal(skew.description, '5.0 s');
     const calm = lockRowText(entry('k'));
     assert.equal(calm.label, 'held 3/3 — k');

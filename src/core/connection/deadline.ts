@@ -51,3 +51,11 @@ export function withDeadline<T>(p: Promise<T>, ms: number, giveBackLag = false):
 const wallAnchor = Date.now();
 const monoAnchor = performance.now();
 export const clockNow = (): number => wallAnchor + (performance.now() - monoAnchor);
+
+/**
+ * A write's per-node deadline: the configured one, or a twentieth of the TTL within
+ * [50, 500] ms, so a short lock is not spent waiting on one slow node.
+ */
+export function writeDeadlineFor(ttlMs: number, commandTimeoutMs?: number): number {
+  return commandTimeoutMs ?? Math.min(500, Math.max(50, Math.round(ttlMs / 20)));
+}

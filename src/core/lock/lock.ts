@@ -3,7 +3,8 @@
 import './disposable';
 import type { Resource } from '../vocabulary/resource';
 import { displayKey, displayToken, parseTokenArg } from '../vocabulary/tokens';
-import { validateResources, validateTtl } from './options';
+import { validateTtl } from './options';
+import { validateResources } from '../vocabulary/resource';
 import type { NodeAttempt } from './errors';
 import { now } from './round';
 

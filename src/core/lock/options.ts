@@ -1,6 +1,7 @@
 // What a caller passes to Redlock and gets back from a release: the library's contract
 // in types (docs/architecture.md), apart from the algorithm that fills them.
-import type { NodeSetOptions, FailureOutcome } from '../connection/nodes';
+import type { FailureOutcome } from '../connection/nodes';
+import type { NodeSetTimings } from '../connection/nodeSet';
 import type { IdentityOptions } from '../bookkeeping/holderIdentity';
 import type { EventOptions } from '../bookkeeping/events';
 import type { ObservationState } from '../vocabulary/types';
@@ -8,18 +9,12 @@ import type { Resource } from '../vocabulary/resource';
 import type { NodeAttempt } from './errors';
 import type { WaitState } from '../bookkeeping/waiters';
 
-export interface RedlockOptions extends NodeSetOptions, IdentityOptions {
+export interface RedlockOptions extends NodeSetTimings, IdentityOptions {
   /** Record acquired / extended / released / lost / failed in a capped log per resource. */
   events?: boolean | EventOptions;
-  /** Clock drift allowance as a fraction of the TTL (drift = ttl * driftFactor + 2 ms). */
-  driftFactor?: number;
   retryCount?: number;
   retryDelayMs?: number;
   retryJitterMs?: number;
-  /** Per-node deadline for one lock command; default derived from the TTL. */
-  commandTimeoutMs?: number;
-  /** Per-node deadline for one read (a SCAN page, a batch of key reads, facts); default 2,000 ms. */
-  readTimeoutMs?: number;
 }
 
 export interface AcquireOptions {
@@ -69,11 +64,6 @@ export function validateTtl(ttlMs: number): void {
   if (!Number.isInteger(ttlMs) || ttlMs < 1 || ttlMs > 2 ** 31 - 1) {
     throw new RangeError(`invalid TTL ${String(ttlMs)}: an integer number of ms from 1 to 2147483647`);
   }
-}
-
-export function validateResources(resources: Resource[]): void {
-  if (resources.length === 0) throw new RangeError('no resource given');
-  for (const r of resources) if (r.length === 0) throw new RangeError('empty resource name');
 }
 
 /** One attempt of an acquire call: which try it is, and how it waits if refused. */

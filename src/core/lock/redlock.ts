@@ -1,27 +1,15 @@
 // The Redlock algorithm (redis.io distlock) over N independent nodes.
 import { LockAbortedError, NodeAttempt, RedlockError } from './errors';
-import { checkDistinct, createNodes, NodeInput, RedisNode, waitForQuorum } from '../connection/nodes';
+import type { NodeInput, RedisNode } from '../connection/nodes';
+import { NodeSet } from '../connection/nodeSet';
 import { acquireKeysOn, extendKeysOn, releaseKeysOn } from './writeScripts';
-import { DEFAULT_PATTERNS, InspectContext } from '../read/inspect';
-import { inspectNodes, inspectOne, type KeyInspection } from '../read/snapshot';
-import { readContextOf, unreadOf } from '../read/context';
-import { discoverNodes, type DiscoverOptions, type Discovery } from '../read/discover';
 import { runHolding } from './using';
 import { describeAcquireOn, describeExtendOn, describeReleaseOn, ExtendReply, namedByOwner } from './answers';
-import { Watcher, WatchListener, WatchOptions } from '../read/watch';
-import { nodeFacts } from '../read/facts';
-import { quorumOf } from '../vocabulary/classify';
-import { DoctorOptions, DoctorReport, runDoctor } from '../doctor/doctor';
-import type { InspectOptions, InspectPage, NodeFacts } from '../vocabulary/inspectTypes';
-import type { Snapshot } from '../vocabulary/types';
-import type { Resource } from '../vocabulary/resource';
+import { type Resource, validateResources } from '../vocabulary/resource';
 import { displayKey } from '../vocabulary/tokens';
 import { CONNECTION_NAME, encodeIdentity, tokenWithIdentity } from '../bookkeeping/holderIdentity';
 import { entryDue, releaseWaitOn, waitAcquireOn, WaitState, waitState } from '../bookkeeping/waiters';
 import { EventRecorder } from '../bookkeeping/events';
-import { History, readHistory } from '../read/history';
-import { AuditQuery, AuditReport, readAudit, readHistories } from '../read/auditRead';
-import type { LockEvent } from '../vocabulary/lockEvents';
 import { FenceRound, withRaiseFailures } from './fencing';
 import { LocalHandoff, NODE_CHECK_MS, RetryWaiter } from './localHandoff';
 import { Lock, lockForToken, ownedBy } from './lock';
@@ -30,7 +18,7 @@ import { newToken } from './tokenPool';
 import { forceReleaseOn } from './forceRelease';
 import { restoreExpiriesOn } from './restoreExpiries';
 import { requireScripting } from './writeSupport';
-import { AcquireAttempt, AcquireOptions, ForceReleaseResult, ObservedCopy, RedlockOptions, ReleaseNode, ReleaseResult, validateResources, validateTtl } from './options';
+import { AcquireAttempt, AcquireOptions, ForceReleaseResult, ObservedCopy, RedlockOptions, ReleaseNode, ReleaseResult, validateTtl } from './options';
 export { validateTtl } from './options';
 
 export { Lock } from './lock';
@@ -40,11 +28,9 @@ export type { Resource } from '../vocabulary/resource';
 
 
 export class Redlock {
-  readonly nodes: RedisNode[];
-  readonly quorum: number;
-  readonly driftFactor: number;
+  /** The nodes, quorum and deadlines this engine writes through; `LockReader` reads over the same. */
+  readonly nodeSet: NodeSet;
   private readonly options: RedlockOptions;
-  private connecting: Promise<void> | undefined;
   /** The identity part of every token this instance writes (bookkeeping/holderIdentity.ts). */
   private readonly identity: string;
   private readonly events: EventRecorder | undefined;
@@ -55,35 +41,30 @@ export class Redlock {
 
   constructor(nodes: readonly NodeInput[], options: RedlockOptions = {}) {
     this.options = options;
-    this.driftFactor = options.driftFactor ?? 0.01;
-    this.nodes = createNodes(nodes, { ...options, connectionName: CONNECTION_NAME });
-    this.quorum = quorumOf(this.nodes.length);
+    this.nodeSet = new NodeSet(nodes, { ...options, connectionName: CONNECTION_NAME });
     this.identity = encodeIdentity(options);
     this.events = options.events ? new EventRecorder(() => this.nodes.map((n) => ({ client: n.client, isCluster: n.isCluster })), options.events === true ? {} : options.events, options.commandTimeoutMs ?? 1000) : undefined;
-    const wait = options.connectTimeoutMs ?? 2000;
-    // A quorum of identified connections is enough to start: one frozen node must not
-    // delay every call by the connect timeout; calls wait for the rest within their deadline.
-    this.connecting = waitForQuorum(this.nodes, this.quorum, wait).then(() => {
-      this.connecting = undefined;
-    });
   }
 
-  /**
-   * The first calls after construction wait (bounded) for connections; every call rejects
-   * (NodeConfigError) while two entries are known to reach one server. No round trip.
-   */
-  private async ready(): Promise<void> {
-    if (this.connecting) await this.connecting;
-    checkDistinct(this.nodes);
+  get nodes(): RedisNode[] {
+    return this.nodeSet.nodes;
+  }
+
+  get quorum(): number {
+    return this.nodeSet.quorum;
+  }
+
+  get driftFactor(): number {
+    return this.nodeSet.driftFactor;
   }
 
   /** Why a node's identity rests on host:port only (the user may not run INFO), per node. */
   get warnings(): string[] {
-    return this.nodes.flatMap((n) => (n.identityWarning ? [n.identityWarning] : []));
+    return this.nodeSet.warnings;
   }
 
   private deadlineFor(ttlMs: number): number {
-    return this.options.commandTimeoutMs ?? Math.min(500, Math.max(50, Math.round(ttlMs / 20)));
+    return this.nodeSet.writeDeadline(ttlMs);
   }
 
   /** Refuses a write no node can serve safely; a promise only while some probe is unanswered (writeSupport.ts). */
@@ -100,8 +81,10 @@ export class Redlock {
     validateTtl(ttlMs);
     const retries = options.retryCount ?? this.options.retryCount ?? 0;
     const signal = options.signal;
-    if (this.connecting) await this.connecting;
-    checkDistinct(this.nodes);
+    // No await once connected: an uncontended call pays no extra turn (sequential throughput).
+    const connecting = this.nodeSet.connected();
+    if (connecting) await connecting;
+    this.nodeSet.checkDistinct();
     const scripting = this.writable('acquire', this.deadlineFor(ttlMs));
     if (scripting) await scripting;
     let last: RedlockError | undefined;
@@ -279,7 +262,7 @@ export class Redlock {
 
   async extend(lock: Lock, ttlMs: number): Promise<Lock> {
     validateTtl(ttlMs);
-    await this.ready();
+    await this.nodeSet.ready();
     const scripting = this.writable('extend', this.deadlineFor(ttlMs));
     if (scripting) await scripting;
     const q = this.quorum;
@@ -315,8 +298,10 @@ export class Redlock {
   }
 
   async release(lock: Lock): Promise<ReleaseResult> {
-    if (this.connecting) await this.connecting;
-    checkDistinct(this.nodes);
+    // No await once connected: an uncontended call pays no extra turn (sequential throughput).
+    const connecting = this.nodeSet.connected();
+    if (connecting) await connecting;
+    this.nodeSet.checkDistinct();
     const scripting = this.writable('release', this.deadlineFor(lock.ttlMs));
     if (scripting) await scripting;
     const q = this.quorum;
@@ -367,7 +352,7 @@ export class Redlock {
    */
   async forceRelease(resource: Resource, observed: readonly ObservedCopy[]): Promise<ForceReleaseResult> {
     validateResources([resource]);
-    await this.ready();
+    await this.nodeSet.ready();
     const scripting = this.writable('force-release', this.options.commandTimeoutMs ?? 1000);
     if (scripting) await scripting;
     return forceReleaseOn({ nodes: this.nodes, named: (keys, list) => this.named(keys, list), timeoutMs: this.options.commandTimeoutMs ?? 1000 }, resource, observed);
@@ -390,103 +375,10 @@ export class Redlock {
     return this.own(lockForToken(resource, token, ttlMs));
   }
 
-  /** The document `status --json` prints. Reads only. */
-  async inspect(options: InspectOptions = {}): Promise<Snapshot> {
-    return (await this.inspectPage(options)).snapshot;
-  }
-
-  /**
-   * One key by its name on every node (no SCAN), with its bookkeeping, fence and waiters:
-   * the document `status` would print for it, its entry, or why it is no lock. Reads only.
-   */
-  async inspectKey(resource: Resource, options: Omit<InspectOptions, 'patterns' | 'continueFrom'> = {}): Promise<KeyInspection> {
-    validateResources([resource]);
-    await this.ready();
-    return inspectOne(this.readContext(), typeof resource === 'string' ? Buffer.from(resource) : resource, options);
-  }
-
-  /** A snapshot plus the continuation of a truncated scan ("load more"). */
-  async inspectPage(options: InspectOptions = {}): Promise<InspectPage> {
-    await this.ready();
-    return inspectNodes(this.readContext(), options);
-  }
-
-  /** Lock-shaped keys anywhere in the keyspace, grouped into patterns; a bounded walk. Reads only. */
-  async discover(options: DiscoverOptions = {}): Promise<Discovery> {
-    return this.ready().then(() => discoverNodes(this.readContext(), options));
-  }
-
-  /** Live watch: `snapshot` once, then `change` for what changed; stop() ends it. Reads only. */
-  watch(options: WatchOptions, listener: WatchListener): Watcher {
-    const watcher = new Watcher(() => {
-      checkDistinct(this.nodes);
-      return this.readContext();
-    }, options, listener);
-    // A refused node set surfaces through the first tick (listener.error), like any failure.
-    void this.ready().catch(() => undefined).then(() => watcher.start());
-    return watcher;
-  }
-
-  /**
-   * Redis Cluster: the masters among `nodes` (a snapshot's or a watch status's) that did
-   * not answer and own part of the keyspace `patterns` can reach; [] elsewhere. What
-   * `inspectPage()` returns as `unread`, for a watch.
-   */
-  unreadKeyspace(nodes: ReadonlyArray<{ node: string; reachable: boolean }>, patterns: readonly string[] = DEFAULT_PATTERNS): string[] {
-    return unreadOf(this.nodes, nodes, patterns);
-  }
-
-  /** Read paths see a cluster as its masters; everything else as configured. */
-  private readContext(): InspectContext {
-    return readContextOf(this.nodes, this.driftFactor, this.options.readTimeoutMs ?? 2000);
-  }
-
-  /** Version, role, clock offset, persistence and restart risk per node. */
-  async nodeFacts(longestTtlMs = 0): Promise<NodeFacts[]> {
-    await this.ready();
-    return Promise.all(this.readContext().nodes.map((n) => nodeFacts(n, longestTtlMs, this.options.readTimeoutMs ?? 2000)));
-  }
-
-  /** Deployment findings (replicas, eviction, persistence, clocks, permissions...). Reads only. */
-  async doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
-    // Not ready(): two entries of one server are what the doctor reports (same-server),
-    // not a reason to refuse the diagnosis.
-    if (this.connecting) await this.connecting;
-    return runDoctor({ ...this.readContext(), configured: this.nodes.length, quorum: this.quorum, deadlineFor: (ttl) => this.deadlineFor(ttl) }, options);
-  }
-
-  /** The resource's event log from every node, merged, newest first. Reads only. */
-  async history(resource: Resource): Promise<History> {
-    validateResources([resource]);
-    await this.ready();
-    return readHistory(this.logNodes(), this.logQuorum(), this.options.readTimeoutMs ?? 2000, resource);
-  }
-
-  /** Findings of the safety audit over the recorded histories (docs/audit.md). Reads only. */
-  async audit(query: AuditQuery = {}): Promise<AuditReport> {
-    if (query.resource !== undefined) validateResources([query.resource]);
-    await this.ready();
-    return readAudit(this.readContext(), this.logNodes(), this.logQuorum(), query);
-  }
-
-  /** Each resource's recorded events, newest first (null when unread): for stats and metrics. Reads only. */
-  async lockHistories(resources: readonly Resource[]): Promise<Array<LockEvent[] | null>> {
-    await this.ready();
-    return readHistories(this.logNodes(), this.logQuorum(), this.options.readTimeoutMs ?? 2000, resources);
-  }
-
-  // Event logs: a cluster client routes the key to its master itself: one vote, as for inspect.
-  private logNodes = (): RedisNode[] => (this.nodes[0].isCluster ? [this.nodes[0]] : this.nodes);
-  private logQuorum = (): number => (this.nodes[0].isCluster ? 1 : this.quorum);
-
   async quit(): Promise<void> {
     // In-flight releases first: their `released` events go out before the flush below.
     await Promise.all(this.releasing);
     await this.events?.flush();
-    // A call's deadline does not cancel its commands: a SET that answers after the round
-    // gave up, or a compare-and-delete still on its way, must land before the connection
-    // closes, or it could leave a copy behind (bounded: a dead node never answers).
-    await Promise.all(this.nodes.map((n) => n.drained(2000)));
-    await Promise.all(this.nodes.map((n) => n.close()));
+    await this.nodeSet.close();
   }
 }

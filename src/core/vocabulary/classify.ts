@@ -2,6 +2,7 @@
 // (docs/vocabulary.md). Pure: every renderer shows what this decides and decides nothing itself.
 import type { Classification, Flag, Observation, Verdict } from './types';
 import { dataRecord } from './tokens';
+import { FLAG_ORDER } from './flags';
 
 export interface ClassifyInput {
   observations: Observation[];
@@ -18,8 +19,6 @@ export interface ClassifyInput {
  */
 export const NO_FLAGS = Object.freeze([]) as unknown as Flag[];
 
-/** The order flags are listed in, everywhere (`deadlock` is added last, by holdersRead.ts). */
-export const FLAG_ORDER: readonly Flag[] = ['no-ttl', 'ttl-skew', 'expiring', 'degraded', 'reentrant', 'deadlock'];
 
 export function quorumOf(n: number): number {
   return Math.floor(n / 2) + 1;

@@ -1,6 +1,7 @@
 // The core's words and rules, free of Node and ioredis: what the webview, src/shared and
 // every surface may read without pulling in a connection.
 export * from './types';
+export * from './flags';
 export * from './resource';
 export * from './tokens';
 export * from './classify';

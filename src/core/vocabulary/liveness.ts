@@ -4,7 +4,6 @@
 import { formatDuration } from './describe';
 import type { Liveness, LivenessEvidence, LivenessVerdict } from './types';
 
-
 /**
  * What CLIENT LIST said of the holder's connections. `absent` counts only where a missing
  * name means something (our core names every connection); `unknown` says why in `reason`.

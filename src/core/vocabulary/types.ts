@@ -1,8 +1,9 @@
 // The shared vocabulary (docs/vocabulary.md). The CLI, the trees and the webview render these
 // types; none of them classifies anything on its own.
+import type { Flag } from './flags';
 
+export type { Flag } from './flags';
 export type Verdict = 'split' | 'held' | 'unknown' | 'partial';
-export type Flag = 'no-ttl' | 'ttl-skew' | 'expiring' | 'degraded' | 'reentrant' | 'deadlock';
 export type ObservationState = 'present' | 'absent' | 'unreachable' | 'unreadable';
 
 /** Lock layouts the inspector recognises (see formats.ts). */

@@ -1,14 +1,13 @@
 // The word a folder row uses for its worst lock: the headline's first words, as the lock
 // row itself leads with them (src/shared/lockRow.ts), so a folder and its row agree.
-import type { LockEntry } from '../../core';
+import { FLAGS, HEADLINE_FLAGS, type LockEntry } from '../../core';
 import { needsAttention } from '../../shared/lockOrder';
-import { ACTION_FLAGS } from '../../shared/lockRow';
 
-/** `split`, `deadlock`, `partial`, `unknown`, `holder gone`, `no TTL`, `ttl-skew`, `degraded`; undefined when nothing needs attention. */
+/** `split`, `deadlock`, `partial`, `unknown`, `holder gone`, `no TTL`, `TTL skew`, `degraded`; undefined when nothing needs attention. */
 export function worstWord(e: Pick<LockEntry, 'verdict' | 'flags' | 'liveness'>): string | undefined {
   if (!needsAttention(e)) return undefined;
   if (e.flags.includes('deadlock')) return 'deadlock';
   if (e.verdict !== 'held') return e.verdict;
   if (e.liveness?.verdict === 'gone') return 'holder gone';
-  return ACTION_FLAGS.find(([flag]) => flag !== 'expiring' && e.flags.includes(flag))?.[1];
+  return HEADLINE_FLAGS.find(([flag]) => FLAGS[flag].attention && e.flags.includes(flag))?.[1];
 }

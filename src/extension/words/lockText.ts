@@ -1,7 +1,7 @@
 // Words and icons of the Locks tree, as plain data so they can be tested without VS Code.
 import { extendable } from '../../core/vocabulary';
 import type { LockEntry, Observation } from '../../core';
-import { formatTtl, shortToken, TOKEN_IN_ROW } from '../../core/vocabulary';
+import { FLAGS, FLAGS_BY_URGENCY, formatTtl, shortToken, TOKEN_IN_ROW } from '../../core/vocabulary';
 import { printable } from './markdown';
 import { anomalyRank } from '../../shared/lockOrder';
 import { describeVerdict } from '../../core';
@@ -71,7 +71,7 @@ export interface IconSpec {
  * to do has its own icon (docs/decisions.md, "What a narrow Locks view still shows").
  */
 export function lockIcon(e: Pick<LockEntry, 'verdict' | 'flags' | 'liveness'>, mine: boolean): IconSpec {
-  if (e.flags.includes('deadlock')) return { id: 'sync-ignored', color: 'errorForeground' };
+  if (e.flags.includes('deadlock')) return FLAGS.deadlock.icon as IconSpec;
   switch (anomalyRank(e)) {
     // Without TTL, and its holder gone: stuck forever.
     case -1:
@@ -81,12 +81,10 @@ export function lockIcon(e: Pick<LockEntry, 'verdict' | 'flags' | 'liveness'>, m
       return { id: 'warning', color: 'list.warningForeground' };
     case 2:
       return { id: 'question', color: 'list.warningForeground' };
-    case 3:
-      return { id: 'circle-slash', color: 'charts.orange' };
   }
-  if (e.flags.includes('ttl-skew')) return { id: 'git-compare', color: 'charts.yellow' };
-  if (e.flags.includes('degraded')) return { id: 'debug-disconnect', color: 'charts.yellow' };
-  if (e.flags.includes('expiring')) return { id: 'watch', color: 'charts.yellow' };
+  // The held lock's worst flag, by the table's urgency (no TTL first).
+  const flag = FLAGS_BY_URGENCY.find((f) => e.flags.includes(f) && FLAGS[f].icon);
+  if (flag) return FLAGS[flag].icon as IconSpec;
   return { id: mine ? 'account' : 'lock', color: mine ? 'charts.blue' : 'charts.green' };
 }
 

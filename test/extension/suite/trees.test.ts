@@ -42,7 +42,7 @@ describe('Locks and Nodes views', function () {
     // The verdict and the flags that change what to do lead the label; the key follows.
     assert.equal(byKey.get(demo.keys.noTtl)?.label, `held 3/5 · no TTL — ${demo.keys.noTtl}`);
     assert.equal(byKey.get(demo.keys.split)?.label, `split 2+2/5 — ${demo.keys.split}`);
-    assert.match(byKey.get(demo.keys.ttlSkew)?.verdict ?? '', /^held 5\/5 · ttl-skew/);
+    assert.match(byKey.get(demo.keys.ttlSkew)?.verdict ?? '', /^held 5\/5 · TTL skew/);
     const highlighted = (r: { item: vscode.TreeItem }): string[] => {
       const l = r.item.label as vscode.TreeItemLabel;
       return (l.highlights ?? []).map(([a, b]) => l.label.slice(a, b));
