@@ -139,8 +139,11 @@ export class WatchLines {
       loud = true;
       parts.push(now.fenceRisk ? '+fencing risk' : '-fencing risk');
     }
-    // Whether its holder is alive: the verdict's move, with the line that says why.
-    if (before.liveness?.verdict !== now.liveness?.verdict && now.liveness) {
+    // A holder that stopped renewing or is gone, or came back from that: the verdict's move,
+    // with the line that says why. Its first renewal seen (unknown -> alive) stays quiet.
+    const troubled = (v: string | undefined): boolean => v === 'stopped-renewing' || v === 'gone';
+    const was = before.liveness?.verdict;
+    if (now.liveness && was !== now.liveness.verdict && (troubled(was) || troubled(now.liveness.verdict))) {
       loud = true;
       parts.push(escapeText(livenessText(now.liveness)!));
     }

@@ -54,7 +54,7 @@ describe('cli: watch says what changed', () => {
     assert.equal(c.text, 'lock:worker held 4/5 · 4.0 s: verdict held 5/5→held 4/5; 127.0.0.1:7101, 127.0.0.1:7102, 127.0.0.1:7103, 127.0.0.1:7104 TTL 1.5 s→3.0 s; 127.0.0.1:7105 copy A→-');
   });
 
-  it('a holder\'s liveness verdict that moves is printed with its line; the same verdict stays quiet', () => {
+  it('a holder that stops renewing, or comes back, is printed with its liveness line; a first renewal or the same verdict stays quiet', () => {
     const w = new WatchLines();
     const renewing = (lastMs: number): RenewalSignal => ({ state: 'renewing', lastMs, everyMs: 1000 });
     const judged = (connection: ConnectionSignal, renewal: RenewalSignal) => judgeLiveness({ connection, process: null, renewal, heldMs: null, validityMs: 4000, noTtl: false });
@@ -65,6 +65,12 @@ describe('cli: watch says what changed', () => {
     assert.equal(w.changed({ ...at(300), liveness: judged(connected, renewing(400)) }, 300).text, null);
     const stopped = judged(connected, { state: 'stopped', lastMs: 1600, everyMs: 1000 });
     assert.equal(w.changed({ ...at(1500), liveness: stopped }, 1500).text, `lock:job held 5/5 · 4.0 s: ${livenessText(stopped)}`);
+    // Back to alive: said, since it had stopped; a first renewal of an unknown holder is not.
+    const back = judged(connected, renewing(10));
+    assert.equal(w.changed({ ...at(1600), liveness: back }, 1600).text, `lock:job held 5/5 · 4.0 s: ${livenessText(back)}`);
+    const other = entry('lock:other', ['u', 'u', 'u', 'u', 'u']);
+    w.seed([{ ...other, liveness: judged({ state: 'unknown', reason: 'its token names no client to look for' }, { state: 'never', lastMs: null, everyMs: null, watchedMs: 100 }) }], 0);
+    assert.equal(w.changed({ ...entry('lock:other', ['u', 'u', 'u', 'u', 'u'], { pttl: [4900, 4900, 4900, 4900, 4900] }), liveness: judged({ state: 'unknown', reason: 'x' }, renewing(0)) }, 100).text, null);
     assert.match(livenessText(stopped)!, /^holder stopped renewing: connected on 5\/5 nodes, idle 0 ms; no renewal for 1\.6 s \(every 1\.0 s before\) · it expires in 4\.0 s by itself: wait, or force-release$/);
   });
 
