@@ -40,6 +40,9 @@ export interface LivenessInput {
   noTtl: boolean;
 }
 
+/** Every verdict, in the order surfaces list them (the exporter's label values). */
+export const LIVENESS_VERDICTS: readonly LivenessVerdict[] = ['alive', 'stopped-renewing', 'gone', 'unknown'];
+
 /** A lock stops renewing once no renewal came for this many of its intervals: one renewal missed, with room for a late one. */
 export const MISSED_INTERVALS = 1.5;
 
