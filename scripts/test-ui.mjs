@@ -46,7 +46,7 @@ const EXPECTED_ROWS = [
   [SPLIT_KEY, /split 2\+2\/5/],
   ['lock:partial:report-export', /partial 2\/5/],
   ['lock:no-ttl:nightly-cleanup', /held 3\/5 · no TTL/],
-  ['lock:ttl-skew:cache-rebuild', /held 5\/5 · ttl-skew/],
+  ['lock:ttl-skew:cache-rebuild', /held 5\/5 · TTL skew/],
   ['lock:healthy:invoices', /held 5\/5/],
   ['lock:redisson:inventory', /held 3\/5/],
 ];
