@@ -6,6 +6,7 @@ import type { ActionKind, LockView } from '../src/shared/protocol';
 import { verdictBadge, verdictSentence } from '../src/shared/verdictSentence';
 import { lockSeverity } from '../src/shared/severity';
 import { cycleText, holderText } from '../src/shared/holderText';
+import { livenessText } from '../src/core/vocabulary/liveness';
 import { clear, el, setAttr, setText } from './dom';
 import { panel, post } from './panelState';
 
@@ -19,6 +20,7 @@ const announce = el('div', { id: 'announce', class: 'sr-only', 'aria-live': 'pol
 const holderEl = el('p', { id: 'holder', class: 'holder', hidden: true });
 const waitersEl = el('ul', { id: 'waiters', class: 'waiters', 'aria-label': 'Waiting clients', hidden: true });
 const cycleEl = el('p', { id: 'cycle', class: 'cycle', role: 'alert', hidden: true });
+const livenessEl = el('p', { id: 'liveness', class: 'liveness', hidden: true });
 
 function actionButton(id: string, label: string, icon: string, kind: ActionKind, secondary: boolean): HTMLElement {
   const b = el('vscode-button', { id, icon, secondary, 'data-action': kind, title: label }, label);
@@ -37,7 +39,7 @@ const readOnlyNote = el('p', { id: 'read-only-note', class: 'note', hidden: true
 const titleRow = el('div', { class: 'title-row' });
 titleRow.append(keyEl, badge, flagsEl, fenceEl);
 export const header = el('header', { class: 'head' });
-header.append(titleRow, verdictEl, holderEl, waitersEl, cycleEl, announce, actions, readOnlyNote);
+header.append(titleRow, verdictEl, holderEl, livenessEl, waitersEl, cycleEl, announce, actions, readOnlyNote);
 
 /** The key in the title and the window's title. */
 export function showKey(key: string): void {
@@ -98,6 +100,10 @@ export function tickPeople(entry: LockEntry | null, now: number): void {
   const who = entry ? holderText(entry.holder, now - panel.offset) : null;
   holderEl.hidden = who === null;
   setText(holderEl, who === null ? '' : `Held by ${who}`);
+  const alive = livenessText(entry?.liveness);
+  livenessEl.hidden = alive === null;
+  setText(livenessEl, alive ?? '');
+  livenessEl.setAttribute('data-verdict', entry?.liveness?.verdict ?? '');
   const waiters = entry?.waiters ?? [];
   const text = waiters.map((w) => (w.reason ? 'unreadable waiter entry' : `${holderText({ ...w }, now - panel.offset)?.replace(/ for /, ', waiting for ') ?? 'unnamed'}`));
   const joined = text.join('\n');

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { Gauge, Registry } from 'prom-client';
 import type { NodeFacts } from '../core/vocabulary';
 import type { Redlock } from '../core';
-import { FLAG_ORDER } from '../core/vocabulary';
+import { FLAG_ORDER, LIVENESS_VERDICTS } from '../core/vocabulary';
 import type { Flag, LockEntry, Snapshot, Verdict } from '../core/vocabulary';
 import type { Watcher, WatchStatus } from '../core';
 import { HistoryMetrics } from './exporterHistory';
@@ -48,6 +48,7 @@ export class Exporter {
   private watcher: Watcher | undefined;
   private readonly g = {
     locks: gauge(this.registry, 'redlock_locks', 'Lock keys by verdict (split, held, unknown, partial).', ['verdict']),
+    holders: gauge(this.registry, 'redlock_lock_holders', 'Held lock keys by whether their holder is alive (alive, stopped-renewing, gone, unknown; docs/liveness.md).', ['liveness']),
     flags: gauge(this.registry, 'redlock_lock_flags', 'Lock keys carrying each flag (no-ttl, ttl-skew, expiring, degraded, reentrant, deadlock).', ['flag']),
     longestTtl: gauge(this.registry, 'redlock_longest_ttl_seconds', 'Longest remaining TTL among present lock copies with an expiry; 0 without locks (copies without expiry show in redlock_lock_flags{flag="no-ttl"}).'),
     quorum: gauge(this.registry, 'redlock_quorum', 'Nodes that must agree for a lock to hold (Q = floor(N/2) + 1; 1 on a Redis Cluster).'),
@@ -138,12 +139,15 @@ export class Exporter {
     const g = this.g;
     const byVerdict = new Map<string, number>();
     const byFlag = new Map<string, number>();
+    const byLiveness = new Map<string, number>();
     for (const { entry } of this.locks.values()) {
       byVerdict.set(entry.verdict, (byVerdict.get(entry.verdict) ?? 0) + 1);
+      if (entry.liveness) byLiveness.set(entry.liveness.verdict, (byLiveness.get(entry.liveness.verdict) ?? 0) + 1);
       for (const f of entry.flags) byFlag.set(f, (byFlag.get(f) ?? 0) + 1);
     }
     for (const v of VERDICTS) g.locks.set({ verdict: v }, byVerdict.get(v) ?? 0);
     for (const f of FLAGS) g.flags.set({ flag: f }, byFlag.get(f) ?? 0);
+    for (const v of LIVENESS_VERDICTS) g.holders.set({ liveness: v }, byLiveness.get(v) ?? 0);
     g.longestTtl.set(this.longestTtlMs(Date.now()).finite / 1000);
     g.quorum.set(this.status.quorum);
     g.truncated.set(this.status.truncated ? 1 : 0);

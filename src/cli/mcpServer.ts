@@ -8,7 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { RedlockError } from '../core';
 import type { Redlock } from '../core';
-import { parseKeyArg } from '../core/vocabulary';
+import { livenessText, parseKeyArg } from '../core/vocabulary';
 import type { LockEntry, Snapshot } from '../core/vocabulary';
 import { verdictSentence } from '../shared/verdictSentence';
 
@@ -47,7 +47,10 @@ async function guarded(fn: () => Promise<CallToolResult>): Promise<CallToolResul
 function statusSummary(snap: Snapshot): string {
   const up = snap.nodes.filter((n) => n.reachable).length;
   const lines = [`${snap.locks.length} lock${snap.locks.length === 1 ? '' : 's'}; ${up} of ${snap.nodes.length} nodes answered (quorum ${snap.quorum})${snap.truncated ? '; the scan was truncated' : ''}.`];
-  for (const l of snap.locks) lines.push(`- ${JSON.stringify(l.key)}: ${verdictSentence(l)}${l.flags.length ? ` [${l.flags.join(', ')}]` : ''}`);
+  for (const l of snap.locks) {
+    const alive = livenessText(l.liveness);
+    lines.push(`- ${JSON.stringify(l.key)}: ${verdictSentence(l)}${l.flags.length ? ` [${l.flags.join(', ')}]` : ''}${alive ? `; ${JSON.stringify(alive)}` : ''}`);
+  }
   return lines.join('\n');
 }
 
@@ -87,6 +90,8 @@ export function createMcpServer(redlock: Redlock, options: McpOptions): McpServe
       return result(`${JSON.stringify(key)}: ${why}.`, { key, lock: null, skipped: skipped ?? null, nodes });
     }
     const lines = [`${JSON.stringify(entry.key)}: ${verdictSentence(entry)}.`];
+    const alive = livenessText(entry.liveness);
+    if (alive) lines.push(`liveness: ${JSON.stringify(alive)}`);
     // The recorded history (clients with events on) explains how it got here; its absence
     // or a failed read never hides the lock itself.
     const events = await redlock.history(parseKeyArg(key)).then((h) => h.events.slice(0, HISTORY_SHOWN), () => []);

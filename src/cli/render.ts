@@ -4,7 +4,7 @@ import { describeVerdict } from '../core/vocabulary';
 import type { NodeAttempt } from '../core';
 import type { NodeFacts } from '../core/vocabulary';
 import type { LockEntry, Observation, Snapshot } from '../core/vocabulary';
-import { FLAGS, FLAGS_BY_URGENCY, fencingRiskWhy, formatDuration, formatOffset, formatTtl } from '../core/vocabulary';
+import { FLAGS, FLAGS_BY_URGENCY, fencingRiskWhy, formatDuration, formatOffset, formatTtl, livenessText, type LivenessVerdict } from '../core/vocabulary';
 import { needsAttention, sortLocks } from '../shared/lockOrder';
 import { displayWidth as width, padEnd as pad } from './displayWidth';
 import { escapeText } from './escape';
@@ -136,6 +136,8 @@ export function renderLocks(snap: Snapshot, options: StatusOptions): string[] {
       if (r.entry.fence !== null) lines.push(fenceLine(r.entry, style));
       const cycle = cycleText(r.entry);
       if (cycle) lines.push(style.red(`    ${escapeText(cycle)}`));
+      const alive = livenessText(r.entry.liveness);
+      if (alive) lines.push(livenessColour(r.entry.liveness!.verdict, style)(`    ${escapeText(alive)}`));
     }
   }
   if (snap.skipped.length) {
@@ -153,6 +155,11 @@ export function renderLocks(snap: Snapshot, options: StatusOptions): string[] {
 
 const KEY_COLUMN = 48;
 
+/** A gone holder in red, one that stopped renewing in yellow, the rest dim. */
+function livenessColour(verdict: LivenessVerdict, style: Style): (text: string) => string {
+  return verdict === 'gone' ? style.red : verdict === 'stopped-renewing' ? style.yellow : style.dim;
+}
+
 /**
  * `1 split`, `2 partial`, `1 no TTL`...: what the locks that need attention have, every
  * verdict but held and every flag with a word (so `expiring` shows up only beside a
@@ -163,8 +170,9 @@ export function anomalySummary(locks: readonly LockEntry[]): string[] {
   const add = (word: string): void => void counts.set(word, (counts.get(word) ?? 0) + 1);
   const troubled = locks.filter(needsAttention);
   for (const l of troubled) if (l.verdict !== 'held') add(l.verdict);
+  for (const l of troubled) if (l.liveness?.verdict === 'gone') add('holder gone');
   for (const l of troubled) for (const f of l.flags) if (FLAGS[f].word) add(FLAGS[f].word);
-  const order = ['split', 'partial', 'unknown', ...FLAGS_BY_URGENCY.map((f) => FLAGS[f].word)];
+  const order = ['split', 'partial', 'unknown', 'holder gone', ...FLAGS_BY_URGENCY.map((f) => FLAGS[f].word)];
   const rank = (w: string): number => order.indexOf(w);
   return [...counts].sort((a, b) => rank(a[0]) - rank(b[0])).map(([w, n]) => `${n} ${w}`);
 }

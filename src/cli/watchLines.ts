@@ -10,7 +10,7 @@
 // per renewal. The rule is in docs/cli.md ("watch"); `--json` still reports every change.
 import { describeVerdict } from '../core/vocabulary';
 import type { LockEntry, Observation } from '../core/vocabulary';
-import { formatDuration, formatTtl } from '../core/vocabulary';
+import { formatDuration, formatTtl, livenessText } from '../core/vocabulary';
 import { escapeText } from './escape';
 import { tokenLabels, verdictText } from './render';
 
@@ -138,6 +138,14 @@ export class WatchLines {
     if ((before.fenceRisk ?? false) !== (now.fenceRisk ?? false)) {
       loud = true;
       parts.push(now.fenceRisk ? '+fencing risk' : '-fencing risk');
+    }
+    // A holder that stopped renewing or is gone, or came back from that: the verdict's move,
+    // with the line that says why. Its first renewal seen (unknown -> alive) stays quiet.
+    const troubled = (v: string | undefined): boolean => v === 'stopped-renewing' || v === 'gone';
+    const was = before.liveness?.verdict;
+    if (now.liveness && was !== now.liveness.verdict && (troubled(was) || troubled(now.liveness.verdict))) {
+      loud = true;
+      parts.push(escapeText(livenessText(now.liveness)!));
     }
     for (const [words, nodes] of byChange) parts.push(`${nodes.join(', ')} ${words}`);
     // Labels of tokens gone from every node are dropped; `issued` keeps them from coming back.

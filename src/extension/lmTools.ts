@@ -4,7 +4,7 @@
 // names are untrusted data from Redis: they reach the model inside JSON strings, and the
 // result says so (docs/lm-tools.md).
 import * as vscode from 'vscode';
-import { fencingRiskWhy, parseKeyArg, type LockEntry, type Redlock, type Snapshot } from '../core';
+import { fencingRiskWhy, livenessText, parseKeyArg, type LockEntry, type Redlock, type Snapshot } from '../core';
 import { cycleText, holderText } from '../shared/holderText';
 import { verdictSentence } from '../shared/verdictSentence';
 import type { LockModel } from './model/lockModel';
@@ -40,6 +40,8 @@ function whoLines(entry: LockEntry, nowMs: number): string[] {
   const lines: string[] = [];
   const who = holderText(entry.holder, nowMs);
   if (who) lines.push(`holder: ${q(who)}`);
+  const alive = livenessText(entry.liveness);
+  if (alive) lines.push(`liveness: ${q(alive)}`);
   const waiters = entry.waiters ?? [];
   if (waiters.length > 0) {
     const shown = waiters.slice(0, 10).map((w) => q(w.reason ? 'unreadable entry' : (holderText({ ...w }, nowMs) ?? 'unnamed')));
@@ -62,7 +64,8 @@ export function statusText(snap: Snapshot, nowMs = Date.now()): string {
   for (const l of snap.locks) {
     const who = holderText(l.holder, nowMs);
     const waiting = l.waiters?.length ?? 0;
-    lines.push(`- ${q(l.key)}: ${verdictSentence(l)}${l.flags.length ? ` [${l.flags.join(', ')}]` : ''}${who ? `; holder ${q(who)}` : ''}${waiting ? `; ${waiting} waiting` : ''}${l.fence !== null ? `; fence ${l.fence}` : ''}`);
+    const alive = livenessText(l.liveness);
+    lines.push(`- ${q(l.key)}: ${verdictSentence(l)}${l.flags.length ? ` [${l.flags.join(', ')}]` : ''}${who ? `; holder ${q(who)}` : ''}${waiting ? `; ${waiting} waiting` : ''}${l.fence !== null ? `; fence ${l.fence}` : ''}${alive ? `; ${q(alive)}` : ''}`);
   }
   return lines.join('\n');
 }

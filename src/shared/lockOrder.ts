@@ -6,18 +6,23 @@
 // from the core; this only orders them. One rule for the Locks tree and the CLI's status
 // table (docs/cli.md).
 import type { LockEntry } from '../core/vocabulary/types';
+import { stuckForever } from '../core/vocabulary/liveness';
 import { FLAGS } from '../core/vocabulary/flags';
 
 const VERDICT_RANK: Readonly<Record<LockEntry['verdict'], number>> = { split: 0, partial: 1, unknown: 2, held: 4 };
 
-/** 0 split or deadlock ... 3 no TTL, 4 nothing to look at: the verdict's rank or its worst flag's (vocabulary/flags.ts). */
-export function anomalyRank(e: Pick<LockEntry, 'verdict' | 'flags'>): number {
+/**
+ * -1 stuck forever (no TTL, its holder gone), 0 split or deadlock ... 3 no TTL, 4 nothing
+ * to look at: the verdict's rank or its worst flag's (vocabulary/flags.ts).
+ */
+export function anomalyRank(e: Pick<LockEntry, 'verdict' | 'flags' | 'liveness'>): number {
+  if (stuckForever(e)) return -1;
   let rank = VERDICT_RANK[e.verdict];
   for (const f of e.flags) rank = Math.min(rank, FLAGS[f].anomalyRank ?? 4);
   return rank;
 }
 
-export function isAnomaly(e: Pick<LockEntry, 'verdict' | 'flags'>): boolean {
+export function isAnomaly(e: Pick<LockEntry, 'verdict' | 'flags' | 'liveness'>): boolean {
   return anomalyRank(e) < 4;
 }
 
@@ -30,17 +35,17 @@ export function isAnomaly(e: Pick<LockEntry, 'verdict' | 'flags'>): boolean {
  * The one count the CLI summary and the status bar show, "N need attention": the locks
  * this predicate keeps. A lock counts once, whatever number of troubles it has.
  */
-export function needsAttention(e: Pick<LockEntry, 'verdict' | 'flags'>): boolean {
-  return isAnomaly(e) || e.flags.some((f) => FLAGS[f].attention);
+export function needsAttention(e: Pick<LockEntry, 'verdict' | 'flags' | 'liveness'>): boolean {
+  return isAnomaly(e) || e.liveness?.verdict === 'gone' || e.flags.some((f) => FLAGS[f].attention);
 }
 
-export function compareLocks(a: Pick<LockEntry, 'verdict' | 'flags' | 'key'>, b: Pick<LockEntry, 'verdict' | 'flags' | 'key'>): number {
+export function compareLocks(a: Pick<LockEntry, 'verdict' | 'flags' | 'key' | 'liveness'>, b: Pick<LockEntry, 'verdict' | 'flags' | 'key' | 'liveness'>): number {
   const r = anomalyRank(a) - anomalyRank(b);
   if (r !== 0) return r;
   // Keys are unique in a snapshot: code-unit order is total and the same on every machine.
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
-export function sortLocks<T extends Pick<LockEntry, 'verdict' | 'flags' | 'key'>>(locks: readonly T[]): T[] {
+export function sortLocks<T extends Pick<LockEntry, 'verdict' | 'flags' | 'key' | 'liveness'>>(locks: readonly T[]): T[] {
   return [...locks].sort(compareLocks);
 }

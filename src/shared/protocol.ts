@@ -3,6 +3,7 @@
 // below; a message that fails them is dropped. No `vscode`, no Node, no DOM in here.
 import type { Flag, LockEntry, LockFormat, Observation, ObservationState, Verdict } from '../core/vocabulary/types';
 import { FLAG_ORDER } from '../core/vocabulary/flags';
+import { LIVENESS_VERDICTS } from '../core/vocabulary/liveness';
 
 /** Bumped when a message changes shape; the webview ignores an `init` of another version. */
 export const PROTOCOL_VERSION = 1;
@@ -176,7 +177,16 @@ export function isLockEntry(x: unknown): x is LockEntry {
     && (x.waiters === undefined || arrayOf(x.waiters, isPerson, MAX_WAITERS))
     && (x.cycle === undefined || arrayOf(x.cycle, isStr, MAX_WAITERS))
     // Optional on the wire: a panel state saved before fences existed still restores.
-    && (x.fence === undefined || isNumOrNull(x.fence)) && (x.fenceRisk === undefined || isBool(x.fenceRisk));
+    && (x.fence === undefined || isNumOrNull(x.fence)) && (x.fenceRisk === undefined || isBool(x.fenceRisk))
+    && (x.liveness === undefined || isLiveness(x.liveness));
+}
+
+const LIVENESS = new Set<string>(LIVENESS_VERDICTS);
+
+/** The liveness line's parts: a known verdict, its evidence sentences, a suggestion. */
+function isLiveness(x: unknown): boolean {
+  return isObj(x) && typeof x.verdict === 'string' && LIVENESS.has(x.verdict) && isStr(x.suggestion)
+    && arrayOf(x.evidence, (e): e is unknown => isObj(e) && isStr(e.kind) && isStr(e.says), 8);
 }
 
 export function isHistoryEvent(x: unknown): x is HistoryEvent {

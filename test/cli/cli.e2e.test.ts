@@ -409,8 +409,20 @@ describe('cli end to end on 5 real nodes', function () {
     assert.equal(st.verdict, 'held');
     assert.equal(st.holders[a.token!], 5);
     assert.equal(st.nodes.length, 5);
+    // Its holder, the acquire process, has exited and closed its connections: gone, on two signals.
+    const live = st.liveness as { verdict: string; evidence: Array<{ kind: string; says: string; pid?: number }>; suggestion: string };
+    assert.equal(live.verdict, 'gone');
+    assert.deepEqual(live.evidence.map((e) => e.kind), ['connection', 'process', 'renewal', 'history']);
+    assert.equal(live.evidence[0].says, 'no connection on any of 5 nodes');
+    assert.equal(live.evidence[1].says, `pid ${live.evidence[1].pid} on this host has exited`);
+    assert.equal(live.evidence[2].says, 'no renewal seen (one read)');
+    assert.equal(live.suggestion, 'safe to force-release (compare-and-delete on the token shown; connection and process agree)');
+    const human = await runCli(['status', '--pattern', 'lock:st', ...nodeArgs]);
+    assert.ok(human.stdout.includes(`    holder gone: no connection on any of 5 nodes; pid ${live.evidence[1].pid} on this host has exited; no renewal seen (one read); held `), human.stdout);
+    assert.match(human.stdout, /^Locks: 1, 1 needs attention \(1 holder gone\)/m);
     const mx = snap.locks.find((l) => l.key === 'mutex:x')!;
     assert.equal(mx.verdict, 'partial');
+    assert.equal(mx.liveness, undefined);
     assert.deepEqual(snap.skipped.find((s) => s.key === 'lock:list')?.reason, 'wrong-type');
     assert.equal(snap.truncated, false);
     assert.deepEqual(st.flags, []);

@@ -105,6 +105,9 @@ describe('exporter', function () {
       assert.equal(value(m, 'redlock_lock_flags{flag="no-ttl"}'), 1);
       assert.equal(value(m, 'redlock_lock_flags{flag="degraded"}'), 0);
       assert.equal(value(m, 'redlock_lock_flags{flag="reentrant"}'), 0);
+      // Plain tokens name no holder to look for: both held locks are unknown, every verdict listed.
+      assert.equal(value(m, 'redlock_lock_holders{liveness="unknown"}'), 2);
+      for (const v of ['alive', 'stopped-renewing', 'gone']) assert.equal(value(m, `redlock_lock_holders{liveness="${v}"}`), 0);
       assert.equal(value(m, 'redlock_quorum'), 2);
       assert.equal(value(m, 'redlock_scan_truncated'), 0);
       const longest = value(m, 'redlock_longest_ttl_seconds');

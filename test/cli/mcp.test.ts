@@ -75,12 +75,21 @@ describe('cli: mcp server', function () {
       assert.equal(snap.quorum, 2);
       assert.deepEqual(snap.locks.map((l) => [l.key, l.verdict]), [['lock:job', 'held'], ['lock:split', 'split']]);
       assert.match(summary(all), /^2 locks; 3 of 3 nodes answered \(quorum 2\)/);
+      // A held lock's liveness: a plain token names no holder, a single read sees no pulse.
+      const job = (snap.locks as Array<{ key: string; liveness?: { verdict: string; evidence: Array<{ kind: string; says: string }>; suggestion: string } }>)[0];
+      assert.equal(job.liveness?.verdict, 'unknown');
+      assert.deepEqual(job.liveness!.evidence.map((e) => e.kind), ['connection', 'renewal']);
+      assert.equal(job.liveness!.suggestion, 'not enough evidence to tell: its token names no client to look for; no renewal seen (one read)');
+      assert.match(summary(all), /^- "lock:job": .*; "holder unknown: its token names no client to look for; no renewal seen \(one read\) · not enough evidence to tell: /m);
+      assert.equal(snap.locks[1].key, 'lock:split');
+      assert.equal((snap.locks[1] as { liveness?: unknown }).liveness, undefined);
 
       const some = doc<{ locks: Array<{ key: string }> }>(await client.callTool({ name: 'redlock_status', arguments: { patterns: ['lock:j*'] } }));
       assert.deepEqual(some.locks.map((l) => l.key), ['lock:job']);
 
       const explained = await client.callTool({ name: 'redlock_explain', arguments: { key: 'lock:job' } });
       assert.match(summary(explained), /^"lock:job": Held by tok-job on 3 of 3 nodes; valid for/);
+      assert.match(summary(explained), /^liveness: "holder unknown: its token names no client to look for; no renewal seen \(one read\) · /m);
       const explainedDoc = doc<{ lock: { verdict: string; nodes: Copy[] }; history: unknown[] }>(explained);
       // Seeded by plain SETs: no client recorded events for it.
       assert.deepEqual(explainedDoc.history, []);

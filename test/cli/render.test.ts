@@ -7,6 +7,7 @@ import { statusDocument } from '../../src/cli/commands/status';
 import type { NodeFacts } from '../../src/core/vocabulary/inspectTypes';
 import type { LockEntry, Observation, Snapshot } from '../../src/core/vocabulary/types';
 import { lockEntry } from '../support/entries';
+import { judgeLiveness, livenessText } from '../../src/core/vocabulary/liveness';
 
 const EVIL = 'lock:\x1b[31mred\x1b]0;title\x07\n\rnext\u202eevil\u2066x\u2069\x9b2J\x7f\u2028\u200b\ud800';
 
@@ -89,6 +90,17 @@ describe('cli: human rendering', () => {
     assert.match(out, /Truncated/);
     assert.match(out, /Nodes: 2 of 3 reachable, quorum 2/);
     assert.match(out, /c:3\s+unreachable: connect ECONNREFUSED\\x1b\[2J/);
+  });
+
+  it('status: each held lock\'s liveness line under its row, in livenessText\'s words, escaped; a gone holder in red', () => {
+    const gone = judgeLiveness({ connection: { state: 'absent', asked: 2 }, process: { state: 'elsewhere', host: 'web\x1b[2J' }, renewal: { state: 'stopped', lastMs: 45_000, everyMs: 10_000 }, heldMs: 240_000, validityMs: 4000, noTtl: false });
+    const snap = snapshot([lock('lock:job', [obs('a:1'), obs('b:2'), obs('c:3', { state: 'absent', token: null, pttlMs: null })], { liveness: gone })]);
+    const out = renderStatus(snap, null, { patterns: ['*lock*'] });
+    assertInert(out, true);
+    assert.ok(out.split('\n').includes(`    ${escapeText(livenessText(gone)!)}`), out);
+    assert.match(out, /holder gone: no connection on any of 2 nodes; runs on web\\x1b\[2J: its process cannot be checked from this host; no renewal for 45\.0 s \(every 10\.0 s before\); held 4 min 0 s · safe to force-release \(compare-and-delete on the token shown; connection and renewal agree\)/);
+    assert.match(out, /^Locks: 1, 1 needs attention \(1 holder gone\)/m);
+    assert.ok(renderStatus(snap, null, { patterns: ['*'], style: styleFor(true) }).includes(`\x1b[31m    holder gone:`));
   });
 
   it('colours only when asked, and never inside escaped text', () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { WatchLines } from '../../src/cli/watchLines';
 import type { Flag, LockEntry, Observation } from '../../src/core/vocabulary/types';
+import { judgeLiveness, livenessText, type ConnectionSignal, type RenewalSignal } from '../../src/core/vocabulary/liveness';
 
 const IDS = ['127.0.0.1:7101', '127.0.0.1:7102', '127.0.0.1:7103', '127.0.0.1:7104', '127.0.0.1:7105'];
 
@@ -51,6 +52,26 @@ describe('cli: watch says what changed', () => {
     // Renewed on four nodes while the fifth lost its copy: printed, the jumps included.
     const c = w.changed(entry('lock:worker', ['t', 't', 't', 't', null], { pttl: [3000, 3000, 3000, 3000, 0] }), 3100);
     assert.equal(c.text, 'lock:worker held 4/5 · 4.0 s: verdict held 5/5→held 4/5; 127.0.0.1:7101, 127.0.0.1:7102, 127.0.0.1:7103, 127.0.0.1:7104 TTL 1.5 s→3.0 s; 127.0.0.1:7105 copy A→-');
+  });
+
+  it('a holder that stops renewing, or comes back, is printed with its liveness line; a first renewal or the same verdict stays quiet', () => {
+    const w = new WatchLines();
+    const renewing = (lastMs: number): RenewalSignal => ({ state: 'renewing', lastMs, everyMs: 1000 });
+    const judged = (connection: ConnectionSignal, renewal: RenewalSignal) => judgeLiveness({ connection, process: null, renewal, heldMs: null, validityMs: 4000, noTtl: false });
+    const base = entry('lock:job', ['t', 't', 't', 't', 't']);
+    const connected: ConnectionSignal = { state: 'connected', connectedOn: 5, asked: 5, idleMs: 0 };
+    w.seed([{ ...base, liveness: judged(connected, renewing(100)) }], 0);
+    const at = (ms: number): LockEntry => entry('lock:job', ['t', 't', 't', 't', 't'], { pttl: [5000 - ms, 5000 - ms, 5000 - ms, 5000 - ms, 5000 - ms] });
+    assert.equal(w.changed({ ...at(300), liveness: judged(connected, renewing(400)) }, 300).text, null);
+    const stopped = judged(connected, { state: 'stopped', lastMs: 1600, everyMs: 1000 });
+    assert.equal(w.changed({ ...at(1500), liveness: stopped }, 1500).text, `lock:job held 5/5 · 4.0 s: ${livenessText(stopped)}`);
+    // Back to alive: said, since it had stopped; a first renewal of an unknown holder is not.
+    const back = judged(connected, renewing(10));
+    assert.equal(w.changed({ ...at(1600), liveness: back }, 1600).text, `lock:job held 5/5 · 4.0 s: ${livenessText(back)}`);
+    const other = entry('lock:other', ['u', 'u', 'u', 'u', 'u']);
+    w.seed([{ ...other, liveness: judged({ state: 'unknown', reason: 'its token names no client to look for' }, { state: 'never', lastMs: null, everyMs: null, watchedMs: 100 }) }], 0);
+    assert.equal(w.changed({ ...entry('lock:other', ['u', 'u', 'u', 'u', 'u'], { pttl: [4900, 4900, 4900, 4900, 4900] }), liveness: judged({ state: 'unknown', reason: 'x' }, renewing(0)) }, 100).text, null);
+    assert.match(livenessText(stopped)!, /^holder stopped renewing: connected on 5\/5 nodes, idle 0 ms; no renewal for 1\.6 s \(every 1\.0 s before\) · it expires in 4\.0 s by itself: wait, or force-release$/);
   });
 
   it('says when waiters come and go, and when a deadlock appears', () => {

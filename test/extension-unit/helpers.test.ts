@@ -16,6 +16,7 @@ import { cell, escapeMarkdown, printable } from '../../src/extension/words/markd
 import { parseNodeSettings, splitPassword, withPassword } from '../../src/extension/model/nodeSettings';
 import { nodeDescription } from '../../src/extension/words/nodeText';
 import { lockTooltipMarkdown } from '../../src/extension/views/tooltip';
+import { judgeLiveness, livenessText } from '../../src/core/vocabulary/liveness';
 import { elementId } from '../../src/extension/views/treeIds';
 
 function obs(node: string, token: string | null, pttlMs: number | null = 10_000): Observation {
@@ -56,6 +57,14 @@ describe('extension helpers (pure)', () => {
       assert.doesNotMatch(lockTooltipMarkdown(entry('k'), 0, false), /Fence/);
       assert.match(lockTooltipMarkdown(entry('k', { fence: 34 }), 0, false), /^Fence: 34$/m);
       assert.match(lockTooltipMarkdown(entry('k', { fence: 34, fenceRisk: true }), 0, false), /^Fence: 34 · \*\*fencing risk\*\*: fewer than 2 reachable nodes hold it/m);
+    });
+
+    it('the tooltip shows the liveness line in livenessText\'s words, as a Markdown cell', () => {
+      assert.doesNotMatch(lockTooltipMarkdown(entry('k'), 0, false), /Liveness/);
+      const alive = judgeLiveness({ connection: { state: 'connected', connectedOn: 2, asked: 3, idleMs: 0 }, process: null, renewal: { state: 'renewing', lastMs: 3000, everyMs: 10_000 }, heldMs: 5000, validityMs: 4000, noTtl: false });
+      const md = lockTooltipMarkdown(entry('k', { liveness: alive }), 0, false);
+      assert.ok(md.split('\n').includes(`Liveness: ${cell(livenessText(alive)!, 600)}`), md);
+      assert.equal(livenessText(alive), 'holder alive: connected on 2/3 nodes, idle 0 ms; renewed 3.0 s ago, every 10.0 s; held 5.0 s · wait');
     });
 
     it('builds a tooltip table whose rows keep their cells, whatever the key and tokens', () => {

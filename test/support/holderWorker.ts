@@ -21,6 +21,8 @@ interface Plan {
   identity?: 'full' | 'anonymous';
   /** Record events (history, audit). */
   events?: boolean;
+  /** Hold this lock through `using()` (renewed at half its TTL) until `stop`. */
+  using?: string;
 }
 
 const plan = JSON.parse(process.argv[2]) as Plan;
@@ -44,6 +46,14 @@ async function next(word: string): Promise<void> {
 }
 
 (async () => {
+  if (plan.using) {
+    await redlock.using(plan.using, plan.ttlMs, async () => {
+      console.log('held');
+      await next('stop');
+    });
+    await redlock.quit();
+    process.exit(0);
+  }
   const held = [];
   if (plan.hold) {
     held.push(await redlock.acquire(plan.hold, plan.ttlMs));

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { LockEntry, Observation } from '../../src/core/vocabulary/types';
 import { lockEntry } from '../support/entries';
+import { judgeLiveness, livenessText } from '../../src/core/vocabulary/liveness';
 import { panelHtml } from '../../src/extension/panel/html';
 import { PROTOCOL_VERSION, type HistoryEvent, type HostMessage, type LockView } from '../../src/shared/protocol';
 
@@ -251,6 +252,19 @@ describe('lock detail panel (webview in headless Chromium)', function () {
     await p.waitForFunction(() => document.querySelector('#fence')?.textContent === 'fence 35 · fencing risk');
     assert.equal(await p.getAttribute('#fence', 'data-risk'), 'true');
     assert.match((await p.getAttribute('#fence', 'title')) ?? '', /Fewer than 3 reachable nodes hold fence 35/);
+  });
+
+  it('shows the holder\'s liveness line in livenessText\'s words, marked by verdict; none without one', async () => {
+    const p = await open();
+    await send(p, init('orders:lock', heldEntry()));
+    await p.waitForFunction(() => document.querySelectorAll('#timeline g.lane').length === 5);
+    assert.equal(await p.locator('#liveness').isHidden(), true);
+    const gone = judgeLiveness({ connection: { state: 'absent', asked: 5 }, process: { state: 'exited', pid: 4242 }, renewal: { state: 'one-read', lastMs: null, everyMs: null }, heldMs: 60_000, validityMs: null, noTtl: true });
+    await send(p, init('orders:lock', { ...heldEntry(), liveness: gone }));
+    const line = livenessText(gone)!;
+    await p.waitForFunction((t) => document.querySelector('#liveness')?.textContent === t, line);
+    assert.equal(await p.getAttribute('#liveness', 'data-verdict'), 'gone');
+    assert.match(line, /^holder gone: no connection on any of 5 nodes; pid 4242 on this host has exited; .* · stuck forever: it has no TTL; safe to force-release/);
   });
 
   it('counts the TTL and the validity down between snapshots', async () => {

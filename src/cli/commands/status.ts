@@ -6,7 +6,7 @@
 import { Command, Option } from 'commander';
 import type { NodeFacts } from '../../core/vocabulary';
 import type { DiscoveredPattern, LockStats, Redlock } from '../../core';
-import { DEFAULT_STATS_WINDOW_MS, formatDuration, lockStats, parseKeyArg } from '../../core/vocabulary';
+import { DEFAULT_STATS_WINDOW_MS, formatDuration, lockStats, parseKeyArg, withHoldP95 } from '../../core/vocabulary';
 import type { NodeStatus, Snapshot } from '../../core/vocabulary';
 import type { CliContext } from '../context';
 import { escapeText, safeJson } from '../escape';
@@ -170,6 +170,8 @@ export async function runStatus(redlock: Redlock, asked: ReadArgs & { failOn?: R
   const window = cmd.statsWindowMs;
   const histories = window === undefined ? undefined : await redlock.lockHistories(snap.locks.map((l) => parseKeyArg(l.key)));
   const stats = histories?.map((h) => (h ? lockStats(h, Date.now(), window) : null));
+  // A holder past its own p95 hold time is worth a look: the liveness line says so.
+  if (stats) snap.locks.forEach((l, i) => { if (l.liveness) l.liveness = withHoldP95(l.liveness, stats[i]?.holdMs.p95 ?? null); });
   if (cmd.json) {
     const doc = await jsonStatus(redlock, snap, page.takenAtMs);
     if (stats) doc.locks = doc.locks.map((l, i) => ({ ...l, stats: stats[i] }));

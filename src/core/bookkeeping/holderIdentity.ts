@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { basename, dirname, extname } from 'node:path';
 import { boundedText, MAX_HOST_BYTES, MAX_NAME_BYTES } from '../vocabulary/holderToken';
+import { holderConnectionName } from '../vocabulary/liveness';
 
 export type { Identity } from '../vocabulary/holderToken';
 export { decodeIdentity, holderOf, processIdOf, holderLabel, boundedText } from '../vocabulary/holderToken';
@@ -25,6 +26,9 @@ export interface IdentityOptions {
 
 /** Random per-process id: pids repeat across containers (pid 1), this does not. */
 export const PROCESS_ID = randomBytes(8).toString('hex');
+
+/** What this process's connections are named, so CLIENT LIST can find its holders (docs/liveness.md). */
+export const CONNECTION_NAME = holderConnectionName(PROCESS_ID);
 
 const GENERIC_SCRIPTS = new Set(['index', 'main', 'app', 'server', 'cli']);
 

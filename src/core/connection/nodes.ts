@@ -14,6 +14,7 @@ import { NodeConfigError, NodeSpec, parseNodeUrl } from './urls';
 import { waitClusterReady } from './clusterTopology';
 import { tlsRefusal, tlsRefusalSettled } from './tlsRefusals';
 import { createClient, idOfClient, trackedClient } from './clients';
+import { nameConnections } from './connectionName';
 export { sentinelTimeout } from './clients';
 import { checkTls, plainOnTlsReason, plainOnTlsSettled, TlsSettings, watchPlainOnTls } from './tls';
 
@@ -26,6 +27,8 @@ export interface NodeSetOptions {
   defaultPassword?: string;
   /** TLS settings for every TLS node that has none of its own (a private CA, a client certificate). */
   tls?: TlsSettings;
+  /** CLIENT SETNAME for the connections this set opens (connectionName.ts); never for a client given. */
+  connectionName?: string;
 }
 
 export { DeadlineError, firstLine } from './replies';
@@ -314,6 +317,7 @@ export function createNodes(inputs: readonly NodeInput[], options: NodeSetOption
   for (const n of nodes) {
     n.peers = nodes;
     n.probeTimeoutMs = connectTimeoutMs;
+    if (options.connectionName && n.owned) nameConnections(n.client, options.connectionName);
   }
   return nodes;
 }

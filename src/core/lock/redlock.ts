@@ -7,7 +7,7 @@ import { runHolding } from './using';
 import { describeAcquireOn, describeExtendOn, describeReleaseOn, ExtendReply, namedByOwner } from './answers';
 import { type Resource, validateResources } from '../vocabulary/resource';
 import { displayKey } from '../vocabulary/tokens';
-import { encodeIdentity, tokenWithIdentity } from '../bookkeeping/holderIdentity';
+import { CONNECTION_NAME, encodeIdentity, tokenWithIdentity } from '../bookkeeping/holderIdentity';
 import { entryDue, releaseWaitOn, waitAcquireOn, WaitState, waitState } from '../bookkeeping/waiters';
 import { EventRecorder } from '../bookkeeping/events';
 import { FenceRound, withRaiseFailures } from './fencing';
@@ -41,7 +41,7 @@ export class Redlock {
 
   constructor(nodes: readonly NodeInput[], options: RedlockOptions = {}) {
     this.options = options;
-    this.nodeSet = new NodeSet(nodes, options);
+    this.nodeSet = new NodeSet(nodes, { ...options, connectionName: CONNECTION_NAME });
     this.identity = encodeIdentity(options);
     this.events = options.events ? new EventRecorder(() => this.nodes.map((n) => ({ client: n.client, isCluster: n.isCluster })), options.events === true ? {} : options.events, options.commandTimeoutMs ?? 1000) : undefined;
   }

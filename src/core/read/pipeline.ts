@@ -1,7 +1,8 @@
 // The stages every read runs between its pages and its document, in one order, for the
 // snapshot (snapshot.ts) and the watcher (watch.ts) alike, so that the two give the same
 // document for the same keys (docs/architecture.md, "One read engine"):
-//   related keys read by name -> classify -> confirm splits -> fences -> waiters -> bookkeeping.
+//   related keys read by name -> classify -> confirm splits -> fences -> waiters -> bookkeeping
+//   -> liveness.
 // The watcher runs them over the keys that may have changed, the snapshot over all it read.
 import { bookkeepingOf, redissonBookkeepingOf } from '../vocabulary/foreignKeys';
 import { INTERNAL_PREFIX, parseInternalKey } from '../bookkeeping/internalKeys';
@@ -10,6 +11,7 @@ import { classifyKeys, keyOf, readOnEachNode } from './inspect';
 import { confirmSplits, type Classified } from './confirmSplit';
 import { attachFences } from './fenceRead';
 import { attachBookkeeping } from './bookkeepingRead';
+import { attachLiveness } from './livenessRead';
 
 /** What the stages give: the classification, and the ids a split re-read found gone. */
 export interface Enriched extends Classified {
@@ -18,6 +20,9 @@ export interface Enriched extends Classified {
 
 /** How a caller reads waiters: the snapshot reads those of its fresh locks, the watcher keeps its own. */
 export type WaiterStage = (c: Classified) => Promise<void>;
+
+/** How a caller judges liveness: the snapshot on one read, the watcher with its renewal pulse over every lock it knows. */
+export type LivenessStage = (c: Classified) => Promise<void>;
 
 /** Holds a Redisson lock's hash: its bookkeeping may lie outside the patterns. */
 function redissonLockOn(scans: readonly NodeScan[], id: string): boolean {
@@ -90,12 +95,13 @@ export async function readRelated(ctx: InspectContext, scans: NodeScan[], ids: S
 }
 
 /** Classifies `ids` and runs every stage after it; see the file comment for the order. */
-export async function classifyAndEnrich(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number, waiters: WaiterStage): Promise<Enriched> {
+export async function classifyAndEnrich(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number, waiters: WaiterStage, liveness?: LivenessStage): Promise<Enriched> {
   const classified = classifyKeys(ctx, scans, ids, nowMs, expiringThresholdMs);
   // A split is told only once a re-read of every node confirms it (confirmSplit.ts).
   const gone = await confirmSplits(ctx, scans, classified, expiringThresholdMs);
   await attachFences(ctx, scans, classified.locks, classified.lockIds, classified.fencesToRead);
   await waiters(classified);
   await attachBookkeeping(ctx, scans, classified, keyOf);
+  await (liveness ? liveness(classified) : attachLiveness(ctx, scans, classified.locks, nowMs));
   return { ...classified, gone };
 }

@@ -12,6 +12,7 @@ import { nodeFacts } from './facts';
 import { clockNow } from '../connection/deadline';
 import { readable, type InspectContext, type NodeScan } from './context';
 import { ObservedHistory } from './observedHistory';
+import { attachLiveness, RenewalPulse } from './livenessRead';
 import { DEFAULT_PATTERNS, fillGaps, scanNode, validatePatterns } from './inspect';
 import { isDefaultPatterns, type NodeFacts } from '../vocabulary/inspectTypes';
 import { classifyAndEnrich, readRelated, type Related } from './pipeline';
@@ -26,6 +27,8 @@ export type { WatchChange, WatchListener, WatchOptions, WatchStatus, WatchSubscr
 export class Watcher {
   /** What this watch saw happen to each lock (observedHistory.ts): `observed.eventsOf(key)`. */
   readonly observed = new ObservedHistory();
+  /** The expiry jumps of each lock: its renewal pulse, for the liveness verdict (livenessRead.ts). */
+  private readonly pulse = new RenewalPulse();
   private states: NodeWatch[] = [];
   private known = new Map<string, Known>();
   /** What the last tick read beside the patterns (pipeline.ts readRelated): read again at every tick. */
@@ -284,8 +287,11 @@ export class Watcher {
     for (const id of before) if (!this.related.byName.has(id)) this.forget(id, scans, removed);
     const threshold = this.options.expiringThresholdMs ?? 2_000;
     let waitChanged = new Set<string>();
+    let livenessChanged = new Set<string>();
     const classified = await classifyAndEnrich(ctx, scans, toClassify, nowMs, threshold, async (c) => {
       waitChanged = await this.refreshWaiters(ctx, scans, c.locks, c.lockIds, dirty);
+    }, async (c) => {
+      livenessChanged = await this.refreshLiveness(ctx, scans, c.locks, c.lockIds, nowMs);
     });
     for (const id of classified.gone) this.forget(id, scans, removed);
     const { locks, lockIds, skipped, skippedIds } = classified;
@@ -309,12 +315,13 @@ export class Watcher {
       } else if (!before || before.kind !== 'lock') {
         added.push(counted());
         this.observed.observe(e.key, e, nowMs);
-      } else if (!sameEntry(before, e, expiries)) {
+      } else if (!sameEntry(before, e, expiries) || before.entry!.liveness?.verdict !== e.liveness?.verdict) {
         changed.push(counted());
         this.observed.observe(e.key, e, nowMs);
       }
       this.known.set(id, { key: e.key, expiries, recheckAt, kind: 'lock', entry: e });
     });
+    for (const id of livenessChanged) waitChanged.add(id);
     for (const id of waitChanged) {
       const k = this.known.get(id);
       if (k?.kind === 'lock' && !lockIds.includes(id)) changed.push(countedDown(k.entry!, scans, id, ctx.ownerOnly === true, nowMs));
@@ -350,6 +357,27 @@ export class Watcher {
     if (!k) return;
     if (k.kind === 'lock') removed.push(k.key);
     this.known.delete(id);
+  }
+
+  /**
+   * Notes the renewal pulse of reclassified locks, then judges every lock the watch knows
+   * (a verdict moves with time alone: a holder stops renewing without any key changing).
+   * Returns ids of known, not reclassified locks whose verdict changed.
+   */
+  private async refreshLiveness(ctx: InspectContext, scans: NodeScan[], locks: LockEntry[], lockIds: string[], nowMs: number): Promise<Set<string>> {
+    const fresh = new Set(lockIds);
+    locks.forEach((e, i) => this.pulse.note(e, lockIds[i], scans, ctx.ownerOnly === true, nowMs));
+    const entries = [...locks];
+    const before = new Map<string, string | undefined>();
+    for (const [id, k] of this.known) {
+      if (k.kind !== 'lock' || fresh.has(id)) continue;
+      before.set(id, k.entry!.liveness?.verdict);
+      entries.push(k.entry!);
+    }
+    await attachLiveness(ctx, scans, entries, nowMs, this.pulse);
+    const out = new Set<string>();
+    for (const [id, was] of before) if (this.known.get(id)!.entry!.liveness?.verdict !== was) out.add(id);
+    return out;
   }
 
   /**

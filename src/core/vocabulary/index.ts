@@ -19,3 +19,4 @@ export * from './lockStats';
 export * from './foreignHolders';
 export * from './foreignKeys';
 export * from './lockShapes';
+export * from './liveness';

@@ -97,6 +97,8 @@ export interface LockEntry extends Omit<Classification, 'quorumToken'> {
   cycle?: string[];
   /** Multi-holder locks only: one entry per permit or reader of the quorum token. */
   owners?: Owner[];
+  /** Held locks only: is the holder alive, with the evidence (docs/liveness.md). */
+  liveness?: Liveness;
 }
 
 /**
@@ -154,4 +156,36 @@ export interface Snapshot {
   locks: LockEntry[];
   skipped: SkippedKey[];
   truncated: boolean;
+}
+
+// Is the holder alive? (docs/liveness.md); judged and worded in liveness.ts.
+export type LivenessVerdict = 'alive' | 'stopped-renewing' | 'gone' | 'unknown';
+export type EvidenceKind = 'connection' | 'process' | 'renewal' | 'history';
+
+/** One signal and what it says, in words every surface shows as they are. */
+export interface LivenessEvidence {
+  kind: EvidenceKind;
+  says: string;
+  /** Which way the signal points: the holder works, it stopped, it is gone, or nothing either way. */
+  points: 'alive' | 'stopped' | 'gone' | 'none';
+  /** connection: nodes where a connection names the holder, of the nodes asked. */
+  connectedOn?: number;
+  asked?: number;
+  /** connection: the least idle of its connections (ms). */
+  idleMs?: number | null;
+  /** process: the holder's pid on this host. */
+  pid?: number;
+  /** renewal: ms since the last renewal seen, and the interval it kept. */
+  lastRenewalMs?: number | null;
+  everyMs?: number | null;
+  /** history: how long the holder has held the lock. */
+  heldMs?: number;
+  p95Ms?: number | null;
+}
+
+/** The `liveness` object of a held lock (docs/formats.md, "Liveness"). */
+export interface Liveness {
+  verdict: LivenessVerdict;
+  evidence: LivenessEvidence[];
+  suggestion: string;
 }

@@ -1,6 +1,6 @@
 // The lock tooltip as Markdown text; every untrusted value goes through cell().
 import type { LockEntry } from '../../core';
-import { describeVerdict, fencingRiskWhy, stateText, ttlText } from '../../core/vocabulary';
+import { describeVerdict, fencingRiskWhy, livenessText, stateText, ttlText } from '../../core/vocabulary';
 import { agedPttl } from '../../shared/countdown';
 import { cell, escapeMarkdown } from '../words/markdown';
 import { cycleText, holderText } from '../../shared/holderText';
@@ -18,6 +18,8 @@ export function lockTooltipMarkdown(entry: LockEntry, elapsedMs: number, mine: b
   const now = Date.now();
   const who = holderText(entry.holder, now);
   if (who) lines.push(`Holder: ${cell(who, 200)}`, '');
+  const alive = livenessText(entry.liveness);
+  if (alive) lines.push(`Liveness: ${cell(alive, 600)}`, '');
   const waiters = entry.waiters ?? [];
   if (waiters.length > 0) {
     const shown = waiters.slice(0, 10).map((w) => (w.reason ? 'unreadable entry' : `${holderText({ ...w }, now)?.replace(/ for /, ', waiting for ') ?? 'unnamed'}`));

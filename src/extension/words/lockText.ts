@@ -70,9 +70,11 @@ export interface IconSpec {
  * Codicon and theme colour per verdict and flag, worst first: every flag that changes what
  * to do has its own icon (docs/decisions.md, "What a narrow Locks view still shows").
  */
-export function lockIcon(e: Pick<LockEntry, 'verdict' | 'flags'>, mine: boolean): IconSpec {
+export function lockIcon(e: Pick<LockEntry, 'verdict' | 'flags' | 'liveness'>, mine: boolean): IconSpec {
   if (e.flags.includes('deadlock')) return FLAGS.deadlock.icon as IconSpec;
   switch (anomalyRank(e)) {
+    // Without TTL, and its holder gone: stuck forever.
+    case -1:
     case 0:
       return { id: 'error', color: 'errorForeground' };
     case 1:

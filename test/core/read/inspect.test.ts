@@ -48,7 +48,7 @@ describe('inspect on 5 real nodes', function () {
     assert.deepEqual(snap.nodes.map((n) => n.node), rl.nodes.map((n) => n.id));
     assert.ok(snap.nodes.every((n) => n.reachable && n.error === null && n.outcome === 'ok' && typeof n.latencyMs === 'number'));
     const e = entry(snap, 'lock:doc');
-    assert.deepEqual(Object.keys(e), ['key', 'verdict', 'flags', 'validityMs', 'quorum', 'holders', 'fence', 'fenceRisk', 'nodes', 'holder', 'waiters']);
+    assert.deepEqual(Object.keys(e), ['key', 'verdict', 'flags', 'validityMs', 'quorum', 'holders', 'fence', 'fenceRisk', 'nodes', 'holder', 'waiters', 'liveness']);
     assert.deepEqual(e.waiters, []);
     assert.deepEqual(Object.keys(e.holder!), ['name', 'host', 'pid', 'since', 'thread', 'library']);
     assert.equal(e.holder!.pid, process.pid);

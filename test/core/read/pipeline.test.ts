@@ -13,10 +13,18 @@ import { startWorker, stopWorker, type Worker } from '../../support/holderProces
 const UUID = '0f6c2a58-3c1e-4b57-9d7a-5a0d8e1c9b21';
 const OTHER = '7d1e9f02-1111-4a2b-8c3d-222222222222';
 
-/** A document with its instants replaced by what they say: none, no expiry, or some time. */
+/**
+ * A document with its instants replaced by what they say: none, no expiry, or some time.
+ * Liveness keeps its verdict and which signals it weighed: only a watcher sees a renewal
+ * pulse, so the renewal's words differ by design (docs/liveness.md).
+ */
 function normalized(s: Snapshot): unknown {
   return JSON.parse(JSON.stringify(s), (k, v: unknown) => {
     if (k === 'latencyMs') return 'latency';
+    if (k === 'liveness' && v !== null && typeof v === 'object') {
+      const l = v as { verdict: string; evidence: Array<{ kind: string }> };
+      return { verdict: l.verdict, evidence: l.evidence.map((e) => e.kind) };
+    }
     if ((k === 'pttlMs' || k === 'validityMs') && typeof v === 'number') return v === -1 ? -1 : v > 0 ? 'time' : v;
     return v;
   });
@@ -101,6 +109,12 @@ describe('read pipeline: the watcher and inspect() give one document', function 
       assert.deepEqual(inspected.skipped, [{ key: 'redisson_lock_token:{jobs}', reason: 'orphaned', of: 'jobs' }]);
       assert.ok(inspected.locks.find((l) => l.key === 'lock:fenced')!.fence! > 0);
       assert.deepEqual(inspected.locks.map((l) => l.verdict).sort(), ['held', 'held', 'held', 'held', 'held', 'held', 'partial', 'split']);
+      // Liveness on held locks only: ours connected and running, Redisson's without a named connection.
+      const liveness = Object.fromEntries(inspected.locks.map((l) => [l.key, l.liveness?.verdict ?? null]));
+      assert.equal(liveness['lock:fenced'], 'alive');
+      assert.equal(liveness['lock:cycle-a'], 'alive');
+      assert.equal(liveness.myLock, 'unknown');
+      assert.equal(liveness['lock:split'], null);
       assert.deepEqual(normalized(w.first), normalized(inspected));
 
       // Changes: a second fair waiter, a counter raised, a lock released, an orphan adopted.

@@ -33,6 +33,8 @@ async function seed(servers: RedisServer[]): Promise<void> {
 function shape(doc: Snapshot): unknown {
   const ids = new Map(doc.nodes.map((n, i) => [n.node, `node${i}`]));
   const walk = (v: unknown, key = ''): unknown => {
+    // The roles differ in CLIENT LIST, not in the verdict (docs/liveness.md).
+    if (key === 'liveness') return (v as { verdict: string }).verdict;
     if (typeof v === 'string') return ids.get(v) ?? v;
     if (typeof v === 'number' && /Ms$|At$|^since$|^at$/.test(key)) return v < 0 ? v : 'time';
     if (Array.isArray(v)) return v.map((x) => walk(x));

@@ -1,0 +1,123 @@
+// The liveness stage (docs/liveness.md): for each held lock, the evidence a read can
+// gather (the holder's named connections, its process on this host, the renewal pulse the
+// watcher saw) judged by the vocabulary (liveness.ts). Runs last in the shared pipeline,
+// for the snapshot and the watcher alike; one CLIENT LIST per node per run at most.
+import { quorumTokenOf } from '../vocabulary/actions';
+import { processIdOf } from '../vocabulary/holderToken';
+import { judgeLiveness, namesHolder, renewalOf, type ConnectionSignal, type ProcessSignal, type RenewalSignal } from '../vocabulary/liveness';
+import type { LockEntry } from '../vocabulary/types';
+import type { NodeScan } from './context';
+import type { InspectContext } from './context';
+import { readClients, reasonsText, type NodeClients } from './clientsRead';
+import { localProcessOf } from './localProcess';
+
+/** An expiry must move by more than this to count as a renewal, not read jitter. */
+const RENEW_SLACK_MS = 100;
+/** Renewal instants kept per lock: enough for a steady interval. */
+const KEEP_RENEWALS = 8;
+
+interface Pulse {
+  token: string;
+  expiresAt: number;
+  from: number;
+  renewals: number[];
+}
+
+/**
+ * The renewal pulse of each lock a watcher reads again: the instants its holder's expiry
+ * jumped forward. A new token starts a new pulse. Kept in the watching process only.
+ */
+export class RenewalPulse {
+  private readonly pulses = new Map<string, Pulse>();
+
+  constructor(private readonly maxKeys = 10_000) {}
+
+  /** A fresh read of `entry` (latin1 id `id`) at `nowMs`; its copies' expiries come from their slots. */
+  note(entry: LockEntry, id: string, scans: readonly NodeScan[], ownerOnly: boolean, nowMs: number): void {
+    const token = quorumTokenOf(entry);
+    if (token === null) {
+      this.pulses.delete(entry.key);
+      return;
+    }
+    let expiresAt = -Infinity;
+    entry.nodes.forEach((o, i) => {
+      if (o.state !== 'present' || o.token !== token || o.pttlMs === null) return;
+      const slot = ownerOnly ? scans.find((s) => s.reads.has(id))?.reads.get(id) : scans[i]?.reads.get(id);
+      expiresAt = Math.max(expiresAt, o.pttlMs < 0 ? Infinity : (slot?.at ?? nowMs) + o.pttlMs);
+    });
+    const before = this.pulses.get(entry.key);
+    if (before === undefined || before.token !== token) {
+      if (before === undefined && this.pulses.size >= this.maxKeys) this.pulses.delete(this.pulses.keys().next().value!);
+      this.pulses.set(entry.key, { token, expiresAt, from: nowMs, renewals: [] });
+      return;
+    }
+    if (expiresAt > before.expiresAt + RENEW_SLACK_MS && Number.isFinite(expiresAt)) {
+      before.renewals.push(nowMs);
+      if (before.renewals.length > KEEP_RENEWALS) before.renewals.shift();
+    }
+    before.expiresAt = expiresAt;
+  }
+
+  /** The renewal signal of `key` held by `token`, as of `nowMs`. */
+  signal(key: string, token: string, nowMs: number): RenewalSignal {
+    const p = this.pulses.get(key);
+    if (p === undefined || p.token !== token) return renewalOf([], nowMs, nowMs);
+    return renewalOf(p.renewals, p.from, nowMs);
+  }
+}
+
+/** A single read sees no pulse, and says so. */
+const ONE_READ: RenewalSignal = { state: 'one-read', lastMs: null, everyMs: null };
+
+/** What the nodes' CLIENT LISTs say of the holder `id`; `ours`: our core names every connection. */
+export function connectionSignal(clients: readonly NodeClients[], id: string | null, ours: boolean): ConnectionSignal {
+  if (id === null) return { state: 'unknown', reason: 'its token names no client to look for' };
+  const asked = clients.filter((c) => c.names !== null);
+  if (asked.length === 0) return { state: 'unknown', reason: reasonsText(clients) };
+  let connectedOn = 0;
+  let idleMs: number | null = null;
+  for (const c of asked) {
+    let on = false;
+    for (const [name, idle] of c.names!) {
+      if (!namesHolder(name, id)) continue;
+      on = true;
+      idleMs = idleMs === null ? idle : Math.min(idleMs, idle);
+    }
+    if (on) connectedOn++;
+  }
+  if (connectedOn > 0) return { state: 'connected', connectedOn, asked: asked.length, idleMs };
+  if (ours) return { state: 'absent', asked: asked.length };
+  return { state: 'unknown', reason: 'no connection names this holder (its client does not name its connections)' };
+}
+
+/**
+ * Sets `liveness` on each held lock among `entries` (and removes it from the rest). With
+ * `pulse`, the renewal pulse a watcher saw; without, a single read's "no renewal seen".
+ */
+export async function attachLiveness(ctx: InspectContext, scans: readonly NodeScan[], entries: readonly LockEntry[], nowMs: number, pulse?: RenewalPulse): Promise<void> {
+  const held: Array<[LockEntry, string]> = [];
+  for (const e of entries) {
+    const token = e.verdict === 'held' ? quorumTokenOf(e) : null;
+    if (token === null) delete e.liveness;
+    else held.push([e, token]);
+  }
+  if (held.length === 0) return;
+  const clients = await readClients(ctx, scans);
+  // One look at /proc per pid and run, however many locks its process holds.
+  const processes = new Map<string, ProcessSignal | null>();
+  for (const [e, token] of held) {
+    const format = e.nodes.find((o) => o.token === token)?.format ?? null;
+    const h = e.holder ?? null;
+    const ours = h?.library === 'redlock-inspector';
+    const at = `${h?.host} ${h?.pid} ${h?.since}`;
+    if (!processes.has(at)) processes.set(at, localProcessOf(h?.host ?? null, h?.pid ?? null, h?.since ?? null));
+    e.liveness = judgeLiveness({
+      connection: connectionSignal(clients, processIdOf(token, format), ours),
+      process: processes.get(at)!,
+      renewal: pulse ? pulse.signal(e.key, token, nowMs) : ONE_READ,
+      heldMs: h?.since != null ? Math.max(0, nowMs - h.since) : null,
+      validityMs: e.validityMs,
+      noTtl: e.flags.includes('no-ttl'),
+    });
+  }
+}

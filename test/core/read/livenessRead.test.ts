@@ -1,0 +1,152 @@
+// Is the holder alive? Real holders in processes of their own, killed and paused, a
+// Redisson-layout lock renewed by a script, and a user denied CLIENT LIST; on real nodes.
+import assert from 'node:assert/strict';
+import Redis from 'ioredis';
+import { Redlock, type LockEntry, type LivenessVerdict, type Watcher } from '../../../src/core';
+import { useNodes } from '../../support/nodesFixture';
+import { waitFor } from '../../support/wait';
+import { startWorker, stopWorker, type Worker } from '../../support/holderProcess';
+
+const UUID = '3b2a7c10-8d4e-4f6a-9b1c-0d2e3f405162';
+
+describe('liveness: is the holder alive?', function () {
+  this.timeout(60_000);
+  const fx = useNodes(3, { commandTimeoutMs: 500, readTimeoutMs: 1000 });
+  const workers: Worker[] = [];
+  const watchers: Watcher[] = [];
+  const clients: Redis[] = [];
+  afterEach(async () => {
+    await Promise.all(watchers.splice(0).map((w) => w.stop()));
+    for (const w of workers.splice(0)) {
+      w.proc.kill('SIGCONT');
+      await stopWorker(w);
+    }
+    clients.splice(0).forEach((c) => c.disconnect());
+  });
+
+  function watch(rl: Redlock): Watcher {
+    const errors: unknown[] = [];
+    const w = rl.watch({ intervalMs: 100 }, { error: (e) => errors.push(e) });
+    watchers.push(w);
+    return w;
+  }
+
+  /** The watched entry of `key` once its verdict is `verdict`; every verdict seen on the way goes to `seen`. */
+  async function until(w: Watcher, key: string, verdict: LivenessVerdict, timeoutMs: number, seen: LivenessVerdict[] = []): Promise<LockEntry> {
+    return waitFor(() => {
+      const e = w.snapshot()?.locks.find((l) => l.key === key);
+      const v = e?.liveness?.verdict;
+      if (v !== undefined && seen[seen.length - 1] !== v) seen.push(v);
+      return v === verdict ? e : undefined;
+    }, timeoutMs, `${key} ${verdict}`);
+  }
+
+  const says = (e: LockEntry, kind: string): string => e.liveness!.evidence.filter((x) => x.kind === kind).map((x) => x.says).join(' | ');
+
+  /** The watched entry of `key` once its `kind` evidence matches `pattern`. */
+  function untilSays(w: Watcher, key: string, kind: string, pattern: RegExp, timeoutMs: number): Promise<LockEntry> {
+    return waitFor(() => {
+      const e = w.snapshot()?.locks.find((l) => l.key === key);
+      return e?.liveness && pattern.test(says(e, kind)) ? e : undefined;
+    }, timeoutMs, `${key}: ${kind} evidence ${pattern}`);
+  }
+
+  it('a using() holder killed with SIGKILL is "gone" at the next refresh, on two agreeing signals', async () => {
+    const worker = startWorker({ urls: fx.servers.map((s) => s.url), name: 'killed-worker', using: 'lock:job', ttlMs: 2000 });
+    workers.push(worker);
+    await worker.said('held');
+    const w = watch(fx.rl);
+    const alive = await until(w, 'lock:job', 'alive', 10_000);
+    assert.match(says(alive, 'connection'), /^connected on 3\/3 nodes/);
+    assert.match(says(alive, 'process'), new RegExp(`^pid ${worker.pid} on this host is running`));
+    // It renews at half its TTL: the pulse is seen before the kill.
+    await untilSays(w, 'lock:job', 'renewal', /^renewed .* ago, every/, 10_000);
+    worker.proc.kill('SIGKILL');
+    await worker.exited;
+    const seen: LivenessVerdict[] = [];
+    const gone = await until(w, 'lock:job', 'gone', 5_000, seen);
+    assert.deepEqual(seen.filter((v) => v !== 'alive' && v !== 'stopped-renewing' && v !== 'gone'), []);
+    assert.match(says(gone, 'connection'), /^no connection on any of 3 nodes/);
+    assert.match(says(gone, 'process'), new RegExp(`^pid ${worker.pid} on this host has exited`));
+    assert.match(gone.liveness!.suggestion, /safe to force-release \(compare-and-delete on the token shown; connection and process agree\)/);
+  });
+
+  it('a SIGSTOPped holder is "stopped renewing", never "gone", and "alive" again after SIGCONT and its next renewal', async () => {
+    const worker = startWorker({ urls: fx.servers.map((s) => s.url), name: 'paused-worker', using: 'lock:paused', ttlMs: 6000 });
+    workers.push(worker);
+    await worker.said('held');
+    const w = watch(fx.rl);
+    await untilSays(w, 'lock:paused', 'renewal', /^renewed .* ago, every/, 15_000);
+    worker.proc.kill('SIGSTOP');
+    const seen: LivenessVerdict[] = [];
+    const stopped = await until(w, 'lock:paused', 'stopped-renewing', 10_000, seen);
+    assert.match(says(stopped, 'renewal'), /^no renewal for .* \(every .* before\)$/);
+    assert.match(says(stopped, 'process'), /is paused/);
+    assert.match(says(stopped, 'connection'), /^connected on 3\/3 nodes/);
+    assert.match(stopped.liveness!.suggestion, /^it expires in .* by itself: wait, or force-release$/);
+    worker.proc.kill('SIGCONT');
+    await until(w, 'lock:paused', 'alive', 10_000, seen);
+    assert.ok(!seen.includes('gone'), `verdicts seen: ${seen.join(', ')}`);
+  });
+
+  it('a Redisson-layout lock renewed by a script is "alive"; when the script stops, "stopped renewing" after 1.5 intervals', async () => {
+    const cs = fx.servers.map((s) => new Redis(s.url));
+    clients.push(...cs);
+    const renew = (): Promise<unknown> => Promise.all(cs.map((c) => c.pexpire('myLock:job', 3000)));
+    await Promise.all(cs.map((c) => c.hset('myLock:job', `${UUID}:61`, '1')));
+    await renew();
+    const w = watch(fx.rl);
+    // The script's pulse: every 1 s (Redisson's watchdog: every lockWatchdogTimeout/3).
+    let renewals = 0;
+    const timer = setInterval(() => void renew().then(() => renewals++), 1000);
+    try {
+      const alive = await untilSays(w, 'myLock:job', 'renewal', /^renewed .* ago, every/, 10_000);
+      assert.equal(alive.liveness!.verdict, 'alive');
+      assert.match(says(alive, 'renewal'), /^renewed .* ago, every (9\d\d ms|1\.[01] s)$/);
+      assert.match(says(alive, 'connection'), /no connection names this holder/);
+    } finally {
+      clearInterval(timer);
+    }
+    const stoppedAt = Date.now();
+    const stopped = await until(w, 'myLock:job', 'stopped-renewing', 5_000);
+    assert.ok(Date.now() - stoppedAt >= 300, 'not before a renewal was missed');
+    assert.match(says(stopped, 'renewal'), /^no renewal for (1\.[4-9]|2\.\d) s \(every (9\d\d ms|1\.[01] s) before\)$/);
+    assert.ok(renewals >= 2);
+  });
+
+  it('a user denied CLIENT LIST gets "unknown" with the reason, and no error', async () => {
+    for (const s of fx.servers) {
+      const c = s.client();
+      await c.call('ACL', 'SETUSER', 'noclients', 'on', '>pw-noclients', '~*', '&*', '+@all', '-client');
+      await c.hset('myLock:denied', `${UUID}:7`, '1');
+      await c.pexpire('myLock:denied', 60_000);
+      c.disconnect();
+    }
+    const rl = new Redlock(fx.servers.map((s) => s.url.replace('redis://', 'redis://noclients:pw-noclients@')), { commandTimeoutMs: 500, readTimeoutMs: 1000 });
+    try {
+      const snap = await rl.inspect();
+      const e = snap.locks.find((l) => l.key === 'myLock:denied')!;
+      assert.equal(e.liveness?.verdict, 'unknown');
+      assert.match(says(e, 'connection'), /^CLIENT LIST denied on .* \(NOPERM/);
+      assert.equal(says(e, 'renewal'), 'no renewal seen (one read)');
+      assert.match(e.liveness!.suggestion, /^not enough evidence to tell: CLIENT LIST denied on/);
+    } finally {
+      await rl.quit();
+      for (const s of fx.servers) {
+        const c = s.client();
+        await c.call('ACL', 'DELUSER', 'noclients');
+        c.disconnect();
+      }
+    }
+  });
+
+  it('one read of a lock held in this process: connected and running, no renewal seen', async () => {
+    await fx.rl.acquire('lock:mine', 60_000);
+    const e = (await fx.rl.inspect()).locks.find((l) => l.key === 'lock:mine')!;
+    assert.equal(e.liveness?.verdict, 'alive');
+    assert.match(says(e, 'connection'), /^connected on 3\/3 nodes/);
+    assert.match(says(e, 'process'), new RegExp(`^pid ${process.pid} on this host is running`));
+    assert.equal(says(e, 'renewal'), 'no renewal seen (one read)');
+    assert.match(says(e, 'history'), /^held \d/);
+  });
+});
