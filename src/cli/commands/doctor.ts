@@ -15,7 +15,7 @@ export function register(program: Command, ctx: CliContext): void {
   nodeOptions(program.command('doctor').description('check that the deployment is safe for Redlock: replicas, eviction, persistence, clocks, permissions (reads only)'))
     .addOption(new Option('--pattern <glob>', `SCAN MATCH glob of the lock keys, for the longest live TTL (repeatable; default ${DEFAULT_PATTERN_TEXT})`).argParser(listParser('--pattern')))
     .action(ctx.action(async (opts: NodeOptions & { pattern?: string[] }, cmd: Command) =>
-      ctx.withRedlock(cmd, opts, {}, (redlock) => runDoctor(redlock, { json: opts.json === true, patterns: opts.pattern ?? defaultPatterns() }, ctx.io))));
+      ctx.withRedlock(cmd, opts, {}, (redlock) => runDoctor(redlock, { json: opts.json === true, patterns: opts.pattern ?? ctx.connectionPatterns(cmd) ?? defaultPatterns() }, ctx.io))));
 }
 
 export interface DoctorArgs {

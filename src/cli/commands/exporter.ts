@@ -47,7 +47,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(ctx.action(async (opts: ExporterOptions, cmd: Command) =>
       ctx.withRedlock(cmd, opts, {}, (redlock) => runExporter(redlock, {
         listen: opts.listen,
-        patterns: opts.pattern ?? defaultPatterns(),
+        patterns: opts.pattern ?? ctx.connectionPatterns(cmd) ?? defaultPatterns(),
         intervalMs: opts.interval ?? DEFAULT_INTERVAL_MS,
         expiringMs: opts.expiringMs,
       }, ctx.io))));
