@@ -182,18 +182,6 @@ export class LocalHandoff {
     return this.holds(q.keys);
   }
 
-  /**
-   * Whether a new call for `keys` would surely be refused now: a lock of this instance
-   * holds one of them, or a release just handed one to a call whose attempt is in flight.
-   * Such a call joins the line without a round of its own (a round that could only be
-   * refused costs every node a command); it makes its first round when woken, or when its
-   * retry delay runs out.
-   */
-  taken(keys: readonly Resource[]): boolean {
-    if (this.handedTo.size > 0) for (const r of keys) if (this.handedTo.has(keyOf(r))) return true;
-    return this.holds(keys);
-  }
-
   /** Whether a call of this instance waits for one of `keys`: a release of them will wake it. */
   awaited(keys: readonly Resource[]): boolean {
     if (this.queues.size > 0) for (const r of keys) if (this.queues.has(keyOf(r))) return true;

@@ -94,11 +94,10 @@ export class Redlock {
     // (made then, so an uncontended acquire builds nothing).
     let wait: WaitState | undefined;
     const waiting = retries > 0 ? (): WaitState => (wait ??= waitState(tokenWithIdentity(newToken(), Date.now(), this.identity), keys, delay, jitterMax, this.deadlineFor(ttlMs))) : undefined;
-    // A call of this instance holds or waits for one of the keys: the call's first round
-    // will meet a holder, so it is sent as a grant-or-list (one command where a refusal and
-    // its listing cost two rounds). Only then: an uncontended acquire still sends a plain
-    // SET, and so does a queued call a release just handed the keys to.
-    const meetsHolder = (): boolean => retries > 0 && options.fencing !== true && this.local.contended(keys);
+    // A call of this instance holds or waits for one of the keys: the first attempt will
+    // meet a holder, so it is sent as a grant-or-list (one command where a refusal and its
+    // listing cost two rounds). Only then: an uncontended acquire still sends a plain SET.
+    const meetsHolder = retries > 0 && options.fencing !== true && this.local.contended(keys);
     // Queued once its first attempt was refused (an uncontended call builds nothing); a
     // release during that attempt is not missed: it changed the instance's release count,
     // and the first retry then goes at once.
@@ -110,13 +109,6 @@ export class Redlock {
     try {
       for (let attempt = 0; attempt <= retries; attempt++) {
         if (signal?.aborted) throw new LockAbortedError('acquire aborted');
-        // Taken within this instance: the first attempt would only be refused, so the call
-        // queues at once, behind the calls already waiting (localHandoff.ts `taken`). Not
-        // when the caller watches each answer: its first attempt reports the nodes.
-        if (attempt === 0 && retries > 0 && !options.onAttempt && this.local.taken(keys)) {
-          refusedAt = Date.now();
-          continue;
-        }
         if (attempt > 0) {
           const jitter = Math.random() * jitterMax;
           sleeper ??= this.local.waiter(keys, this.local.releases !== releasesBefore);
@@ -133,9 +125,8 @@ export class Redlock {
           }
         }
         const onRefused = options.onAttempt && ((nodes: NodeAttempt[]): void => options.onAttempt!({ attempt: attempt + 1, attempts: retries + 1, nodes }));
-        const firstRound = askedAt === -Infinity;
         askedAt = now();
-        const result = await this.attemptAcquire({ keys, ttlMs, attempt: attempt + 1, final: attempt === retries, waiting: wait ?? (attempt < retries ? waiting : undefined), onRefused, fencing: options.fencing === true, refusedAt, list: firstRound && meetsHolder() && sleeper?.busy() !== false });
+        const result = await this.attemptAcquire({ keys, ttlMs, attempt: attempt + 1, final: attempt === retries, waiting: wait ?? (attempt < retries ? waiting : undefined), onRefused, fencing: options.fencing === true, refusedAt, list: attempt === 0 && meetsHolder });
         sleeper?.attempted();
         if (result instanceof Lock) {
           this.local.hold(keys, result, result.deadline);

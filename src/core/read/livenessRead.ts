@@ -4,8 +4,8 @@
 // for the snapshot and the watcher alike; one CLIENT LIST per node per run at most.
 import { quorumTokenOf } from '../vocabulary/actions';
 import { processIdOf } from '../vocabulary/holderToken';
-import { judgeLiveness, namesHolder, renewalOf, type ConnectionSignal, type ProcessSignal, type RenewalSignal } from '../vocabulary/liveness';
-import type { LockEntry } from '../vocabulary/types';
+import { judgeLiveness, namesHolder, renewalOf, type ConnectionSignal, type LivenessInput, type ProcessSignal, type RenewalSignal } from '../vocabulary/liveness';
+import type { Liveness, LockEntry } from '../vocabulary/types';
 import type { NodeScan } from './context';
 import type { InspectContext } from './context';
 import { readClients, reasonsText, type NodeClients } from './clientsRead';
@@ -98,26 +98,44 @@ export async function attachLiveness(ctx: InspectContext, scans: readonly NodeSc
   const held: Array<[LockEntry, string]> = [];
   for (const e of entries) {
     const token = e.verdict === 'held' ? quorumTokenOf(e) : null;
-    if (token === null) delete e.liveness;
-    else held.push([e, token]);
+    if (token !== null) held.push([e, token]);
+    else if (e.liveness !== undefined) delete e.liveness;
   }
   if (held.length === 0) return;
   const clients = await readClients(ctx, scans);
   // One look at /proc per pid and run, however many locks its process holds.
   const processes = new Map<string, ProcessSignal | null>();
+  // Locks with the same signals get the same verdict, worded once: a snapshot of 20,000
+  // foreign locks without a holder identity judges one of them (the validity only words a
+  // stopped holder's suggestion, so it is judged apart there).
+  const judged = new Map<string, Liveness>();
+  const noHolder = connectionSignal(clients, null, false);
   for (const [e, token] of held) {
-    const format = e.nodes.find((o) => o.token === token)?.format ?? null;
     const h = e.holder ?? null;
+    // A token that decodes to no holder names no client or process either (holderOf tries
+    // our identity first): such locks share one judgement per renewal state.
+    const format = h === null ? null : e.nodes.find((o) => o.token === token)?.format ?? null;
     const ours = h?.library === 'redlock-inspector';
-    const at = `${h?.host} ${h?.pid} ${h?.since}`;
-    if (!processes.has(at)) processes.set(at, localProcessOf(h?.host ?? null, h?.pid ?? null, h?.since ?? null));
-    e.liveness = judgeLiveness({
-      connection: connectionSignal(clients, processIdOf(token, format), ours),
-      process: processes.get(at)!,
+    const at = h === null ? '' : `${h.host} ${h.pid} ${h.since}`;
+    if (h !== null && !processes.has(at)) processes.set(at, localProcessOf(h.host ?? null, h.pid ?? null, h.since ?? null));
+    const c = h === null ? noHolder : connectionSignal(clients, processIdOf(token, format), ours);
+    const input: LivenessInput = {
+      connection: c,
+      process: h === null ? null : processes.get(at)!,
       renewal: pulse ? pulse.signal(e.key, token, nowMs) : ONE_READ,
       heldMs: h?.since != null ? Math.max(0, nowMs - h.since) : null,
       validityMs: e.validityMs,
       noTtl: e.flags.includes('no-ttl'),
-    });
+    };
+    const r = input.renewal;
+    const key = h === null
+      ? `|${r.state}|${r.lastMs}|${r.everyMs}|${r.watchedMs ?? ''}|${input.noTtl}`
+      : `${c.state}|${'reason' in c ? c.reason : ''}|${'connectedOn' in c ? c.connectedOn : ''}|${'asked' in c ? c.asked : ''}|${'idleMs' in c ? c.idleMs : ''}|${at}|${r.state}|${r.lastMs}|${r.everyMs}|${r.watchedMs ?? ''}|${input.heldMs}|${input.noTtl}`;
+    let l = judged.get(key);
+    if (l === undefined || l.verdict === 'stopped-renewing') {
+      l = judgeLiveness(input);
+      judged.set(key, l);
+    }
+    e.liveness = l;
   }
 }
