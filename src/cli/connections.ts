@@ -48,7 +48,10 @@ export function readConnections(env: Env): Connection[] {
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    throw problem(path, `not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+    // The parser's message quotes the text around the error, and the file holds URLs with
+    // passwords: only where it broke is told.
+    const at = /position (\d+)/.exec(e instanceof Error ? e.message : '')?.[1];
+    throw problem(path, `not valid JSON${at === undefined ? '' : ` (at character ${at})`}: its text is not shown, it may hold passwords`);
   }
   const list = (doc as { connections?: unknown } | null)?.connections;
   if (!Array.isArray(list)) throw problem(path, 'expected { "connections": [{ "name", "nodes": [URL...], "production"?, "patterns"? }] }');
