@@ -9,6 +9,13 @@ import type { EventFeed } from '../core';
 import { AUDIT_KINDS, auditHistory, holdMsOf, leasesOf } from '../core/vocabulary';
 import type { LockEvent } from '../core/vocabulary';
 
+/**
+ * Logs whose counted ids are kept: ten times the logs one read looks at, so a log is
+ * forgotten only long after it stopped changing (the feed reads a log again only when
+ * its newest entry moves, and that entry is then new).
+ */
+const MAX_SEEN_LOGS = 10_000;
+
 /** Distinct pattern labels at most; keys beyond them count under `other`. */
 export const MAX_PATTERN_LABELS = 50;
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
@@ -67,7 +74,10 @@ export class HistoryMetrics {
     const before = this.seen.get(key) ?? new Set<string>();
     // What the log still holds is all that could be counted twice: the set keeps no more.
     const seen = new Set<string>();
+    // Most recently counted last: the oldest logs are forgotten first (MAX_SEEN_LOGS).
+    this.seen.delete(key);
     this.seen.set(key, seen);
+    if (this.seen.size > MAX_SEEN_LOGS) this.seen.delete(this.seen.keys().next().value!);
     const pattern = this.label(key);
     for (const l of leasesOf(events, now)) {
       const id = `hold ${l.token} ${l.start}`;
