@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { DEMO_STORIES, DemoState, DemoStates, seedDemoStates } from '../src/dev/demoStates';
 import { RedisServer, redisServerBinary, stopAll } from '../src/dev/redisServer';
+import { DEFAULT_PATTERNS } from '../src/core/vocabulary';
 
 const FIRST_PORT = 7101;
 const NODES = 5;
@@ -75,7 +76,7 @@ function print(servers: RedisServer[], keys: Record<DemoState, string>): void {
     `Redlock Inspector demo: ${servers.length} redis-server nodes on loopback`,
     ...servers.map((s, i) => `  node ${i + 1}  ${s.url}`),
     '',
-    'Seeded states (the default pattern *lock* matches every key):',
+    `Seeded states (the default patterns ${DEFAULT_PATTERNS.join(' ')} match every key):`,
     ...(Object.keys(keys) as DemoState[]).map((name) => `  ${keys[name].padEnd(width)}  ${DEMO_STORIES[name].expect}`),
     '',
     'Try it in another terminal:',

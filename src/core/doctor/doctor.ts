@@ -38,7 +38,7 @@ export interface DoctorReport {
 }
 
 export interface DoctorOptions {
-  /** Globs selecting lock keys, for the longest live TTL; default ['*lock*']. */
+  /** Globs selecting lock keys, for the longest live TTL; default DEFAULT_PATTERNS. */
   patterns?: string[];
   /** The TTL the set's locks typically use (ms), for the drift and latency checks; default the longest live TTL, else 10 s. */
   ttlMs?: number;
