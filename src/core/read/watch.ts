@@ -371,6 +371,10 @@ export class Watcher {
     const before = new Map<string, string | undefined>();
     for (const [id, k] of this.known) {
       if (k.kind !== 'lock' || fresh.has(id)) continue;
+      // A holder with no identity and no renewal seen stays "unknown" until its key
+      // changes (a renewal moves its expiry, and the key is read again): not worth
+      // judging each tick, and such locks are most of a large keyspace.
+      if (k.entry!.holder == null && k.entry!.liveness?.verdict === 'unknown') continue;
       before.set(id, k.entry!.liveness?.verdict);
       entries.push(k.entry!);
     }
