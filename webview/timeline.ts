@@ -7,7 +7,7 @@ import type { Observation } from '../src/core/vocabulary/types';
 import type { HistoryEvent } from '../src/shared/protocol';
 import { describeEvent } from '../src/shared/verdictSentence';
 import { formatDuration } from '../src/core/vocabulary/describe';
-import { type HoldSpan, holdSpans } from '../src/shared/holdSpans';
+import type { HoldSpan } from '../src/shared/holdSpans';
 import { clear, svg } from './dom';
 
 export const NONE = 0;
@@ -165,6 +165,8 @@ export interface TimelineInput {
   now: number;
   /** History with `at` already in local time. */
   events: readonly HistoryEvent[];
+  /** The holds of `events` (holdSpans), for the holders' lane: the caller lists them too. */
+  spans: readonly HoldSpan[];
   width: number;
   /** The span shown (zoomed); undefined: fit the samples, 1 to 10 min. */
   windowMs?: number;
@@ -205,7 +207,7 @@ export function renderTimeline(root: SVGSVGElement, input: TimelineInput): numbe
   const n = ring.nodes.length;
   const width = Math.max(320, Math.floor(input.width));
   const plotW = width - LABEL_W - RIGHT_PAD;
-  const spans = holdSpans(events);
+  const spans = input.spans;
   // The holders' lane over the node lanes: who held the lock, from the history.
   const top = AXIS_H + (spans.length > 0 ? LANE_H + LANE_GAP : 0);
   const height = top + n * (LANE_H + LANE_GAP) + 4;

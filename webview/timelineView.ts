@@ -3,7 +3,7 @@
 // legend of token colours, and the holds as a table: what the chart shows, for a
 // keyboard and a screen reader.
 import { holderTokens } from '../src/shared/verdictSentence';
-import { holdSpans } from '../src/shared/holdSpans';
+import { holdSpans, type HoldSpan } from '../src/shared/holdSpans';
 import { clear, el, svg } from './dom';
 import { panel } from './panelState';
 import { TOKEN_COLOURS, ZOOMS, renderTimeline, spanText } from './timeline';
@@ -35,11 +35,10 @@ timelineHead.append(el('h2', { id: 'timeline-h' }, 'Timeline'), zoomBar);
 timelineSection.append(timelineHead, chartWrap, legend, el('h3', { id: 'holds-h' }, 'Holds'), holdsNote, holdsList);
 
 let shownHolds = '';
-/** The holds the chart's holders' lane draws, newest first, as text. */
-function renderHolds(now: number): void {
-  const { history, offset } = panel;
-  const spans = holdSpans(history).slice(-HOLDS_LISTED).reverse();
-  const lines = spans.map((h) => `${new Date(h.from).toLocaleTimeString()}  ${spanText(h, now - offset)}`);
+/** The holds the chart's holders' lane draws (in local time), newest first, as text in the host's clock. */
+function renderHolds(all: readonly HoldSpan[], now: number, offset: number): void {
+  const spans = all.slice(-HOLDS_LISTED).reverse();
+  const lines = spans.map((h) => `${new Date(h.from - offset).toLocaleTimeString()}  ${spanText(h, now)}`);
   const sig = lines.join('\n');
   if (sig === shownHolds) return;
   shownHolds = sig;
@@ -73,8 +72,9 @@ export function scheduleChart(): void {
     const width = chartWrap.clientWidth || 600;
     const { ring, history, offset } = panel;
     const localEvents = offset === 0 ? history : history.map((e) => ({ ...e, at: e.at + offset }));
-    const ms = renderTimeline(chart, { ring, now, events: localEvents, width, windowMs });
-    renderHolds(now);
+    const spans = holdSpans(localEvents);
+    const ms = renderTimeline(chart, { ring, now, events: localEvents, spans, width, windowMs });
+    renderHolds(spans, now, offset);
     chart.setAttribute('data-render-ms', ms.toFixed(1));
     chart.setAttribute('data-samples', String(ring.size));
     chartVersion = ring.version;

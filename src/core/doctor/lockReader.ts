@@ -5,7 +5,6 @@
 // above shares its node set (docs/architecture.md, "The reader and the lock engine").
 import type { NodeInput, RedisNode } from '../connection/nodes';
 import { NodeSet, type NodeSetTimings } from '../connection/nodeSet';
-import { writeDeadlineFor } from '../connection/deadline';
 import { DEFAULT_PATTERNS, type InspectContext } from '../read/inspect';
 import { inspectNodes, inspectOne, type KeyInspection } from '../read/snapshot';
 import { readContextOf, unreadOf } from '../read/context';
@@ -105,7 +104,7 @@ export class LockReader {
     // not a reason to refuse the diagnosis.
     await this.nodeSet.connected();
     const set = this.nodeSet;
-    return runDoctor({ ...this.readContext(), configured: set.nodes.length, quorum: set.quorum, deadlineFor: (ttl) => writeDeadlineFor(ttl, set.commandTimeoutMs) }, options);
+    return runDoctor({ ...this.readContext(), configured: set.nodes.length, quorum: set.quorum, deadlineFor: (ttl) => set.writeDeadline(ttl) }, options);
   }
 
   /** The resource's event log from every node, merged, newest first. */

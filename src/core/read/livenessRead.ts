@@ -102,7 +102,8 @@ export async function attachLiveness(ctx: InspectContext, scans: readonly NodeSc
     else if (e.liveness !== undefined) delete e.liveness;
   }
   if (held.length === 0) return;
-  const clients = await readClients(ctx, scans);
+  // CLIENT LIST can only name a holder a token identifies: without one, no node is asked.
+  const clients = held.some(([e]) => e.holder != null) ? await readClients(ctx, scans) : [];
   // One look at /proc per pid and run, however many locks its process holds.
   const processes = new Map<string, ProcessSignal | null>();
   // Locks with the same signals get the same verdict, worded once: a snapshot of 20,000
