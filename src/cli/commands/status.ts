@@ -166,12 +166,12 @@ export async function runStatus(redlock: Redlock, asked: ReadArgs & { failOn?: R
     cmd = { ...asked, ...widened };
     page = await redlock.inspectPage({ patterns: cmd.patterns, expiringThresholdMs: cmd.expiringMs });
   }
-  const snap = page.snapshot;
+  const read = page.snapshot;
   const window = cmd.statsWindowMs;
-  const histories = window === undefined ? undefined : await redlock.lockHistories(snap.locks.map((l) => parseKeyArg(l.key)));
+  const histories = window === undefined ? undefined : await redlock.lockHistories(read.locks.map((l) => parseKeyArg(l.key)));
   const stats = histories?.map((h) => (h ? lockStats(h, Date.now(), window) : null));
-  // A holder past its own p95 hold time is worth a look: the liveness line says so.
-  if (stats) snap.locks.forEach((l, i) => { if (l.liveness) l.liveness = withHoldP95(l.liveness, stats[i]?.holdMs.p95 ?? null); });
+  // A holder past its own p95 hold time is worth a look: the liveness line says so (a new entry: entries are values).
+  const snap = stats ? { ...read, locks: read.locks.map((l, i) => (l.liveness ? { ...l, liveness: withHoldP95(l.liveness, stats[i]?.holdMs.p95 ?? null) } : l)) } : read;
   if (cmd.json) {
     const doc = await jsonStatus(redlock, snap, page.takenAtMs);
     if (stats) doc.locks = doc.locks.map((l, i) => ({ ...l, stats: stats[i] }));

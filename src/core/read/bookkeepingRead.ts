@@ -7,23 +7,27 @@ import { bookkeepingOf } from '../vocabulary/foreignKeys';
 import { redissonHolder } from '../vocabulary/foreignHolders';
 import { withDeadline } from '../connection/deadline';
 import { readable, type Classified, type InspectContext, type NodeScan } from './context';
-import type { LockEntry, Waiter } from '../vocabulary/types';
+import type { Waiter } from '../vocabulary/types';
 
 /** Waiters read per fair lock: a queue longer than this is cut (the lock row says how many are shown). */
 const MAX_WAITERS = 32;
 const COUNTER = /^[0-9]{1,15}$/;
 
 /**
- * Attaches each bookkeeping key of `ids` to its lock among `locks` (`lockIds[i]` is the
- * latin1 id of `locks[i]`), or lists it in `skipped` as orphaned when it is present and no
- * lock it may serve is. `display` turns an id into its shown key.
+ * `out` with each bookkeeping key of its `bookkeeping` attached to its lock among `locks`
+ * (`lockIds[i]` is the latin1 id of `locks[i]`: that entry is replaced), or listed in
+ * `skipped` as orphaned when it is present and no lock it may serve is. `display` turns an
+ * id into its shown key.
  */
-export async function attachBookkeeping(ctx: InspectContext, scans: NodeScan[], out: Classified, display: (id: string) => string): Promise<void> {
-  const { locks, lockIds, bookkeeping: ids } = out;
-  if (ids.length === 0) return;
+export async function readBookkeeping(ctx: InspectContext, scans: NodeScan[], out: Classified, display: (id: string) => string): Promise<Classified> {
+  const { lockIds, bookkeeping: ids } = out;
+  if (ids.length === 0) return out;
+  const locks = out.locks.slice();
+  let skipped = out.skipped;
+  let skippedIds = out.skippedIds;
   const index = new Map<string, number>();
   lockIds.forEach((id, i) => index.set(id, i));
-  const fairs: Array<[LockEntry, string]> = [];
+  const fairs: Array<[number, string]> = [];
   let orphaned = false;
   for (const id of ids) {
     const b = bookkeepingOf(id)!;
@@ -32,18 +36,24 @@ export async function attachBookkeeping(ctx: InspectContext, scans: NodeScan[], 
     if (owner === undefined) {
       // On a cluster the lock was not looked up by name: say nothing rather than guess.
       if (present && !ctx.ownerOnly) {
-        out.skipped.push({ key: display(id), reason: 'orphaned', of: display(b.owners[0]) });
-        out.skippedIds.push(id);
+        if (!orphaned) [skipped, skippedIds] = [skipped.slice(), skippedIds.slice()];
+        skipped.push({ key: display(id), reason: 'orphaned', of: display(b.owners[0]) });
+        skippedIds.push(id);
         orphaned = true;
       }
       continue;
     }
-    const entry = locks[index.get(owner)!];
-    if (b.kind === 'fence' && entry.fence === null) entry.fence = counterOf(scans, id);
-    if (b.kind === 'fair-timeout' && present) fairs.push([entry, id]);
+    const li = index.get(owner)!;
+    if (b.kind === 'fence' && locks[li].fence === null) locks[li] = { ...locks[li], fence: counterOf(scans, id) };
+    if (b.kind === 'fair-timeout' && present) fairs.push([li, id]);
   }
-  if (orphaned) sortSkipped(out);
-  await Promise.all(fairs.map(([entry, id]) => attachFairWaiters(ctx, scans, entry, id)));
+  const sorted = orphaned ? sortSkipped({ skipped, skippedIds }) : { skipped, skippedIds };
+  const waiters = await Promise.all(fairs.map(([, id]) => readFairWaiters(ctx, scans, id)));
+  fairs.forEach(([li], j) => {
+    const w = waiters[j];
+    if (w !== null && w.length > 0) locks[li] = { ...locks[li], waiters: [...(locks[li].waiters ?? []), ...w] };
+  });
+  return { ...out, locks, ...sorted };
 }
 
 /** The highest counter any reachable node holds in a Redisson fence key. */
@@ -58,8 +68,8 @@ function counterOf(scans: NodeScan[], id: string): number | null {
   return best;
 }
 
-/** The fair lock's waiters from the first node that answers, soonest deadline first. */
-async function attachFairWaiters(ctx: InspectContext, scans: NodeScan[], entry: LockEntry, id: string): Promise<void> {
+/** The fair lock's waiters from the first node that answers, soonest deadline first; null when none answers. */
+async function readFairWaiters(ctx: InspectContext, scans: NodeScan[], id: string): Promise<Waiter[] | null> {
   const key = Buffer.from(id, 'latin1');
   for (let i = 0; i < scans.length; i++) {
     if (!readable(scans[i].status) || scans[i].reads.get(id)?.obs.state !== 'present') continue;
@@ -76,15 +86,13 @@ async function attachFairWaiters(ctx: InspectContext, scans: NodeScan[], entry: 
       const h = redissonHolder(field);
       waiters.push({ name: null, host: null, pid: null, since: null, thread: h?.thread ?? null, deadline: Number.isFinite(deadline) ? deadline : null, library: 'redisson', ...(h ? {} : { reason: 'unreadable' }) });
     }
-    entry.waiters = [...entry.waiters ?? [], ...waiters];
-    return;
+    return waiters;
   }
+  return null;
 }
 
-/** Skipped keys back in byte order (latin1 ids compare as bytes), their ids beside them. */
-export function sortSkipped(out: Pick<Classified, 'skipped' | 'skippedIds'>): void {
+/** Skipped keys in byte order (latin1 ids compare as bytes), their ids beside them: new lists. */
+export function sortSkipped(out: Pick<Classified, 'skipped' | 'skippedIds'>): Pick<Classified, 'skipped' | 'skippedIds'> {
   const order = out.skippedIds.map((_, i) => i).sort((a, b) => (out.skippedIds[a] < out.skippedIds[b] ? -1 : out.skippedIds[a] > out.skippedIds[b] ? 1 : 0));
-  const skipped = order.map((i) => out.skipped[i]);
-  out.skippedIds = order.map((i) => out.skippedIds[i]);
-  out.skipped = skipped;
+  return { skipped: order.map((i) => out.skipped[i]), skippedIds: order.map((i) => out.skippedIds[i]) };
 }

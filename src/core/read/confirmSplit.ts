@@ -25,15 +25,21 @@ export const CONFIRM_WINDOW_MS = 250;
 const REREAD_PAUSE_MS = 5;
 
 
+/** What confirmSplits gives: the classification the re-reads support, and the ids no node holds any more. */
+export interface Confirmed {
+  classified: Classified;
+  gone: string[];
+}
+
 /**
- * Re-reads and re-classifies every `split` or `ttl-skew` lock of `out` (see the file comment); rewrites
- * `out` with what the re-read supports. Returns the ids that no node holds any more (the
- * lock was released meanwhile): they are dropped from `out`. The fresh reads replace the
+ * Re-reads and re-classifies every `split` or `ttl-skew` lock of `out` (see the file
+ * comment); gives `out` as the re-read supports it, without the ids that no node holds any
+ * more (the lock was released meanwhile), and those ids. The fresh reads replace the
  * scans' slots, so later passes (fences, waiters, countdowns) see the same instant.
  */
-export async function confirmSplits(ctx: InspectContext, scans: NodeScan[], out: Classified, expiringThresholdMs: number): Promise<string[]> {
+export async function confirmSplits(ctx: InspectContext, scans: NodeScan[], out: Classified, expiringThresholdMs: number): Promise<Confirmed> {
   // Cluster: each key has one copy, on its master; nothing can be split or skewed.
-  if (ctx.ownerOnly) return [];
+  if (ctx.ownerOnly) return { classified: out, gone: [] };
   let suspects: string[] = [];
   // A split stands once two reads in a row find the same token on every node: copies that
   // stay put are two holders, copies that keep moving are a lock changing hands. A TTL
@@ -45,7 +51,7 @@ export async function confirmSplits(ctx: InspectContext, scans: NodeScan[], out:
     suspects.push(out.lockIds[i]);
     before.set(out.lockIds[i], copiesOf(scans, out.lockIds[i], out.locks[i]));
   }
-  if (suspects.length === 0) return [];
+  if (suspects.length === 0) return { classified: out, gone: [] };
   const settled = new Map<string, KeyResult>();
   const deadline = clockNow() + CONFIRM_WINDOW_MS;
   for (let first = true; suspects.length > 0; first = false) {
@@ -106,7 +112,7 @@ function tokensOf(e: LockEntry): string {
 }
 
 /** `out` with each settled id's new result; fences and waiters of a re-read lock are read afresh. */
-function rewrite(out: Classified, settled: Map<string, KeyResult>): string[] {
+function rewrite(out: Classified, settled: Map<string, KeyResult>): Confirmed {
   const gone: string[] = [];
   const locks: LockEntry[] = [];
   const lockIds: string[] = [];
@@ -114,6 +120,8 @@ function rewrite(out: Classified, settled: Map<string, KeyResult>): string[] {
   const waiters = new Set(out.waitersToRead);
   const fencesToRead: number[] = [];
   const waitersToRead: number[] = [];
+  const skipped = out.skipped.slice();
+  const skippedIds = out.skippedIds.slice();
   let movedToSkipped = false;
   out.locks.forEach((e, i) => {
     const id = out.lockIds[i];
@@ -125,13 +133,12 @@ function rewrite(out: Classified, settled: Map<string, KeyResult>): string[] {
       lockIds.push(id);
     } else if (now.reason === 'absent') gone.push(id);
     else {
-      out.skipped.push(now);
-      out.skippedIds.push(id);
+      skipped.push(now);
+      skippedIds.push(id);
       movedToSkipped = true;
     }
   });
   // Byte order, as classifyKeys gives them.
-  if (movedToSkipped) sortSkipped(out);
-  Object.assign(out, { locks, lockIds, fencesToRead, waitersToRead });
-  return gone;
+  const sorted = movedToSkipped ? sortSkipped({ skipped, skippedIds }) : { skipped, skippedIds };
+  return { classified: { ...out, locks, lockIds, fencesToRead, waitersToRead, ...sorted }, gone };
 }

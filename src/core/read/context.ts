@@ -10,7 +10,7 @@ import type { LockEntry, NodeStatus, Observation, SkippedKey } from '../vocabula
 /** One key's classification: a lock, or why it is not one. */
 export type KeyResult = LockEntry | SkippedKey;
 
-/** What classifyKeys gives: the lists confirmSplits rewrites in place. */
+/** What classifyKeys gives, and each later stage gives anew (pipeline.ts). */
 export interface Classified {
   locks: LockEntry[];
   lockIds: string[];
@@ -31,6 +31,8 @@ export interface InspectContext {
   driftFactor: number;
   /** Per call deadline for one SCAN or read batch. */
   commandTimeoutMs: number;
+  /** The tokens this read decoded: each lock's copies share one string (readScripts.ts TokenTable). */
+  tokens?: Map<string, string>;
 }
 
 export interface Slot {
@@ -44,7 +46,7 @@ export interface Slot {
   err?: number;
   /** The resource's fence counter as the scan found it (undefined: read apart); taken (cleared) by classifyKeys. */
   fence?: number | null;
-  /** The scan found no waiter set beside this key; taken (cleared) by attachWaiters. */
+  /** The scan found no waiter set beside this key; taken (cleared) by readWaiters. */
   noWaiters?: boolean;
   /** The key classified as its page arrived (null: an internal key); taken by classifyKeys. */
   pre?: KeyResult | null;
@@ -82,6 +84,7 @@ export function readContextOf(nodes: readonly RedisNode[], driftFactor: number, 
     slotRanges: members?.map((m) => m.ranges),
     driftFactor,
     commandTimeoutMs: readTimeoutMs,
+    tokens: new Map(),
   };
 }
 

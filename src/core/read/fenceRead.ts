@@ -56,12 +56,13 @@ export function pageCounter(raw: Buffer | null | undefined): number | null {
 }
 
 /**
- * Sets `fence` and `fenceRisk` on `locks[i]` for each i of `which` (`lockIds[i]` is the
- * latin1 id of `locks[i]`), reading every reachable node. A node out of reach holds no
- * counter as far as the inspector knows.
+ * `locks` with `fence` and `fenceRisk` read for each index of `which` (`lockIds[i]` is
+ * the latin1 id of `locks[i]`) on every reachable node: a new array, the entries read
+ * replaced by new ones. A node out of reach holds no counter as far as the inspector knows.
  */
-export async function attachFences(ctx: InspectContext, scans: readonly NodeScan[], locks: LockEntry[], lockIds: readonly string[], which: readonly number[]): Promise<void> {
-  if (which.length === 0) return;
+export async function readFences(ctx: InspectContext, scans: readonly NodeScan[], locks: readonly LockEntry[], lockIds: readonly string[], which: readonly number[]): Promise<LockEntry[]> {
+  const out = locks.slice();
+  if (which.length === 0) return out;
   const ms = ctx.commandTimeoutMs;
   if (ctx.ownerOnly) {
     // Each key (and its counter, in the same slot) lives on one master.
@@ -76,23 +77,24 @@ export async function attachFences(ctx: InspectContext, scans: readonly NodeScan
     await Promise.all(
       [...byOwner].map(async ([owner, lis]) => {
         const values = await readCounters(ctx.nodes[owner], lis.map((li) => lockIds[li]), ms);
-        lis.forEach((li, j) => setFence(locks[li], [values[j]]));
+        lis.forEach((li, j) => (out[li] = withFence(locks[li], [values[j]])));
       }),
     );
-    return;
+    return out;
   }
   const ids = which.map((li) => lockIds[li]);
   const perNode = await Promise.all(
     ctx.nodes.map((node, i) => (readable(scans[i].status) ? readCounters(node, ids, ms) : Promise.resolve(null))),
   );
-  which.forEach((li, j) => setFence(locks[li], perNode.map((values) => values?.[j] ?? null)));
+  which.forEach((li, j) => (out[li] = withFence(locks[li], perNode.map((values) => values?.[j] ?? null))));
+  return out;
 }
 
-function setFence(entry: LockEntry, counters: ReadonlyArray<number | null>): void {
+function withFence(entry: LockEntry, counters: ReadonlyArray<number | null>): LockEntry {
   let max: number | null = null;
   for (const c of counters) if (c !== null && (max === null || c > max)) max = c;
   let holding = 0;
   for (const c of counters) if (c !== null && c === max) holding++;
-  entry.fence = max;
-  entry.fenceRisk = max !== null && holding < entry.quorum;
+  const fenceRisk = max !== null && holding < entry.quorum;
+  return entry.fence === max && entry.fenceRisk === fenceRisk ? entry : { ...entry, fence: max, fenceRisk };
 }

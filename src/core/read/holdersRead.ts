@@ -6,7 +6,8 @@ import { holderOf, processIdOf } from '../vocabulary/holderToken';
 import { readable, type InspectContext, type NodeScan } from './context';
 import { withDeadline } from '../connection/deadline';
 import type { RedisNode } from '../connection/nodes';
-import type { LockEntry, Owner, Waiter } from '../vocabulary/types';
+import type { Holder, LockEntry, Observation, Owner, Waiter } from '../vocabulary/types';
+import { quorumTokenOf } from '../vocabulary/actions';
 import { internalKeyOf, mergeWaiters, readWaiting, WaitingRead } from '../bookkeeping/waiters';
 import { internalKey } from '../bookkeeping/internalKeys';
 
@@ -20,36 +21,42 @@ const WAIT_BATCH = 500;
 /** The waiters of a lock without any: one frozen array shared by every such entry; waiters are replaced, never changed in place. */
 export const NO_WAITERS = Object.freeze([]) as unknown as Waiter[];
 
-/** Process ids behind an entry's holder and waiters: matched, never shown. */
-const processIds = new WeakMap<LockEntry, { holder: string | null; waiters: Array<string | null> }>();
+/**
+ * The process ids behind a lock's waiters, in the order of its `waiters`: matched with
+ * holders to find wait cycles, never shown. Handed from the waiters stage to the deadlock
+ * stage as a value (the watcher keeps it beside each lock it knows).
+ */
+export type WaiterProcesses = ReadonlyArray<string | null>;
 
-/** Sets each copy's holder and the entry's (the quorum token's, when known: classify's). */
-export function attachHolders(entry: LockEntry, knownQuorumToken?: string | null): void {
-  let quorumToken: string | null = knownQuorumToken ?? null;
-  if (knownQuorumToken === undefined) for (const t in entry.holders) if (entry.holders[t] >= entry.quorum) quorumToken = t;
-  let holder: LockEntry['holder'] = null;
+/** No waiter, no process to match. */
+export const NO_PROCESSES: WaiterProcesses = Object.freeze([]);
+
+/**
+ * What the copies' tokens say of who holds the lock (no read): the quorum token's holder
+ * (each copy decoded its own when it was read), and for multi-holder layouts each owner.
+ */
+export function holderFields(nodes: readonly Observation[], quorumToken: string | null): { holder: Holder | null; owners: Owner[] | undefined } {
+  if (quorumToken === null) return { holder: null, owners: undefined };
+  let holder: Holder | null = null;
   let format: string | null = null;
-  for (const o of entry.nodes) {
-    if (o.state !== 'present') {
-      // Absent and unreachable copies are shared, frozen, and already say null.
-      if (o.holder === undefined && !Object.isFrozen(o)) o.holder = null;
-      continue;
-    }
-    o.holder = holderOf(o.token, o.format);
-    if (o.token === quorumToken && holder === null) {
-      holder = o.holder;
-      format = o.format;
-    }
+  for (const o of nodes) {
+    if (o.state !== 'present' || o.token !== quorumToken) continue;
+    // A copy built elsewhere than the read (a test's builder) may not carry its holder.
+    holder = o.holder !== undefined ? o.holder : holderOf(o.token, o.format);
+    format = o.format;
+    if (holder !== null) break;
   }
-  entry.holder = holder;
   // Multi-holder layouts: the token is the sorted ids joined by ','; each id is one owner.
-  if ((format === 'semaphore' || format === 'redisson-rwlock') && quorumToken !== null) entry.owners = ownersOf(quorumToken, format);
-  else if (entry.owners !== undefined) delete entry.owners;
-  if (entry.waiters === undefined) entry.waiters = NO_WAITERS;
-  const prev = processIds.get(entry);
-  const id = processIdOf(quorumToken, format);
-  // No entry reads as no holder and no waiter: 100k plain-token locks add none.
-  if (id !== null || prev !== undefined) processIds.set(entry, { holder: id, waiters: prev?.waiters ?? [] });
+  const owners = format === 'semaphore' || format === 'redisson-rwlock' ? ownersOf(quorumToken, format) : undefined;
+  return { holder, owners };
+}
+
+/** The id that matches the lock's holder with its waits elsewhere (our process id, Redisson's client). */
+function holderProcessOf(e: LockEntry): string | null {
+  const token = quorumTokenOf(e);
+  if (token === null) return null;
+  const copy = e.nodes.find((o) => o.state === 'present' && o.token === token);
+  return processIdOf(token, copy?.format ?? null);
 }
 
 /** One owner per id of a multi-holder token; a `hex:` token cannot be split back into ids here. */
@@ -66,13 +73,24 @@ function waiterKeyOf(id: string): string | null {
   return ASCII.test(id) ? internalKey('waiters', id) : internalKeyOf('waiters', Buffer.from(id, 'latin1'));
 }
 
+/** What the waiters stage gives for the entries it was handed, in their order. */
+export interface WaitersRead {
+  /** Each entry, replaced where its waiters changed. */
+  entries: LockEntry[];
+  /** Each entry's waiters' process ids. */
+  processes: WaiterProcesses[];
+  /** How many of them have waiters. */
+  waited: number;
+}
+
 /**
- * Reads the live waiters of `entries` on every reachable node and attaches them. A node
- * whose read fails adds nothing (the lock's own reads already say how it is). Resolves
- * the number of entries that have waiters.
+ * Reads the live waiters of `entries` on every reachable node. A node whose read fails
+ * adds nothing (the lock's own reads already say how it is). Entries are values: one whose
+ * waiters differ comes back as a new entry.
  */
-export async function attachWaiters(ctx: InspectContext, scans: NodeScan[], entries: LockEntry[], ids: string[]): Promise<number> {
-  if (entries.length === 0) return 0;
+export async function readWaiters(ctx: InspectContext, scans: NodeScan[], entries: readonly LockEntry[], ids: readonly string[]): Promise<WaitersRead> {
+  const out: WaitersRead = { entries: entries.slice(), processes: new Array(entries.length).fill(NO_PROCESSES), waited: 0 };
+  if (entries.length === 0) return out;
   // Named only for the keys some node is asked about.
   const keys: Array<string | null | undefined> = new Array(entries.length);
   const perNode: Array<Array<WaitingRead | undefined>> = ctx.nodes.map(() => new Array(entries.length));
@@ -101,24 +119,21 @@ export async function attachWaiters(ctx: InspectContext, scans: NodeScan[], entr
       }
     }),
   );
-  let waited = 0;
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i];
-    const p = processIds.get(e);
     let read = false;
     for (let n = 0; n < perNode.length && !read; n++) read = perNode[n][i] !== undefined;
-    if (!read) {
+    const merged = read ? mergeWaiters(perNode.map((r) => r[i])) : [];
+    if (merged.length === 0) {
       // No node lists a waiter (the common case): nothing to merge or match.
-      if (e.waiters === undefined || e.waiters.length > 0) e.waiters = NO_WAITERS;
-      if (p !== undefined && p.waiters.length > 0) processIds.set(e, { holder: p.holder, waiters: [] });
+      if (e.waiters !== undefined && e.waiters.length > 0) out.entries[i] = { ...e, waiters: NO_WAITERS };
       continue;
     }
-    const merged = mergeWaiters(perNode.map((r) => r[i]));
-    e.waiters = merged.map((m) => m.waiter);
-    if (merged.length > 0) waited++;
-    processIds.set(e, { holder: p?.holder ?? null, waiters: merged.map((m) => m.processId) });
+    out.entries[i] = { ...e, waiters: merged.map((m) => m.waiter) };
+    out.processes[i] = merged.map((m) => m.processId);
+    out.waited++;
   }
-  return waited;
+  return out;
 }
 
 async function readInto(ctx: InspectContext, node: RedisNode, wanted: number[], keys: ReadonlyArray<string | null | undefined>, out: Array<WaitingRead | undefined>): Promise<void> {
@@ -134,36 +149,41 @@ async function readInto(ctx: InspectContext, node: RedisNode, wanted: number[], 
   await Promise.all(batches);
 }
 
+/** A lock as the deadlock stage sees it: its entry and its waiters' process ids. */
+export interface Waits {
+  entry: LockEntry;
+  processes: WaiterProcesses;
+}
+
 /**
- * Flags every lock on a wait-for cycle `deadlock` with its `cycle`, and clears both on
- * the others. Returns the entries whose flag or cycle changed.
+ * Every lock on a wait-for cycle gets the `deadlock` flag and its `cycle`; a lock that
+ * had them and is on no cycle loses both. Returns the new entry of each lock whose flag or
+ * cycle changed, by its old entry; the others stand as they are.
  */
-export function flagDeadlocks(entries: Iterable<LockEntry>): LockEntry[] {
-  const all = [...entries];
+export function flagDeadlocks(locks: Iterable<Waits>): Map<LockEntry, LockEntry> {
+  const all = [...locks];
   const nodes: WaitNode[] = [];
-  for (const e of all) {
-    // An entry's waiters and their process ids are set together: no waiter, no wait edge.
-    if (e.waiters === undefined || e.waiters.length === 0) continue;
-    const p = processIds.get(e);
-    if (p && p.holder !== null && p.waiters.length > 0) nodes.push({ key: e.key, holder: p.holder, waiters: p.waiters });
+  for (const { entry: e, processes } of all) {
+    // No waiter, no wait edge.
+    if (e.waiters === undefined || e.waiters.length === 0 || processes.length === 0) continue;
+    const holder = holderProcessOf(e);
+    if (holder !== null) nodes.push({ key: e.key, holder, waiters: [...processes] });
   }
   const cycles = nodes.length > 1 ? findCycles(nodes) : new Map<string, string[]>();
-  const touched: LockEntry[] = [];
-  for (const e of all) {
+  const replaced = new Map<LockEntry, LockEntry>();
+  for (const { entry: e } of all) {
     // Most entries have no flag at all and sit on no cycle: nothing to look up.
     if (cycles.size === 0 && e.flags.length === 0) continue;
     const cycle = cycles.size === 0 ? undefined : cycles.get(e.key);
     const had = e.flags.includes('deadlock');
     if (cycle) {
-      const same = had && e.cycle !== undefined && e.cycle.join('\n') === cycle.join('\n');
-      if (!had) e.flags = [...e.flags, 'deadlock'];
-      e.cycle = cycle;
-      if (!same) touched.push(e);
+      if (had && e.cycle !== undefined && e.cycle.join('\n') === cycle.join('\n')) continue;
+      // Object.assign: a spread copy that gains a property gets a hidden class of its own (see judgeHolders).
+      replaced.set(e, Object.assign({}, e, { flags: had ? e.flags : [...e.flags, 'deadlock'], cycle }));
     } else if (had) {
-      e.flags = e.flags.filter((f) => f !== 'deadlock');
-      delete e.cycle;
-      touched.push(e);
+      const { cycle: _cycle, ...rest } = e;
+      replaced.set(e, { ...rest, flags: e.flags.filter((f) => f !== 'deadlock') });
     }
   }
-  return touched;
+  return replaced;
 }

@@ -3,7 +3,7 @@
 // write: only TYPE/PTTL/STRLEN/GET/HLEN/HKEYS/HSTRLEN/HGET/ZCARD/ZRANGE run, in a
 // `no-writes` script.
 import { isInternalKey } from '../bookkeeping/internalKeys';
-import { attachHolders, NO_WAITERS } from './holdersRead';
+import { holderFields, NO_WAITERS } from './holdersRead';
 import { pageCounter } from './fenceRead';
 import { bookkeepingOf } from '../vocabulary/foreignKeys';
 import { performance } from 'node:perf_hooks';
@@ -46,10 +46,10 @@ export async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buff
     const chunk = keys.slice(i, i + READ_BATCH);
     const sent = clockNow();
     const batches = node.clusterMember
-      ? await withDeadline(readEachKey(node, chunk, scan.absent), ctx.commandTimeoutMs, true)
+      ? await withDeadline(readEachKey(node, chunk, scan.absent, ctx.tokens), ctx.commandTimeoutMs, true)
       : scriptsRefused(node.client)
-      ? [await withDeadline(readObservationsPlain(node.client as Redis, chunk, node.id, scan.absent), ctx.commandTimeoutMs, true)]
-      : [await withDeadline(readObservations(node.client, chunk, node.id, scan.absent), ctx.commandTimeoutMs, true)];
+      ? [await withDeadline(readObservationsPlain(node.client as Redis, chunk, node.id, scan.absent, ctx.tokens), ctx.commandTimeoutMs, true)]
+      : [await withDeadline(readObservations(node.client, chunk, node.id, scan.absent, ctx.tokens), ctx.commandTimeoutMs, true)];
     for (let j = 0; j < chunk.length; j++) {
       const batch = batches.length === 1 ? batches[0] : batches[j];
       const at = batch.nodeTimeMs - scan.offsetMs;
@@ -59,8 +59,8 @@ export async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buff
 }
 
 /** A cluster refuses scripts over keys of several slots: one script call per key, pipelined. */
-function readEachKey(node: RedisNode, keys: Buffer[], absent: Observation): Promise<ReadBatch[]> {
-  return Promise.all(keys.map((k) => readObservations(node.client, [k], node.id, absent)));
+function readEachKey(node: RedisNode, keys: Buffer[], absent: Observation, tokens?: Map<string, string>): Promise<ReadBatch[]> {
+  return Promise.all(keys.map((k) => readObservations(node.client, [k], node.id, absent, tokens)));
 }
 
 /** Called with keys read by a page script, their ids and their slots (set, counters included). */
@@ -69,6 +69,8 @@ export type OnPage = (scan: NodeScan, ids: string[], slots: Slot[]) => void;
 /**
  * SCANs one node. `onPage`, when given, is called with the ids of the keys read by the
  * page script (standalone nodes) once their slots are set, fence counters included.
+ * Without `internals` (a discovery: names and values only) no internal key is walked and
+ * no copy's holder decoded.
  */
 export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number, onPage?: OnPage, internals = true): Promise<NodeScan> {
   const scan: NodeScan = {
@@ -151,7 +153,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         cursor = next === '0' ? DONE : next;
         scan.cursors[p] = cursor;
         scanned += pageKeyCount(flat);
-        const page = decodeScanPage(flat, node.id, scan.absent);
+        const page = decodeScanPage(flat, node.id, scan.absent, ctx.tokens, internals);
         if (page.internalCursor !== null) walk.add(page.internalCursor, page.internals);
         pages++;
         // The pages left before the key cap cuts the scan, at this rate of keys per page.
@@ -279,16 +281,9 @@ function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: 
   } else {
     const n = scans.length;
     observations = new Array(n);
-    let token: string | null = null;
     for (let i = 0; i < n; i++) {
       const slot = unreachable[i] ? undefined : (onlySlot ?? scans[i].reads.get(id));
-      const o = unreachable[i] ?? slot?.obs ?? scans[i].absent;
-      // Copies of one token share one string: a watch holds 100k keys x N nodes.
-      if (o.token !== null) {
-        if (token === o.token) o.token = token;
-        else token = o.token;
-      }
-      observations[i] = o;
+      observations[i] = unreachable[i] ?? slot?.obs ?? scans[i].absent;
       readAtMs[i] = slot?.at ?? nowMs;
       if (unreachable[i]) continue;
       const f = slot?.fence;
@@ -309,9 +304,10 @@ function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: 
   scratch.fencesKnown = fencesKnown;
   if (!c) return { key, reason: skipReason(observations) };
   if (!fencesKnown) fence = null;
-  // holder and waiters in the literal: one object shape, no property added later.
-  const entry: LockEntry = { key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, fence, fenceRisk: fence !== null && holding < c.quorum, nodes: observations, holder: null, waiters: NO_WAITERS };
-  attachHolders(entry, c.quorumToken);
+  const { holder, owners } = holderFields(observations, c.quorumToken);
+  // Built whole, never changed after (entries are values): later stages replace it.
+  const entry: LockEntry = { key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, fence, fenceRisk: fence !== null && holding < c.quorum, nodes: observations, holder, waiters: NO_WAITERS };
+  if (owners !== undefined) entry.owners = owners;
   return entry;
 }
 
@@ -338,10 +334,9 @@ function atInstant(result: KeyResult, slot: Slot, nowMs: number, driftFactor: nu
   if (!isLock(result) || result.validityMs === null) return result;
   const e = result;
   // A finite validity means a present copy with a TTL: it expires at its read instant + PTTL.
-  e.validityMs = validityAt(slot.at + e.nodes[0].pttlMs!, nowMs, driftFactor);
-  const expiring = e.validityMs !== null && e.validityMs < expiringThresholdMs;
-  if (expiring !== e.flags.includes('expiring')) e.flags = withExpiring(e.flags, expiring);
-  return result;
+  const validityMs = validityAt(slot.at + e.nodes[0].pttlMs!, nowMs, driftFactor);
+  const expiring = validityMs !== null && validityMs < expiringThresholdMs;
+  return { ...e, validityMs, flags: expiring !== e.flags.includes('expiring') ? withExpiring(e.flags, expiring) : e.flags };
 }
 
 /**
@@ -358,7 +353,7 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
   /** Indexes into `locks` whose fence counters were not all read with their scan page. */
   const fencesToRead: number[] = [];
   /**
-   * Indexes into `locks` whose waiters attachWaiters must still look for: all but the
+   * Indexes into `locks` whose waiters readWaiters must still look for: all but the
    * locks classified with their page when that page had no waiter set at all.
    */
   const waitersToRead: number[] = [];

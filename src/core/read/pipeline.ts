@@ -2,27 +2,30 @@
 // snapshot (snapshot.ts) and the watcher (watch.ts) alike, so that the two give the same
 // document for the same keys (docs/architecture.md, "One read engine"):
 //   related keys read by name -> classify -> confirm splits -> fences -> waiters -> bookkeeping
-//   -> liveness.
+//   -> liveness. Each stage gives new values: entries are never changed once built.
 // The watcher runs them over the keys that may have changed, the snapshot over all it read.
 import { bookkeepingOf, redissonBookkeepingOf } from '../vocabulary/foreignKeys';
 import { INTERNAL_PREFIX, parseInternalKey } from '../bookkeeping/internalKeys';
 import type { InspectContext, NodeScan } from './context';
 import { classifyKeys, keyOf, readOnEachNode } from './inspect';
 import { confirmSplits, type Classified } from './confirmSplit';
-import { attachFences } from './fenceRead';
-import { attachBookkeeping } from './bookkeepingRead';
-import { attachLiveness } from './livenessRead';
+import { readFences } from './fenceRead';
+import { readBookkeeping } from './bookkeepingRead';
+import { judgeHolders } from './livenessRead';
 
 /** What the stages give: the classification, and the ids a split re-read found gone. */
 export interface Enriched extends Classified {
   gone: string[];
 }
 
-/** How a caller reads waiters: the snapshot reads those of its fresh locks, the watcher keeps its own. */
-export type WaiterStage = (c: Classified) => Promise<void>;
+/**
+ * How a caller reads waiters (and flags wait cycles): the snapshot reads those of its
+ * fresh locks, the watcher keeps its own. Gives the classification with its entries replaced.
+ */
+export type WaiterStage = (c: Classified) => Promise<Classified>;
 
 /** How a caller judges liveness: the snapshot on one read, the watcher with its renewal pulse over every lock it knows. */
-export type LivenessStage = (c: Classified) => Promise<void>;
+export type LivenessStage = (c: Classified) => Promise<Classified>;
 
 /** Holds a Redisson lock's hash: its bookkeeping may lie outside the patterns. */
 function redissonLockOn(scans: readonly NodeScan[], id: string): boolean {
@@ -94,14 +97,18 @@ export async function readRelated(ctx: InspectContext, scans: NodeScan[], ids: S
   return out;
 }
 
-/** Classifies `ids` and runs every stage after it; see the file comment for the order. */
+/**
+ * Classifies `ids` and runs every stage after it; see the file comment for the order.
+ * Each stage takes the classification and gives a new one: an entry, once built, is never
+ * changed; a stage that learns more about a lock replaces its entry.
+ */
 export async function classifyAndEnrich(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number, waiters: WaiterStage, liveness?: LivenessStage): Promise<Enriched> {
   const classified = classifyKeys(ctx, scans, ids, nowMs, expiringThresholdMs);
   // A split is told only once a re-read of every node confirms it (confirmSplit.ts).
-  const gone = await confirmSplits(ctx, scans, classified, expiringThresholdMs);
-  await attachFences(ctx, scans, classified.locks, classified.lockIds, classified.fencesToRead);
-  await waiters(classified);
-  await attachBookkeeping(ctx, scans, classified, keyOf);
-  await (liveness ? liveness(classified) : attachLiveness(ctx, scans, classified.locks, nowMs));
-  return { ...classified, gone };
+  const { classified: confirmed, gone } = await confirmSplits(ctx, scans, classified, expiringThresholdMs);
+  const fenced: Classified = { ...confirmed, locks: await readFences(ctx, scans, confirmed.locks, confirmed.lockIds, confirmed.fencesToRead) };
+  const waited = await waiters(fenced);
+  const kept = await readBookkeeping(ctx, scans, waited, keyOf);
+  const judged = liveness ? await liveness(kept) : { ...kept, locks: await judgeHolders(ctx, scans, kept.locks, nowMs) };
+  return { ...judged, gone };
 }

@@ -8,7 +8,7 @@ import { clockNow } from '../connection/deadline';
 import { knownCapabilities } from '../connection/capabilities';
 import type { Observation } from '../vocabulary/types';
 import { CALL_BYTES, CALL_ITEMS, MAX_ITEMS, MAX_SHAPE_BYTES, MAX_VALUE_BYTES } from './readLua';
-import { timeOf, toObservation, type ReadBatch, type TtlPage } from './readScripts';
+import { timeOf, toObservation, type ReadBatch, type TokenTable, type TtlPage } from './readScripts';
 
 type Reply = [Error | null, unknown];
 
@@ -97,7 +97,7 @@ function payloadOf(s: Sized, value: Reply): unknown {
  * readScripts.ts readObservations. Each key's value is read between two PTTLs and
  * followed by its TYPE: a key re-set or retyped meanwhile is read again.
  */
-export async function readObservationsPlain(client: Redis, keys: Buffer[], node: string, absent: Observation): Promise<ReadBatch> {
+export async function readObservationsPlain(client: Redis, keys: Buffer[], node: string, absent: Observation, tokens?: TokenTable): Promise<ReadBatch> {
   const observations: Observation[] = new Array(keys.length);
   const withTime = knownCapabilities(client)?.capabilities.time !== false;
   let nodeTimeMs = 0;
@@ -150,7 +150,7 @@ export async function readObservationsPlain(client: Redis, keys: Buffer[], node:
         // A later PTTL above the earlier one, or a key gaining or losing its expiry: re-set in between.
         const changed = typeNow !== s.type || payload === undefined || (before < 0) !== (after < 0) || after > before;
         if (changed && attempt < TRIES) again.push(ids[i]);
-        else observations[ids[i]] = typeNow === 'none' || payload === undefined ? absent : toObservation(node, s.type, after, payload, absent);
+        else observations[ids[i]] = typeNow === 'none' || payload === undefined ? absent : toObservation(node, s.type, after, payload, absent, tokens);
       }
     }
     todo = again;

@@ -4,6 +4,7 @@ import type Redis from 'ioredis';
 import type { Cluster } from 'ioredis';
 import { MAX_TOKEN_BYTES, recognise, RawValue } from '../vocabulary/formats';
 import { displayToken } from '../vocabulary/tokens';
+import { holderOf } from '../vocabulary/holderToken';
 import type { Observation } from '../vocabulary/types';
 import { callReadScript, readScript } from '../connection/lua';
 import { clockNow } from '../connection/deadline';
@@ -41,27 +42,45 @@ export function absentOn(node: string): Observation {
   return Object.freeze({ node, state: 'absent', token: null, pttlMs: null, type: null, format: null, holdCount: null, reason: null, holder: null });
 }
 
-/** One key as READ_KEY gives it (type, pttl, payload) as an observation; the plain-command reader (plainRead.ts) hands in the same triple. */
-export function toObservation(node: string, type: string, pttl: number, payload: unknown, absent: Observation): Observation {
+/**
+ * Tokens already decoded in one read, by value: the copies of one lock on N nodes share
+ * one string (a watch holds 100k keys x N nodes). Lives as long as the read's context.
+ */
+export type TokenTable = Map<string, string>;
+
+function shared(token: string, tokens: TokenTable | undefined): string {
+  if (tokens === undefined) return token;
+  const seen = tokens.get(token);
+  if (seen !== undefined) return seen;
+  tokens.set(token, token);
+  return token;
+}
+
+/**
+ * One key as READ_KEY gives it (type, pttl, payload) as an observation, its holder decoded
+ * from its token; the plain-command reader (plainRead.ts) hands in the same triple.
+ */
+export function toObservation(node: string, type: string, pttl: number, payload: unknown, absent: Observation, tokens?: TokenTable, holders = true): Observation {
   if (type === 'none') return absent;
   // The common case, a string token, skips the intermediate objects (a snapshot reads
   // 100k+ of them); formats.recognise still decides everything else.
   if (type === 'string' && Buffer.isBuffer(payload) && payload.length > 0 && payload.length <= MAX_TOKEN_BYTES) {
-    // `holder` is set by attachHolders; present from the start, every copy has one shape.
-    return { node, state: 'present', token: displayToken(payload), pttlMs: pttl < 0 ? -1 : pttl, type, format: 'string', holdCount: null, reason: null, holder: null };
+    const token = shared(displayToken(payload), tokens);
+    return { node, state: 'present', token, pttlMs: pttl < 0 ? -1 : pttl, type, format: 'string', holdCount: null, reason: null, holder: holders ? holderOf(token, 'string') : null };
   }
   const r = recognise(decodeRaw(type, payload));
   const present = r.state === 'present';
+  const token = r.token === null ? null : shared(r.token, tokens);
   return {
     node,
     state: r.state,
-    token: r.token,
+    token,
     pttlMs: present ? (pttl < 0 ? -1 : pttl) : null,
     type,
     format: r.format,
     holdCount: r.holdCount,
     reason: r.reason,
-    holder: null,
+    holder: present && holders ? holderOf(token, r.format) : null,
   };
 }
 
@@ -90,7 +109,7 @@ export function timeOf(sec: unknown, usec: unknown): number {
  * Reads a batch of keys on one client; observations in key order. Each script call reads
  * what its budget allows and the next call continues with the keys left.
  */
-export async function readObservations(client: Redis | Cluster, keys: Buffer[], node: string, absent: Observation): Promise<ReadBatch> {
+export async function readObservations(client: Redis | Cluster, keys: Buffer[], node: string, absent: Observation, tokens?: TokenTable): Promise<ReadBatch> {
   const observations: Observation[] = new Array(keys.length);
   let nodeTimeMs = 0;
   for (let from = 0; from < keys.length;) {
@@ -99,7 +118,7 @@ export async function readObservations(client: Redis | Cluster, keys: Buffer[], 
     if (from === 0) nodeTimeMs = timeOf(flat[0], flat[1]);
     const n = Math.max(1, Number(flat[2]));
     for (let i = 0, j = 3; i < n && from + i < keys.length; i++, j += 3) {
-      observations[from + i] = toObservation(node, typeName(flat[j]), Number(flat[j + 1]), flat[j + 2], absent);
+      observations[from + i] = toObservation(node, typeName(flat[j]), Number(flat[j + 1]), flat[j + 2], absent, tokens);
     }
     from += n;
   }
@@ -140,7 +159,8 @@ export function pageKeyCount(flat: unknown[]): number {
   return n + (flat.length - PAGE_HEAD - 3 * n);
 }
 
-export function decodeScanPage(flat: unknown[], node: string, absent: Observation): ScannedPage {
+/** `holders`: decode each copy's holder (a discovery, which lists names and values only, does not). */
+export function decodeScanPage(flat: unknown[], node: string, absent: Observation, tokens?: TokenTable, holders = true): ScannedPage {
   const n = Number(flat[3]);
   const keys: Buffer[] = new Array(n);
   const observations: Observation[] = new Array(n);
@@ -148,10 +168,10 @@ export function decodeScanPage(flat: unknown[], node: string, absent: Observatio
   for (let i = 0; i < n; i++, j += 3) {
     keys[i] = flat[j] as Buffer;
     const payload = flat[j + 2];
-    if (Buffer.isBuffer(payload)) observations[i] = toObservation(node, 'string', Number(flat[j + 1]), payload, absent);
+    if (Buffer.isBuffer(payload)) observations[i] = toObservation(node, 'string', Number(flat[j + 1]), payload, absent, tokens, holders);
     else {
       const [type, value] = payload as [Buffer, unknown];
-      observations[i] = toObservation(node, String(type), Number(flat[j + 1]), value, absent);
+      observations[i] = toObservation(node, String(type), Number(flat[j + 1]), value, absent, tokens, holders);
     }
   }
   const walked = String(flat[4]);

@@ -1,10 +1,10 @@
 // One snapshot of the nodes: scan every node, fill the gaps, read related keys by name,
 // then the stages every read shares (pipeline.ts). The scan lives in inspect.ts.
 import { performance } from 'node:perf_hooks';
-import { attachWaiters, flagDeadlocks } from './holdersRead';
+import { flagDeadlocks, readWaiters } from './holdersRead';
 import { clockNow } from '../connection/deadline';
 import { quorumOf } from '../vocabulary/classify';
-import { readable, type InspectContext } from './context';
+import { readable, type InspectContext, type NodeScan } from './context';
 import { isDefaultPatterns, type InspectOptions, type InspectPage, type ScanCursor } from '../vocabulary/inspectTypes';
 import type { LockEntry, SkippedKey, Snapshot } from '../vocabulary/types';
 import type { OnPage } from './inspect';
@@ -14,14 +14,20 @@ import { internalKey } from '../bookkeeping/internalKeys';
 import { classifyAndEnrich, readRelated, type WaiterStage } from './pipeline';
 
 /** The snapshot's waiters: those of its fresh locks, then the cycles among them. */
-export function snapshotWaiters(ctx: InspectContext, scans: Parameters<typeof attachWaiters>[1]): WaiterStage {
-  return async ({ locks, lockIds, waitersToRead }) => {
+export function snapshotWaiters(ctx: InspectContext, scans: NodeScan[]): WaiterStage {
+  return async (c) => {
     // A fresh entry without waiters already says so (no waiters, no process ids to match).
-    let waited = 0;
-    if (waitersToRead.length === locks.length) waited = await attachWaiters(ctx, scans, locks, lockIds);
-    else if (waitersToRead.length > 0) waited = await attachWaiters(ctx, scans, waitersToRead.map((i) => locks[i]), waitersToRead.map((i) => lockIds[i]));
+    const which = c.waitersToRead;
+    if (which.length === 0) return c;
+    const read = await readWaiters(ctx, scans, which.map((i) => c.locks[i]), which.map((i) => c.lockIds[i]));
+    const locks = c.locks.slice();
+    which.forEach((li, j) => (locks[li] = read.entries[j]));
     // A wait cycle takes two locks with waiters; fresh entries carry no deadlock flag to clear.
-    if (waited > 1) flagDeadlocks(locks);
+    if (read.waited > 1) {
+      const flagged = flagDeadlocks(which.map((li, j) => ({ entry: locks[li], processes: read.processes[j] })));
+      for (const li of which) locks[li] = flagged.get(locks[li]) ?? locks[li];
+    }
+    return { ...c, locks };
   };
 }
 

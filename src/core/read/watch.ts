@@ -12,12 +12,13 @@ import { nodeFacts } from './facts';
 import { clockNow } from '../connection/deadline';
 import { readable, type InspectContext, type NodeScan } from './context';
 import { ObservedHistory } from './observedHistory';
-import { attachLiveness, RenewalPulse } from './livenessRead';
+import { judgeHolders, RenewalPulse } from './livenessRead';
 import { DEFAULT_PATTERNS, fillGaps, scanNode, validatePatterns } from './inspect';
 import { isDefaultPatterns, type NodeFacts } from '../vocabulary/inspectTypes';
 import { classifyAndEnrich, readRelated, type Related } from './pipeline';
+import type { Classified } from './context';
 import type { LockEntry, SkippedKey, Snapshot } from '../vocabulary/types';
-import { attachWaiters, flagDeadlocks } from './holdersRead';
+import { flagDeadlocks, NO_PROCESSES, readWaiters, type WaiterProcesses, type Waits } from './holdersRead';
 import { countedDown, expiriesOf, Known, sameEntry, waitersText } from './watchDiff';
 import { coversInternalKeys, INTERNAL_PATTERN, lockIdOfInternal, NodeWatch, refreshNode } from './watchNode';
 import type { WatchListener, WatchOptions, WatchStatus, WatchSubscription } from './watchTypes';
@@ -288,10 +289,15 @@ export class Watcher {
     const threshold = this.options.expiringThresholdMs ?? 2_000;
     let waitChanged = new Set<string>();
     let livenessChanged = new Set<string>();
+    const freshProcesses = new Map<string, WaiterProcesses>();
     const classified = await classifyAndEnrich(ctx, scans, toClassify, nowMs, threshold, async (c) => {
-      waitChanged = await this.refreshWaiters(ctx, scans, c.locks, c.lockIds, dirty);
+      const r = await this.refreshWaiters(ctx, scans, c, dirty, freshProcesses);
+      waitChanged = r.changed;
+      return r.classified;
     }, async (c) => {
-      livenessChanged = await this.refreshLiveness(ctx, scans, c.locks, c.lockIds, nowMs);
+      const r = await this.refreshLiveness(ctx, scans, c, nowMs);
+      livenessChanged = r.changed;
+      return r.classified;
     });
     for (const id of classified.gone) this.forget(id, scans, removed);
     const { locks, lockIds, skipped, skippedIds } = classified;
@@ -319,7 +325,7 @@ export class Watcher {
         changed.push(counted());
         this.observed.observe(e.key, e, nowMs);
       }
-      this.known.set(id, { key: e.key, expiries, recheckAt, kind: 'lock', entry: e });
+      this.known.set(id, { key: e.key, expiries, recheckAt, kind: 'lock', entry: e, waiterProcesses: freshProcesses.get(id) });
     });
     for (const id of livenessChanged) waitChanged.add(id);
     for (const id of waitChanged) {
@@ -362,38 +368,45 @@ export class Watcher {
   /**
    * Notes the renewal pulse of reclassified locks, then judges every lock the watch knows
    * (a verdict moves with time alone: a holder stops renewing without any key changing).
-   * Returns ids of known, not reclassified locks whose verdict changed.
+   * Gives the reclassified locks judged, replaces the known ones' entries, and the ids of
+   * known, not reclassified locks whose verdict changed.
    */
-  private async refreshLiveness(ctx: InspectContext, scans: NodeScan[], locks: LockEntry[], lockIds: string[], nowMs: number): Promise<Set<string>> {
-    const fresh = new Set(lockIds);
-    locks.forEach((e, i) => this.pulse.note(e, lockIds[i], scans, ctx.ownerOnly === true, nowMs));
-    const entries = [...locks];
-    const before = new Map<string, string | undefined>();
+  private async refreshLiveness(ctx: InspectContext, scans: NodeScan[], c: Classified, nowMs: number): Promise<{ classified: Classified; changed: Set<string> }> {
+    const fresh = new Set(c.lockIds);
+    c.locks.forEach((e, i) => this.pulse.note(e, c.lockIds[i], scans, ctx.ownerOnly === true, nowMs));
+    const entries = [...c.locks];
+    const knownIds: string[] = [];
     for (const [id, k] of this.known) {
       if (k.kind !== 'lock' || fresh.has(id)) continue;
       // A holder with no identity and no renewal seen stays "unknown" until its key
       // changes (a renewal moves its expiry, and the key is read again): not worth
       // judging each tick, and such locks are most of a large keyspace.
       if (k.entry!.holder == null && k.entry!.liveness?.verdict === 'unknown') continue;
-      before.set(id, k.entry!.liveness?.verdict);
+      knownIds.push(id);
       entries.push(k.entry!);
     }
-    await attachLiveness(ctx, scans, entries, nowMs, this.pulse);
-    const out = new Set<string>();
-    for (const [id, was] of before) if (this.known.get(id)!.entry!.liveness?.verdict !== was) out.add(id);
-    return out;
+    const judged = await judgeHolders(ctx, scans, entries, nowMs, this.pulse);
+    const changed = new Set<string>();
+    knownIds.forEach((id, j) => {
+      const k = this.known.get(id)!;
+      const now = judged[c.locks.length + j];
+      if (now.liveness?.verdict !== k.entry!.liveness?.verdict) changed.add(id);
+      k.entry = now;
+    });
+    return { classified: { ...c, locks: judged.slice(0, c.locks.length) }, changed };
   }
 
   /**
    * Reads the waiters of reclassified locks, of locks whose waiter set or log changed, and
    * of locks that had waiters (an entry expires by its score, with no write to notice);
-   * then re-flags deadlocks over every lock. Returns ids of known, not reclassified locks
-   * whose waiters or deadlock changed.
+   * then re-flags deadlocks over every lock. Gives the reclassified locks with theirs (their
+   * waiters' process ids into `freshProcesses`), replaces the known ones' entries, and the
+   * ids of known, not reclassified locks whose waiters or deadlock changed.
    */
-  private async refreshWaiters(ctx: InspectContext, scans: NodeScan[], locks: LockEntry[], lockIds: string[], dirty: Set<string>): Promise<Set<string>> {
-    const fresh = new Set(lockIds);
-    const ids = [...lockIds];
-    const entries = [...locks];
+  private async refreshWaiters(ctx: InspectContext, scans: NodeScan[], c: Classified, dirty: Set<string>, freshProcesses: Map<string, WaiterProcesses>): Promise<{ classified: Classified; changed: Set<string> }> {
+    const fresh = new Set(c.lockIds);
+    const ids = [...c.lockIds];
+    const entries = [...c.locks];
     const before = new Map<string, string>();
     const consider = (id: string): void => {
       const k = this.known.get(id);
@@ -407,17 +420,41 @@ export class Watcher {
       if (lockId !== null) consider(lockId);
     }
     for (const [id, k] of this.known) if (k.kind === 'lock' && (k.entry!.waiters?.length ?? 0) > 0) consider(id);
-    await attachWaiters(ctx, scans, entries, ids);
-    const all: LockEntry[] = [...locks];
-    for (const [id, k] of this.known) if (k.kind === 'lock' && !fresh.has(id)) all.push(k.entry!);
-    const touched = new Set(flagDeadlocks(all));
-    const out = new Set<string>();
+    const read = await readWaiters(ctx, scans, entries, ids);
+    const locks = read.entries.slice(0, c.locks.length);
+    c.lockIds.forEach((id, i) => {
+      if (read.processes[i].length > 0) freshProcesses.set(id, read.processes[i]);
+    });
+    for (let j = c.locks.length; j < ids.length; j++) {
+      const k = this.known.get(ids[j])!;
+      k.entry = read.entries[j];
+      k.waiterProcesses = read.processes[j].length > 0 ? read.processes[j] : undefined;
+    }
+    // Cycles over every lock the watch knows: a new wait may close one with old waits.
+    const all: Waits[] = locks.map((entry, i) => ({ entry, processes: read.processes[i] }));
+    const others: Array<[string, Known]> = [];
     for (const [id, k] of this.known) {
       if (k.kind !== 'lock' || fresh.has(id)) continue;
-      const was = before.get(id);
-      if ((was !== undefined && was !== waitersText(k.entry)) || touched.has(k.entry!)) out.add(id);
+      others.push([id, k]);
+      all.push({ entry: k.entry!, processes: k.waiterProcesses ?? NO_PROCESSES });
     }
-    return out;
+    const flagged = flagDeadlocks(all);
+    const touched = new Set<string>();
+    if (flagged.size > 0) {
+      for (let i = 0; i < locks.length; i++) locks[i] = flagged.get(locks[i]) ?? locks[i];
+      for (const [id, k] of others) {
+        const now = flagged.get(k.entry!);
+        if (now === undefined) continue;
+        k.entry = now;
+        touched.add(id);
+      }
+    }
+    const changed = new Set<string>();
+    for (const [id, k] of others) {
+      const was = before.get(id);
+      if ((was !== undefined && was !== waitersText(k.entry)) || touched.has(id)) changed.add(id);
+    }
+    return { classified: { ...c, locks }, changed };
   }
 
   private fullSnapshot(status: WatchStatus, scans: NodeScan[], nowMs: number): Snapshot {

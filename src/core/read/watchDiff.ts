@@ -2,6 +2,7 @@
 // with expiry instants allowed to move by the read error.
 import type { NodeScan } from './context';
 import type { LockEntry, SkippedKey } from '../vocabulary/types';
+import type { WaiterProcesses } from './holdersRead';
 
 /**
  * Expiry instants may differ by the read-instant error without being a jump (an extend,
@@ -17,8 +18,11 @@ export interface Known {
   /** Local epoch ms after which the `expiring` flag may flip: classify again then. */
   recheckAt: number;
   kind: 'lock' | 'skipped';
+  /** Replaced, never changed, when a later stage learns more about the lock. */
   entry?: LockEntry;
   skipped?: SkippedKey;
+  /** Its waiters' process ids (holdersRead.ts), kept for the cycles of later ticks; none without waiters. */
+  waiterProcesses?: WaiterProcesses;
 }
 
 /** The same entry with each present copy's PTTL counted down to `nowMs`. */

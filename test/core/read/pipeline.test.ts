@@ -9,6 +9,11 @@ import { useNodes } from '../../support/nodesFixture';
 import { useCluster } from '../../support/clusterFixture';
 import { waitFor } from '../../support/wait';
 import { startWorker, stopWorker, type Worker } from '../../support/holderProcess';
+import { readContextOf, type Classified } from '../../../src/core/read/context';
+import { scanNode } from '../../../src/core/read/inspect';
+import { classifyAndEnrich, readRelated } from '../../../src/core/read/pipeline';
+import { snapshotWaiters } from '../../../src/core/read/snapshot';
+import { judgeHolders } from '../../../src/core/read/livenessRead';
 
 const UUID = '0f6c2a58-3c1e-4b57-9d7a-5a0d8e1c9b21';
 const OTHER = '7d1e9f02-1111-4a2b-8c3d-222222222222';
@@ -28,6 +33,14 @@ function normalized(s: Snapshot): unknown {
     if ((k === 'pttlMs' || k === 'validityMs') && typeof v === 'number') return v === -1 ? -1 : v > 0 ? 'time' : v;
     return v;
   });
+}
+
+/** `v` and everything it holds frozen: a write into any of it throws (strict mode). */
+function deepFreeze<T>(v: T): T {
+  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return v;
+  Object.freeze(v);
+  for (const x of Object.values(v as object)) deepFreeze(x);
+  return v;
 }
 
 /** The watcher's snapshot once a tick started after this call is done. */
@@ -132,6 +145,43 @@ describe('read pipeline: the watcher and inspect() give one document', function 
       assert.deepEqual(normalized(await w.now()), normalized(await fx.rl.inspect()));
     } finally {
       await w.stop();
+    }
+  });
+
+  it('entries are values: each stage gives new entries and never writes into those it was handed', async () => {
+    const stop = await seedEveryState();
+    try {
+      const ctx = readContextOf(fx.rl.reader.nodes, fx.rl.reader.nodeSet.driftFactor, 1000);
+      const scans = await Promise.all(ctx.nodes.map((n) => scanNode(ctx, n, ['*'], ['0'], 10_000, performance.now() + 5000)));
+      const ids = new Set<string>();
+      for (const s of scans) for (const id of s.reads.keys()) ids.add(id);
+      await readRelated(ctx, scans, ids);
+      const nowMs = Date.now();
+      const waiters = snapshotWaiters(ctx, scans);
+      const handed: Classified[] = [];
+      // Every stage after classify is handed a frozen classification: the waiters (and
+      // wait cycles), the bookkeeping after them, and liveness last.
+      const out = await classifyAndEnrich(ctx, scans, ids, nowMs, 2000, async (c) => {
+        handed.push(deepFreeze(c));
+        return deepFreeze(await waiters(c));
+      }, async (c) => {
+        handed.push(deepFreeze(c));
+        return { ...c, locks: await judgeHolders(ctx, scans, c.locks, nowMs) };
+      });
+      assert.equal(handed.length, 2);
+      const byKey = new Map(out.locks.map((l) => [l.key, l]));
+      // What each stage learned is in the new entries.
+      assert.equal(byKey.get('myLock')?.fence, 12);
+      assert.equal(byKey.get('myLock')?.waiters?.length, 1);
+      assert.ok(byKey.get('lock:cycle-a')?.flags.includes('deadlock'));
+      assert.deepEqual(byKey.get('lock:cycle-b')?.cycle?.slice().sort(), ['lock:cycle-a', 'lock:cycle-b']);
+      assert.equal(byKey.get('lock:fenced')?.liveness?.verdict, 'alive');
+      // ...and not in the entries those stages were handed.
+      const before = new Map(handed[0].locks.map((l) => [l.key, l]));
+      assert.equal(before.get('lock:cycle-a')?.waiters?.length, 0);
+      assert.equal(before.get('lock:fenced')?.liveness, undefined);
+    } finally {
+      await stop();
     }
   });
 
