@@ -12,20 +12,29 @@ export function ageText(ms: number): string {
   return `${Math.floor(s / 86_400)} d`;
 }
 
+/**
+ * An age as a row far from a person's attention says it: `< 1 min` until the first minute
+ * is up, then as ageText. A new holder's row does not change every second (the tree
+ * re-renders a row whose words change, and VS Code keeps each item it builds).
+ */
+export function roughAgeText(ms: number): string {
+  return ms < 60_000 ? '< 1 min' : ageText(ms);
+}
+
 /** `billing-worker (pid 4121) for 3 min`, `Redisson thread 53`; null when nothing is known. */
-export function holderText(h: Holder | null | undefined, nowMs: number): string | null {
+export function holderText(h: Holder | null | undefined, nowMs: number, age: (ms: number) => string = ageText): string | null {
   if (!h) return null;
   if (h.thread !== undefined && h.name === null) return h.thread === null ? 'Redisson thread' : `Redisson thread ${h.thread}`;
   const parts: string[] = [h.name ?? 'unnamed'];
   if (h.pid !== null) parts.push(`(pid ${h.pid}${h.host ? ` on ${h.host}` : ''})`);
-  if (h.since !== null) parts.push(`for ${ageText(nowMs - h.since)}`);
+  if (h.since !== null) parts.push(`for ${age(nowMs - h.since)}`);
   return parts.join(' ');
 }
 
 /** The part after the verdict: ` · holder · 2 waiting`, or '' when there is neither. */
-export function whoSuffix(entry: LockEntry, nowMs: number, withHost = false): string {
+export function whoSuffix(entry: LockEntry, nowMs: number, withHost = false, age: (ms: number) => string = ageText): string {
   const h = entry.holder && !withHost ? { ...entry.holder, host: null } : entry.holder;
-  const who = holderText(h, nowMs);
+  const who = holderText(h, nowMs, age);
   const waiting = entry.waiters?.length ?? 0;
   return (who ? ` · ${who}` : '') + (waiting ? ` · ${waiting} waiting` : '');
 }

@@ -33,8 +33,8 @@ export function rowHeadline(entry: Pick<LockEntry, 'verdict' | 'holders' | 'flag
  * The description after the key: `4.2 s · billing-worker (pid 4121) for 3 min · 2 waiting`.
  * timeLeft words the validity another way (the tree's rough wording far from expiry).
  */
-export function rowDetail(entry: LockEntry, nowMs: number, timeLeft: (ms: number) => string = formatDuration): string {
+export function rowDetail(entry: LockEntry, nowMs: number, timeLeft: (ms: number) => string = formatDuration, age?: (ms: number) => string): string {
   const left = entry.verdict === 'held' && entry.validityMs !== null ? timeLeft(entry.validityMs) : '';
-  const who = whoSuffix(entry, nowMs);
+  const who = whoSuffix(entry, nowMs, false, age);
   return left ? left + who : who.replace(/^ · /, '');
 }

@@ -16,6 +16,7 @@ import { agedEntry, agedEntryWithCopies, LIVE_BELOW_MS, roughTimeLeft, steppedEn
 import { keyMatcher } from '../../shared/glob';
 import type { LockModel, ModelChange } from '../model/lockModel';
 import { anomalyRank, needsAttention, sortLocks } from '../../shared/lockOrder';
+import { roughAgeText } from '../../shared/holderText';
 import { copyContextValue, copyDescription, copyIcon, copyTokenMark, lockContextValue, lockIcon, lockRowText, type IconSpec } from '../words/lockText';
 import { escapeMarkdown, printable } from '../words/markdown';
 import type { MineLocks } from '../model/mineLocks';
@@ -362,6 +363,11 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     return entry !== undefined && rowGist(entry, this.mine.has(el.key)) === el.gist;
   }
 
+  /** A row's words: live ones count down to the second; the others move in rough steps (TTL and holder's age). */
+  private rowText(el: LockElement, entry: LockEntry): ReturnType<typeof lockRowText> {
+    return this.live(el, entry) ? lockRowText(entry, Date.now()) : lockRowText(entry, Date.now(), roughly, roughAgeText);
+  }
+
   /** Counting down live: near expiry, opened or selected by the user, or held by this window (a few rows the user cares about). */
   private live(el: LockElement, entry: LockEntry): boolean {
     return el.watched || (entry.validityMs !== null && entry.validityMs < LIVE_BELOW_MS) || this.mine.has(el.key);
@@ -369,7 +375,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
 
   /** What the row shows; the node rows below it only count when they are open to see. */
   private render(el: LockElement, entry: LockEntry): string {
-    const row = lockRowText(entry, Date.now(), this.live(el, entry) ? undefined : roughly);
+    const row = this.rowText(el, entry);
     const head = `${row.label}|${row.description}|${entry.flags.join()}`;
     if (!el.watched) return head;
     return `${head}|${entry.nodes.map((o) => copyDescription(o, o.pttlMs)).join('|')}`;
@@ -516,7 +522,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     const mine = this.mine.has(el.key);
     el.rendered = this.render(el, entry);
     el.gist = rowGist(entry, mine);
-    const row = lockRowText(entry, Date.now(), this.live(el, entry) ? undefined : roughly);
+    const row = this.rowText(el, entry);
     item.label = { label: row.label, highlights: row.highlights };
     item.description = row.description;
     item.iconPath = themeIcon(lockIcon(entry, mine));

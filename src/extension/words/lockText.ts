@@ -19,9 +19,9 @@ export function lockDescription(entry: LockEntry, nowMs = Date.now()): string {
  * what to do, emphasised), then the key, which a narrow sidebar may clip; the rest in the
  * description (`4.2 s · billing-worker (pid 4121) for 3 min`, no host: the sidebar is narrow).
  */
-export function lockRowText(entry: LockEntry, nowMs = Date.now(), timeLeft?: (ms: number) => string): { label: string; highlights: Array<[number, number]>; description: string; headline: string } {
+export function lockRowText(entry: LockEntry, nowMs = Date.now(), timeLeft?: (ms: number) => string, age?: (ms: number) => string): { label: string; highlights: Array<[number, number]>; description: string; headline: string } {
   const head = rowHeadline(entry);
-  return { label: head.text + HEAD_SEPARATOR + printable(entry.key), highlights: head.emphasis, description: printable(rowDetail(entry, nowMs, timeLeft)), headline: head.text };
+  return { label: head.text + HEAD_SEPARATOR + printable(entry.key), highlights: head.emphasis, description: printable(rowDetail(entry, nowMs, timeLeft, age)), headline: head.text };
 }
 
 /** A token in a tree row or a dialog: escaped, then cut like every surface cuts (src/core/vocabulary/describe.ts). */
