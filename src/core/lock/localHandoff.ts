@@ -154,12 +154,12 @@ export class LocalHandoff {
    */
   released(keys: readonly Resource[], token: string | Buffer): void {
     this.releases++;
-    const t = performance.now();
+    const t = this.queues.size > 0 ? performance.now() : 0;
     for (const r of keys) {
       const k = keyOf(r);
       const h = this.held.get(k);
       if (h && sameToken(h.token, token)) this.held.delete(k);
-      if (this.queues.has(k)) this.paced(k, t);
+      if (t > 0 && this.queues.has(k)) this.paced(k, t);
       this.wakeFirst(k);
     }
   }
@@ -185,6 +185,7 @@ export class LocalHandoff {
    * delay keeps the first round (a refusal that lists the call on the nodes).
    */
   joinsLine(keys: readonly Resource[], delayMs: number): boolean {
+    if (this.pace.size === 0) return false;
     const t = performance.now();
     let taken = false;
     for (const r of keys) {
