@@ -30,6 +30,12 @@ interface Queued {
   wake: () => void;
 }
 
+/** When a release of this instance last woke a queued call for a resource, and the smoothed time between such releases (ms). */
+interface Pace {
+  at: number;
+  everyMs: number;
+}
+
 /** A lock of this instance: its token, the monotonic instant its validity runs out, and the Lock itself. */
 interface Held {
   token: string | Buffer;
@@ -61,6 +67,8 @@ export class LocalHandoff {
   private readonly held = new Map<string, Held>();
   /** Per resource, the call a release woke, while its attempt is in flight. */
   private readonly handedTo = new Map<string, Queued>();
+  /** Per resource with calls queued: how fast releases here hand it down the line (see `joinsLine`). */
+  private readonly pace = new Map<string, Pace>();
   /** Locks that are never released are forgotten once expired, swept as the map grows. */
   private sweepAt = 1024;
 
@@ -146,12 +154,48 @@ export class LocalHandoff {
    */
   released(keys: readonly Resource[], token: string | Buffer): void {
     this.releases++;
+    const t = this.queues.size > 0 ? performance.now() : 0;
     for (const r of keys) {
       const k = keyOf(r);
       const h = this.held.get(k);
       if (h && sameToken(h.token, token)) this.held.delete(k);
+      if (t > 0 && this.queues.has(k)) this.paced(k, t);
       this.wakeFirst(k);
     }
+  }
+
+  private paced(k: string, t: number): void {
+    const p = this.pace.get(k);
+    if (!p) {
+      this.pace.set(k, { at: t, everyMs: Infinity });
+      return;
+    }
+    const gap = t - p.at;
+    // Smoothed over about four handoffs: one slow hold does not stop the line for long.
+    p.everyMs = p.everyMs === Infinity ? gap : 0.75 * p.everyMs + 0.25 * gap;
+    p.at = t;
+  }
+
+  /**
+   * Whether a new call for `keys` joins the line without a round of its own: a lock of this
+   * instance holds them or a release just handed them to a queued call (a round now could
+   * only be refused), and the line moves fast enough that releases here will wake the call
+   * before its retry delay runs out. Without the second part, a call whose delay ran out
+   * first sent its round, unlisted, in the middle of other handoffs; a line slower than the
+   * delay keeps the first round (a refusal that lists the call on the nodes).
+   */
+  joinsLine(keys: readonly Resource[], delayMs: number): boolean {
+    if (this.pace.size === 0) return false;
+    const t = performance.now();
+    let taken = false;
+    for (const r of keys) {
+      const k = keyOf(r);
+      const p = this.pace.get(k);
+      const queued = this.queues.get(k)?.length;
+      if (p === undefined || queued === undefined || t - p.at >= delayMs || (queued + 1) * p.everyMs >= delayMs) return false;
+      taken ||= this.handedTo.has(k);
+    }
+    return taken || this.holds(keys);
   }
 
   private wakeFirst(k: string): void {
@@ -213,7 +257,10 @@ export class LocalHandoff {
       if (!queue) continue;
       const i = queue.indexOf(q);
       if (i >= 0) queue.splice(i, 1);
-      if (queue.length === 0) this.queues.delete(k);
+      if (queue.length === 0) {
+        this.queues.delete(k);
+        this.pace.delete(k);
+      }
     }
   }
 }

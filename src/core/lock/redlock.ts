@@ -109,6 +109,13 @@ export class Redlock {
     try {
       for (let attempt = 0; attempt <= retries; attempt++) {
         if (signal?.aborted) throw new LockAbortedError('acquire aborted');
+        // Taken here and the line moving faster than the delay: the first attempt could
+        // only be refused, so the call queues at once behind the others (localHandoff.ts
+        // `joinsLine`). Not when the caller watches each answer: its first names the nodes.
+        if (attempt === 0 && retries > 0 && !options.onAttempt && options.fencing !== true && this.local.joinsLine(keys, delay)) {
+          refusedAt = Date.now();
+          continue;
+        }
         if (attempt > 0) {
           const jitter = Math.random() * jitterMax;
           sleeper ??= this.local.waiter(keys, this.local.releases !== releasesBefore);
@@ -125,8 +132,11 @@ export class Redlock {
           }
         }
         const onRefused = options.onAttempt && ((nodes: NodeAttempt[]): void => options.onAttempt!({ attempt: attempt + 1, attempts: retries + 1, nodes }));
+        // A call that joined the line unasked and whose delay ran out before a release woke
+        // it still meets a holder: its first round is the grant-or-list too.
+        const list = askedAt === -Infinity && (attempt === 0 ? meetsHolder : meetsHolder && sleeper?.busy() === true);
         askedAt = now();
-        const result = await this.attemptAcquire({ keys, ttlMs, attempt: attempt + 1, final: attempt === retries, waiting: wait ?? (attempt < retries ? waiting : undefined), onRefused, fencing: options.fencing === true, refusedAt, list: attempt === 0 && meetsHolder });
+        const result = await this.attemptAcquire({ keys, ttlMs, attempt: attempt + 1, final: attempt === retries, waiting: wait ?? (attempt < retries ? waiting : undefined), onRefused, fencing: options.fencing === true, refusedAt, list });
         sleeper?.attempted();
         if (result instanceof Lock) {
           this.local.hold(keys, result, result.deadline);

@@ -3,6 +3,9 @@ import { Redlock, RedlockError } from '../../../src/core';
 import { useNodes } from '../../support/nodesFixture';
 import { RedisServer } from '../../../src/dev/redisServer';
 import { waitFor } from '../../support/wait';
+import { LocalHandoff } from '../../../src/core/lock/localHandoff';
+
+const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** Lock writes (SET and script calls: EVAL on a connection's first use, EVALSHA after) a node has served since its stats were reset. */
 async function lockWrites(server: RedisServer): Promise<number> {
@@ -36,6 +39,38 @@ describe('handoff between the calls of one Redlock (3 real nodes)', function () 
     await firstRefusal;
     await fx.rl.release(held);
     const next = await waiting;
+    assert.notEqual(next.token, held.token);
+    await fx.rl.release(next);
+  });
+
+  it('a new call for a key this instance hands down a line faster than the delay joins it without a round; releases bring it the lock', async () => {
+    await fx.rl.release(await fx.rl.acquire('lock:warm-up', 1000));
+    const first = await fx.rl.acquire('lock:line', 30_000);
+    // Three calls queue behind it, each after its first attempt was refused on the nodes.
+    const queued: Array<ReturnType<Redlock['acquire']>> = [];
+    for (let i = 0; i < 3; i++) {
+      let refused!: () => void;
+      const refusal = new Promise<void>((resolve) => (refused = resolve));
+      queued.push(fx.rl.acquire('lock:line', 30_000, { retryCount: 5, onAttempt: () => refused() }));
+      await refusal;
+    }
+    await nextTurn();
+    // Two handoffs give the line its pace; the second leaves the key handed to a queued call.
+    await fx.rl.release(first);
+    await fx.rl.release(await queued[0]);
+    const held = await queued[1];
+    await resetStats(fx.servers);
+    let got = false;
+    const joined = fx.rl.acquire('lock:line', 30_000, { retryCount: 5 }).then((l) => ((got = true), l));
+    // Its round would only be refused: no node sees a write from it while the line moves.
+    // (A round would have been sent in this turn: the connections are ready.)
+    await nextTurn();
+    for (const s of fx.servers) assert.equal(await lockWrites(s), 0);
+    assert.equal(got, false);
+    // Behind the last queued call: two releases, not its 600 s delay, bring it the lock.
+    await fx.rl.release(held);
+    await fx.rl.release(await queued[2]);
+    const next = await joined;
     assert.notEqual(next.token, held.token);
     await fx.rl.release(next);
   });
@@ -118,5 +153,37 @@ describe('a skipped retry rests on something still true (3 real nodes, retryCoun
     assert.notEqual(next.token, held.token);
     assert.ok(late < 1000, `got it ${late} ms after the holder's validity ended`);
     await holderRl.release(next);
+  });
+});
+
+describe('LocalHandoff: who joins the line', function () {
+  /** Busy for `ms`: the time between two releases is what is under test, not a wait for something. */
+  const spin = (ms: number): void => {
+    const end = performance.now() + ms;
+    while (performance.now() < end);
+  };
+
+  it('a new call joins only while releases hand the key down faster than its retry delay would', () => {
+    const h = new LocalHandoff();
+    const one = { keys: ['k'], rawToken: 'one' };
+    h.hold(one.keys, one, performance.now() + 60_000);
+    const [a, b, c] = [h.waiter(['k']), h.waiter(['k']), h.waiter(['k'])];
+    // Held here, but the line has no pace yet: a new call makes its round.
+    assert.equal(h.joinsLine(['k'], 1e9), false);
+    h.releasedLock(one);
+    a.done();
+    spin(5);
+    const two = { keys: ['k'], rawToken: 'two' };
+    h.hold(two.keys, two, performance.now() + 60_000);
+    h.releasedLock(two);
+    // Handed to b, c behind it: a new call is third in line, at one handoff per >= 5 ms.
+    assert.equal(h.joinsLine(['k'], 1e9), true);
+    assert.equal(h.joinsLine(['k'], 14), false);
+    // Another key is not in line at all.
+    assert.equal(h.joinsLine(['other'], 1e9), false);
+    b.done();
+    c.done();
+    // The line is gone with its last call: so is its pace.
+    assert.equal(h.joinsLine(['k'], 1e9), false);
   });
 });
