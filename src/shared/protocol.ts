@@ -53,6 +53,10 @@ export interface HistoryEvent {
   recordedBy?: string | null;
   /** Recorded `failed` / `lost`: why. */
   reason?: string;
+  /** Recorded `acquired` / `failed`: ms from the call's first refused attempt to its grant or give-up. */
+  waitMs?: number;
+  /** Recorded `acquired` with fencing: the fence handed out. */
+  fence?: number;
 }
 
 /** What the panel shows of one lock at one read. */
@@ -129,14 +133,14 @@ const MAX_NODES = 1024;
 const MAX_EVENTS = 100_000;
 
 type Rec = Record<string, unknown>;
-const isObj = (x: unknown): x is Rec => typeof x === 'object' && x !== null && !Array.isArray(x);
-const isStr = (x: unknown): x is string => typeof x === 'string' && x.length <= MAX_STRING;
+export const isObj = (x: unknown): x is Rec => typeof x === 'object' && x !== null && !Array.isArray(x);
+export const isStr = (x: unknown): x is string => typeof x === 'string' && x.length <= MAX_STRING;
 const isStrOrNull = (x: unknown): x is string | null => x === null || isStr(x);
-const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+export const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 const isNumOrNull = (x: unknown): x is number | null => x === null || isNum(x);
 const isBool = (x: unknown): x is boolean => typeof x === 'boolean';
 const oneOf = <T extends string>(values: readonly T[]) => (x: unknown): x is T => typeof x === 'string' && (values as readonly string[]).includes(x);
-const arrayOf = <T>(x: unknown, item: (v: unknown) => v is T, max: number): x is T[] => Array.isArray(x) && x.length <= max && x.every(item);
+export const arrayOf = <T>(x: unknown, item: (v: unknown) => v is T, max: number): x is T[] => Array.isArray(x) && x.length <= max && x.every(item);
 
 const VERDICTS: readonly Verdict[] = ['split', 'held', 'unknown', 'partial'];
 const STATES: readonly ObservationState[] = ['present', 'absent', 'unreachable', 'unreadable'];
@@ -192,7 +196,8 @@ function isLiveness(x: unknown): boolean {
 export function isHistoryEvent(x: unknown): x is HistoryEvent {
   return isObj(x) && isNum(x.at) && isHistoryKind(x.kind) && arrayOf(x.nodes, isStr, MAX_NODES) && isStrOrNull(x.token)
     && isStrOrNull(x.previousToken) && isVerdictOrNull(x.from) && isVerdictOrNull(x.to)
-    && (x.recordedBy === undefined || isStrOrNull(x.recordedBy)) && (x.reason === undefined || isStr(x.reason));
+    && (x.recordedBy === undefined || isStrOrNull(x.recordedBy)) && (x.reason === undefined || isStr(x.reason))
+    && (x.waitMs === undefined || isNum(x.waitMs)) && (x.fence === undefined || isNum(x.fence));
 }
 
 function isLockView(x: Rec): boolean {
