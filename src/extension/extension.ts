@@ -81,6 +81,10 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
       const redlock = await model.redlock();
       return redlock ? (await redlock.history(parseKeyArg(key))).events : [];
     },
+    auditFindings: async (key) => {
+      const redlock = await model.redlock();
+      return redlock ? (await redlock.reader.audit({ resource: parseKeyArg(key) })).findings : [];
+    },
     panelsChanged: () => watchRate(),
   });
   // Nobody looking (both views hidden, no detail panel): the watch slows down (docs/decisions.md).

@@ -5,7 +5,7 @@
 import type { Verdict } from '../core/vocabulary/types';
 import { escapeText } from '../core/vocabulary/escapeText';
 import { formatDuration } from '../core/vocabulary/describe';
-import { holdSpans } from './holdSpans';
+import { holdSpans, waitSpans } from './holdSpans';
 import type { HistoryEvent } from './protocol';
 
 /** The span the rows cover: the widest zoom the view offers. */
@@ -73,18 +73,18 @@ export function lockRow(log: LockLog, now: number, windowMs = ALL_LOCKS_WINDOW_M
     holds.push(s.from, s.to ?? -1, colourOf(s.token), s.end === null ? 0 : END_CODES[s.end]);
   }
   const waits: number[] = [];
+  for (const w of waitSpans(log.events)) if (w.to >= start) waits.push(w.from, w.to);
   const marks: number[] = [];
   let lost = 0;
   let split = log.verdict === 'split';
-  let contended = 0;
+  // Every wait ended in a grant or a give-up; a give-up recorded without its wait counts too.
+  let contended = waits.length / 2;
   for (const e of [...log.events].sort((a, b) => a.at - b.at)) {
     if (e.at < start) continue;
-    if ((e.kind === 'acquired' || e.kind === 'failed') && e.waitMs !== undefined && e.waitMs > 0) {
-      waits.push(e.at - e.waitMs, e.at);
-      contended++;
-    } else if (e.kind === 'failed') contended++;
-    if (e.kind === 'failed') marks.push(e.at, MARK_FAILED);
-    else if (e.kind === 'lost') {
+    if (e.kind === 'failed') {
+      if (e.waitMs === undefined || e.waitMs <= 0) contended++;
+      marks.push(e.at, MARK_FAILED);
+    } else if (e.kind === 'lost') {
       lost++;
       marks.push(e.at, MARK_LOST);
     } else if (e.kind === 'split-detected') {

@@ -4,6 +4,7 @@
 import type { Flag, LockEntry, LockFormat, Observation, ObservationState, Verdict } from '../core/vocabulary/types';
 import { FLAG_ORDER } from '../core/vocabulary/flags';
 import { LIVENESS_VERDICTS } from '../core/vocabulary/liveness';
+import { AUDIT_KINDS, type AuditKind } from '../core/vocabulary/audit';
 
 /** Bumped when a message changes shape; the webview ignores an `init` of another version. */
 export const PROTOCOL_VERSION = 1;
@@ -94,7 +95,21 @@ export interface EventsMessage {
   /** New events, oldest first, to append. */
   events: HistoryEvent[];
 }
-export type HostMessage = InitMessage | SnapshotMessage | EventsMessage;
+/** An audit finding on the lock (docs/audit.md), where it happened: the chart marks it there. */
+export interface PanelFinding {
+  /** Epoch ms, the recording clients' clock (as recorded events). */
+  at: number;
+  kind: AuditKind;
+  /** The audit's sentence: plain text, no key or token in it. */
+  detail: string;
+}
+export interface FindingsMessage {
+  type: 'findings';
+  key: string;
+  /** Every finding of the audited window, oldest first (replaces the ones sent before). */
+  findings: PanelFinding[];
+}
+export type HostMessage = InitMessage | SnapshotMessage | EventsMessage | FindingsMessage;
 
 // Webview -> extension
 export interface ReadyMessage {
@@ -205,6 +220,9 @@ function isLockView(x: Rec): boolean {
     && isNum(x.readAt) && isNum(x.sentAt) && isBool(x.readOnly) && isBool(x.mine) && isNum(x.expiringThresholdMs);
 }
 
+const isAuditKind = oneOf(AUDIT_KINDS);
+const isFinding = (x: unknown): x is PanelFinding => isObj(x) && isNum(x.at) && isAuditKind(x.kind) && isStr(x.detail);
+
 /** A message the extension host sent to the webview (checked in the webview). */
 export function isHostMessage(x: unknown): x is HostMessage {
   if (!isObj(x)) return false;
@@ -215,6 +233,8 @@ export function isHostMessage(x: unknown): x is HostMessage {
       return isLockView(x);
     case 'events':
       return isStr(x.key) && arrayOf(x.events, isHistoryEvent, MAX_EVENTS);
+    case 'findings':
+      return isStr(x.key) && arrayOf(x.findings, isFinding, MAX_EVENTS);
     default:
       return false;
   }

@@ -259,6 +259,35 @@ describe('lock detail panel (webview in headless Chromium)', function () {
     assert.equal(await p.locator('#zoom [data-ms="86400000"]').getAttribute('aria-pressed'), 'true');
   });
 
+  it('draws waiters from their first refused attempt, fences on grants and audit findings where they happened, listed as text too', async () => {
+    const p = await open();
+    const now = Date.now();
+    const all = ['node-a', 'node-b', 'node-c'];
+    const history = [
+      ev(now - 30_000, 'acquired', all, T2, { recordedBy: 'billing-worker (pid 4121)', fence: 41 }),
+      ev(now - 20_000, 'failed', [], null, { recordedBy: 'report-worker (pid 88)', waitMs: 3_000, reason: 'timeout' }),
+      ev(now - 12_000, 'acquired', all, T1, { recordedBy: 'report-worker (pid 88)', fence: 42, waitMs: 4_000 }),
+    ];
+    await send(p, init('orders:lock', heldEntry(), {}, history));
+    await p.waitForFunction(() => document.querySelectorAll('#timeline [data-lane="waiters"] rect.wait').length === 2);
+    assert.deepEqual(await p.$$eval('#timeline [data-lane="waiters"] rect.wait', (rs) => rs.map((r) => r.getAttribute('data-end'))), ['gave-up', 'granted']);
+    assert.deepEqual(await p.$$eval('#timeline g.fence', (gs) => gs.map((g) => g.getAttribute('data-fence'))), ['41', '42']);
+    assert.deepEqual(await p.$$eval('#waits li', (ls) => ls.map((l) => (l.textContent ?? '').replace(/^.*?\s\s/, ''))), [
+      `report-worker (pid 88) waited 4.0 s from its first refused attempt, then got the lock (${T1})`,
+      'report-worker (pid 88) waited 3.0 s from its first refused attempt, then gave up',
+    ]);
+    assert.match((await p.locator('#holds li').first().textContent()) ?? '', /by report-worker \(pid 88\), fence 42$/);
+    assert.equal(await p.locator('#findings').isHidden(), true, 'no finding, no list');
+    await send(p, { type: 'findings', key: 'orders:lock', findings: [{ at: now - 12_000, kind: 'overlap', detail: 'a second holder was granted the lock 18000 ms before the first holder\'s lease ended' }] });
+    await p.waitForFunction(() => document.querySelectorAll('#timeline g.finding[data-kind="overlap"]').length === 1);
+    assert.match((await p.locator('#findings li').first().textContent()) ?? '', /audit: overlap: a second holder was granted the lock 18000 ms before/);
+    assert.match((await p.locator('#timeline').getAttribute('aria-label')) ?? '', /the waiters' lane, 1 audit finding/);
+    // Findings for another key are not this panel's.
+    await send(p, { type: 'findings', key: 'other', findings: [] });
+    await p.waitForTimeout(300);
+    assert.equal(await p.locator('#timeline g.finding').count(), 1);
+  });
+
   it('shows a hostile key, token and node id as text and creates no element', async () => {
     const p = await open();
     const hostileToken = '<img src=y onerror=alert(2)>';

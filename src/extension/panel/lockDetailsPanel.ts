@@ -8,10 +8,10 @@ import * as vscode from 'vscode';
 import type { LockEntry } from '../../core/vocabulary';
 import {
   LOCK_DETAILS_VIEW_TYPE, PROTOCOL_VERSION, isHistoryEvent, isPanelState, isWebviewMessage,
-  type HistoryEvent, type HostMessage, type LockView, type WebviewMessage,
+  type HistoryEvent, type HostMessage, type LockView, type PanelFinding, type WebviewMessage,
 } from '../../shared/protocol';
 import { appendHistory, buildHistory, historyDocument, mergeRecorded, recordedHistory } from './changeEvents';
-import type { LockEvent } from '../../core';
+import type { AuditFinding, LockEvent } from '../../core';
 import { makeNonce, panelHtml } from './html';
 
 export { LOCK_DETAILS_VIEW_TYPE };
@@ -41,6 +41,8 @@ export interface LockDetailsSource {
   hasSnapshot?(): boolean;
   /** What the locking clients recorded on the nodes (read-only), so history predates the panel. */
   recordedEvents?(key: string): Promise<readonly LockEvent[]>;
+  /** The audit's findings on the key over its recorded history (docs/audit.md), read when new events were recorded. */
+  auditFindings?(key: string): Promise<readonly AuditFinding[]>;
   /** A panel opened or closed (the watch rate depends on whether anyone looks). */
   panelsChanged?(): void;
 }
@@ -82,6 +84,8 @@ export function panelTitle(key: string): string {
 export class LockDetailsPanel implements vscode.Disposable {
   /** Oldest first; the webview shows it newest first. */
   readonly history: HistoryEvent[];
+  /** The audit's findings, as last read. */
+  private findings: PanelFinding[] = [];
   private last: { entry: LockEntry | null; at: number };
   /** Opened (or restored) before the first snapshot: the first state is a baseline, not a change. */
   private baseline: boolean;
@@ -159,7 +163,23 @@ export class LockDetailsPanel implements vscode.Disposable {
       return;
     }
     // Recorded events may predate what the webview shows: it gets the whole history again.
-    if (mergeRecorded(this.history, recordedHistory(events), MAX_HISTORY) > 0) this.post({ type: 'init', version: PROTOCOL_VERSION, history: this.history, ...this.view() });
+    if (mergeRecorded(this.history, recordedHistory(events), MAX_HISTORY) > 0) {
+      this.post({ type: 'init', version: PROTOCOL_VERSION, history: this.history, ...this.view() });
+      await this.loadFindings();
+    }
+  }
+
+  /** Audits the key's recorded history again and sends the findings (new events may have made one). */
+  private async loadFindings(): Promise<void> {
+    if (!this.source.auditFindings) return;
+    try {
+      const found = await this.source.auditFindings(this.key);
+      this.findings = found.slice(-MAX_HISTORY).map((f) => ({ at: f.at, kind: f.kind, detail: f.detail }));
+    } catch (e) {
+      this.source.warn?.(`lock details: could not audit the recorded history: ${e instanceof Error ? e.message : String(e)}`);
+      return;
+    }
+    this.post({ type: 'findings', key: this.key, findings: this.findings });
   }
 
   /** Records what changed since the last state as history, then sends the new state. */
@@ -202,6 +222,7 @@ export class LockDetailsPanel implements vscode.Disposable {
       case 'ready':
         this.ready = true;
         this.post({ type: 'init', version: PROTOCOL_VERSION, history: this.history, ...this.view() });
+        if (this.findings.length > 0) this.post({ type: 'findings', key: this.key, findings: this.findings });
         return undefined;
       case 'action': {
         if (m.key !== this.key) return undefined;
