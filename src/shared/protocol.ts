@@ -102,6 +102,8 @@ export interface PanelFinding {
   kind: AuditKind;
   /** The audit's sentence: plain text, no key or token in it. */
   detail: string;
+  /** Made from what the watch observed, not from recorded events (the detail says so). */
+  observed?: true;
 }
 export interface FindingsMessage {
   type: 'findings';
@@ -221,7 +223,7 @@ function isLockView(x: Rec): boolean {
 }
 
 const isAuditKind = oneOf(AUDIT_KINDS);
-const isFinding = (x: unknown): x is PanelFinding => isObj(x) && isNum(x.at) && isAuditKind(x.kind) && isStr(x.detail);
+const isFinding = (x: unknown): x is PanelFinding => isObj(x) && isNum(x.at) && isAuditKind(x.kind) && isStr(x.detail) && (x.observed === undefined || x.observed === true);
 
 /** A message the extension host sent to the webview (checked in the webview). */
 export function isHostMessage(x: unknown): x is HostMessage {

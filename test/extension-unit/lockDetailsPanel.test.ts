@@ -281,6 +281,28 @@ describe('lock detail panel host (stand-in vscode)', () => {
     panels.dispose();
   });
 
+  it('audits what it observed of a foreign lock too: copies left to run out, said to be observed', () => {
+    const { state, changes, panels } = setup();
+    state.entries.set('k', entry('k', [T1, T1, null]));
+    const p = panels.show('k');
+    const fp = created.at(-1)!;
+    fp.webview.receive.fire({ type: 'ready', version: PROTOCOL_VERSION });
+    // The watch reads again 11 s later: the copies (10 s left at the last read) are gone.
+    state.entries.delete('k');
+    state.takenAt = 12_000;
+    changes.fire(undefined);
+    assert.ok(p.history.some((e) => e.kind === 'expired' && e.token === T1), 'the panel saw the copies run out');
+    const sent = fp.webview.posted.filter((m) => m.type === 'findings');
+    assert.equal(sent.length, 1);
+    assert.ok(sent[0].type === 'findings');
+    assert.deepEqual(sent[0].findings.map((f) => [f.kind, f.observed]), [['expired-unreleased', true]]);
+    assert.match(sent[0].findings[0].detail, /seen by a watch, not recorded by the holders/);
+    // Nothing new: nothing sent again.
+    changes.fire(undefined);
+    assert.equal(fp.webview.posted.filter((m) => m.type === 'findings').length, 1);
+    panels.dispose();
+  });
+
   it('anyEvent merges events', () => {
     const a = new EventEmitter<unknown>();
     const b = new EventEmitter<unknown>();
