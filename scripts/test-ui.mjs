@@ -4,6 +4,8 @@
 // and saves the README screenshots:
 //   media/screenshots/workbench-locks.png    the Redlock view, one lock expanded
 //   media/screenshots/workbench-tooltip.png  the same with a lock's tooltip
+//   media/screenshots/workbench-all-locks.png the all-locks timeline
+//   media/screenshots/workbench-timeline.png  a lock's detail panel, its timeline in view
 // (only with `--screenshots`, which `npm run screenshots` passes).
 //
 //   npm run build && node scripts/test-ui.mjs [--screenshots]
@@ -527,6 +529,13 @@ async function main() {
   });
   const canvas = await inWebview('#al-canvas');
   if (!canvas || !allRow) fail('the all-locks timeline has no chart');
+  if (!noScreenshots) {
+    await page.mouse.move(900, 500);
+    const shot = join(screenshotDir, 'workbench-all-locks.png');
+    mkdirSync(screenshotDir, { recursive: true });
+    await page.screenshot({ path: shot });
+    say(`saved ${shot}`);
+  }
   say(`all-locks timeline: ${await allRow.locator('.al-open').count()} row(s), "${(await allRow.locator('.al-open').nth(index).textContent())?.trim()}"`);
   // Rows are 22 px under a 22 px time axis (webview/allLocksChart.ts).
   await canvas.click({ position: { x: 40, y: 22 + index * 22 + 11 } });
@@ -534,6 +543,15 @@ async function main() {
   await healthyTab.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => fail(`a click on the ${HEALTHY} row of the all-locks timeline opened no detail panel`));
   await waitFor(`the holders' lane in the ${HEALTHY} panel's timeline`, 20_000, async () => ({ ok: (await inWebview('#timeline [data-lane="holders"] rect.hold')) !== undefined }));
   say(`the all-locks row opened "${((await healthyTab.textContent()) ?? '').trim()}"; its timeline draws the holders' lane`);
+  if (!noScreenshots) {
+    // The chart in view: it sits under the header and the nodes table.
+    await (await inWebview('#timeline'))?.scrollIntoViewIfNeeded();
+    await page.mouse.move(900, 500);
+    await sleep(500);
+    const shot = join(screenshotDir, 'workbench-timeline.png');
+    await page.screenshot({ path: shot });
+    say(`saved ${shot}`);
+  }
 
   const activation = activationFromLogs(dirs['user-data']);
   if (activation) say(`activate() took ${activation.ms} ms (log timestamps; activation event ${activation.event})`);

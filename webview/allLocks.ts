@@ -68,6 +68,9 @@ const ctx = canvas.getContext('2d');
 /** Sizes the canvas to the visible part of the scroller and draws the rows under it. */
 function draw(): void {
   if (!ctx) return;
+  // As tall as its rows, up to 60% of the page.
+  const fit = `${Math.min(Math.max(160, Math.round(window.innerHeight * 0.6)), AXIS_H + Math.max(1, state.rows.length) * ROW_H + 2)}px`;
+  if (scroller.style.height !== fit) scroller.style.height = fit;
   const width = scroller.clientWidth || 800;
   const height = scroller.clientHeight || 400;
   const ratio = window.devicePixelRatio || 1;

@@ -58,7 +58,10 @@ export function rowAt(y: number, scrollTop: number, rows: number): number {
 }
 
 const labels = new Map<string, string>();
-/** The key as one escaped line, cut to fit the label column (cached: measuring text is the slow part). */
+/**
+ * The key as one escaped line, clipped from the start to fit the label column: keys share
+ * their prefixes, their ends tell them apart. Cached: measuring text is the slow part.
+ */
 function label(ctx: CanvasRenderingContext2D, key: string): string {
   let s = labels.get(key);
   if (s === undefined) {
@@ -68,10 +71,10 @@ function label(ctx: CanvasRenderingContext2D, key: string): string {
       let hi = s.length;
       while (lo < hi) {
         const mid = (lo + hi + 1) >> 1;
-        if (ctx.measureText(`${s.slice(0, mid)}…`).width <= LABEL_W - 12) lo = mid;
+        if (ctx.measureText(`…${s.slice(s.length - mid)}`).width <= LABEL_W - 12) lo = mid;
         else hi = mid - 1;
       }
-      s = `${s.slice(0, lo)}…`;
+      s = `…${s.slice(s.length - lo)}`;
     }
     if (labels.size > 5000) labels.clear();
     labels.set(key, s);

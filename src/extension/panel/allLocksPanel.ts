@@ -90,13 +90,15 @@ export class AllLocksPanel implements vscode.Disposable {
     }
     if (raw.type === 'ready') {
       this.ready = true;
+      this.lastRead = 0;
       void this.refresh();
     } else this.source.openDetails(raw.key);
   }
 
   /** Reads again after the snapshot changed, no sooner than MIN_GAP_MS after the last read. */
   private schedule(): void {
-    if (this.timer || this.disposed || !this.ready) return;
+    // Hidden, it reads nothing: shown again, its page reloads and asks (ready).
+    if (this.timer || this.disposed || !this.ready || !this.panel.visible) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.refresh();
