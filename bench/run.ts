@@ -8,6 +8,7 @@ import { runLockBench } from './locks';
 import { runSnapshotBench } from './snapshot';
 import { runWatchBench } from './watch';
 import { runWebviewBench } from './webview';
+import { runAllLocksBench } from './allLocks';
 
 /** Each bench starts its own nodes and returns false on a safety failure. */
 const BENCHES: Record<string, () => Promise<boolean>> = {
@@ -18,6 +19,7 @@ const BENCHES: Record<string, () => Promise<boolean>> = {
   extension: () => runExtensionBench(),
   host: () => runExtensionHostBench(),
   webview: () => runWebviewBench(),
+  'all-locks': () => runAllLocksBench(),
 };
 
 async function main(): Promise<number> {

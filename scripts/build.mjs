@@ -30,7 +30,7 @@ const builds = [
   { ...node, minify: false, entryPoints: ['src/core/index.ts'], outfile: 'dist/core/index.mjs', format: 'esm', external: ['ioredis'] },
   {
     bundle: true, platform: 'browser', target: 'es2022', format: 'esm', sourcemap: !production, minify: production,
-    logLevel: 'warning', entryPoints: ['webview/main.ts'], outfile: 'dist/webview/main.js',
+    logLevel: 'warning', entryPoints: ['webview/main.ts', 'webview/allLocks.ts'], outdir: 'dist/webview',
   },
 ];
 

@@ -4,6 +4,8 @@
 // and saves the README screenshots:
 //   media/screenshots/workbench-locks.png    the Redlock view, one lock expanded
 //   media/screenshots/workbench-tooltip.png  the same with a lock's tooltip
+//   media/screenshots/workbench-all-locks.png the all-locks timeline
+//   media/screenshots/workbench-timeline.png  a lock's detail panel, its timeline in view
 // (only with `--screenshots`, which `npm run screenshots` passes).
 //
 //   npm run build && node scripts/test-ui.mjs [--screenshots]
@@ -598,6 +600,55 @@ async function main() {
       return { ok: now !== heldText, detail: `still "${now}"` };
     });
     say(`${key} counts down again after the hover`);
+  }
+
+  // 12. The all-locks timeline, from the palette (its button sits in the Locks view's
+  // title): the demo's recording worker's lock is a row; a click on that row in the chart
+  // opens the lock's detail panel, whose timeline draws the holders' lane from the recorded history.
+  if ((await page.locator(`${VIEW_CONTAINER} .action-label[aria-label="Show All-Locks Timeline"]`).count()) === 0) fail('no "Show All-Locks Timeline" button in the Locks view\'s title');
+  await page.keyboard.press('F1');
+  await input.fill('>Redlock: Show All-Locks Timeline');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Show All-Locks Timeline' }).first().waitFor({ state: 'visible', timeout: 10_000 }).catch(() => fail('no "Redlock: Show All-Locks Timeline" in the palette'));
+  await page.keyboard.press('Enter');
+  const inWebview = async (selector) => {
+    for (const f of page.frames()) {
+      if (f === page.mainFrame()) continue;
+      const l = f.locator(selector).first();
+      if (await l.isVisible().catch(() => false)) return l;
+    }
+    return undefined;
+  };
+  const HEALTHY = 'lock:healthy:invoices';
+  const { row: allRow, index } = await waitFor(`the all-locks timeline with a row for ${HEALTHY}`, 30_000, async () => {
+    const list = await inWebview('#al-list');
+    const texts = list ? await list.locator('.al-open').evaluateAll((bs) => bs.map((b) => b.textContent ?? '')) : [];
+    const i = texts.findIndex((x) => x.includes(HEALTHY));
+    return { ok: i >= 0, row: list, index: i, detail: list ? `rows listed: ${texts.join(' | ')}` : 'no all-locks webview yet' };
+  });
+  const canvas = await inWebview('#al-canvas');
+  if (!canvas || !allRow) fail('the all-locks timeline has no chart');
+  if (!noScreenshots) {
+    await page.mouse.move(900, 500);
+    const shot = join(screenshotDir, 'workbench-all-locks.png');
+    mkdirSync(screenshotDir, { recursive: true });
+    await page.screenshot({ path: shot });
+    say(`saved ${shot}`);
+  }
+  say(`all-locks timeline: ${await allRow.locator('.al-open').count()} row(s), "${(await allRow.locator('.al-open').nth(index).textContent())?.trim()}"`);
+  // Rows are 22 px under a 22 px time axis (webview/allLocksChart.ts).
+  await canvas.click({ position: { x: 40, y: 22 + index * 22 + 11 } });
+  const healthyTab = page.locator('.editor-group-container .tabs-container .tab', { hasText: 'healthy:invoices' }).first();
+  await healthyTab.waitFor({ state: 'visible', timeout: 10_000 }).catch(() => fail(`a click on the ${HEALTHY} row of the all-locks timeline opened no detail panel`));
+  await waitFor(`the holders' lane in the ${HEALTHY} panel's timeline`, 20_000, async () => ({ ok: (await inWebview('#timeline [data-lane="holders"] rect.hold')) !== undefined }));
+  say(`the all-locks row opened "${((await healthyTab.textContent()) ?? '').trim()}"; its timeline draws the holders' lane`);
+  if (!noScreenshots) {
+    // The chart in view: it sits under the header and the nodes table.
+    await (await inWebview('#timeline'))?.scrollIntoViewIfNeeded();
+    await page.mouse.move(900, 500);
+    await sleep(500);
+    const shot = join(screenshotDir, 'workbench-timeline.png');
+    await page.screenshot({ path: shot });
+    say(`saved ${shot}`);
   }
 
   say(

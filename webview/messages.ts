@@ -89,5 +89,10 @@ export function onMessage(m: HostMessage): void {
       scheduleChart();
       saveState();
       return;
+    case 'findings':
+      if (m.key !== panel.key) return;
+      panel.findings = m.findings;
+      scheduleChart();
+      return;
   }
 }

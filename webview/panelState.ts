@@ -1,7 +1,7 @@
 // What the panel knows, in one place every room reads: the lock shown, the last view the
 // host sent, the clock offset, the event history and the timeline's samples. Rooms change
 // it only through applyView/appendEvents in messages.ts, so no room holds its own copy.
-import type { HistoryEvent, LockView, WebviewMessage } from '../src/shared/protocol';
+import type { HistoryEvent, LockView, PanelFinding, WebviewMessage } from '../src/shared/protocol';
 import { SampleRing } from './timeline';
 
 interface VsCodeApi {
@@ -24,5 +24,7 @@ export const panel = {
   /** Local clock minus the host's (host times + offset = local times). */
   offset: 0,
   history: [] as HistoryEvent[],
+  /** The audit's findings on this lock, host clock (the chart marks them where they happened). */
+  findings: [] as PanelFinding[],
   ring: new SampleRing(),
 };

@@ -4,10 +4,10 @@
 // Rendering rebuilds one small SVG per animation frame at most (and once a second for
 // the sliding time axis): 7 nodes x 10 minutes of 1 s samples is about 4,200 points.
 import type { Observation } from '../src/core/vocabulary/types';
-import type { HistoryEvent } from '../src/shared/protocol';
+import type { HistoryEvent, PanelFinding } from '../src/shared/protocol';
 import { describeEvent } from '../src/shared/verdictSentence';
 import { formatDuration } from '../src/core/vocabulary/describe';
-import type { HoldSpan } from '../src/shared/holdSpans';
+import type { HoldSpan, WaitSpan } from '../src/shared/holdSpans';
 import { clear, svg } from './dom';
 
 export const NONE = 0;
@@ -167,6 +167,10 @@ export interface TimelineInput {
   events: readonly HistoryEvent[];
   /** The holds of `events` (holdSpans), for the holders' lane: the caller lists them too. */
   spans: readonly HoldSpan[];
+  /** The waits of `events` (waitSpans), for the waiters' lane. */
+  waits: readonly WaitSpan[];
+  /** Audit findings, `at` in local time: marked across the lanes where they happened. */
+  findings: readonly PanelFinding[];
   width: number;
   /** The span shown (zoomed); undefined: fit the samples, 1 to 10 min. */
   windowMs?: number;
@@ -187,7 +191,19 @@ const END_WORDS: Record<NonNullable<HoldSpan['end']>, string> = { released: 'rel
 export function spanText(s: HoldSpan, now: number): string {
   const held = formatDuration((s.to ?? now) - s.from);
   const by = s.by ? ` by ${s.by}` : '';
-  return s.to === null ? `${s.token}: held for ${held} so far${by}` : `${s.token}: held ${held}${by}, then ${END_WORDS[s.end!]}`;
+  const fence = s.fence === null ? '' : `, fence ${s.fence}`;
+  return s.to === null ? `${s.token}: held for ${held} so far${by}${fence}` : `${s.token}: held ${held}${by}${fence}, then ${END_WORDS[s.end!]}`;
+}
+
+/** One wait in words: the bar's tooltip and the table's row. */
+export function waitText(w: WaitSpan): string {
+  const by = w.by ? `${w.by} ` : '';
+  return `${by}waited ${formatDuration(w.to - w.from)} from its first refused attempt, then ${w.end === 'granted' ? `got the lock (${w.token ?? ''})` : 'gave up'}`;
+}
+
+/** One audit finding in words (docs/audit.md). */
+export function findingText(f: PanelFinding): string {
+  return `audit: ${f.kind}: ${f.detail}`;
 }
 
 const LABEL_W = 112;
@@ -207,9 +223,12 @@ export function renderTimeline(root: SVGSVGElement, input: TimelineInput): numbe
   const n = ring.nodes.length;
   const width = Math.max(320, Math.floor(input.width));
   const plotW = width - LABEL_W - RIGHT_PAD;
-  const spans = input.spans;
-  // The holders' lane over the node lanes: who held the lock, from the history.
-  const top = AXIS_H + (spans.length > 0 ? LANE_H + LANE_GAP : 0);
+  const { spans, waits, findings } = input;
+  // The holders' lane over the node lanes: who held the lock, from the history; under it
+  // the waiters' lane, when a recorded grant or give-up said how long its caller waited.
+  const holdersLane = spans.length > 0 || findings.length > 0;
+  const waitersY = AXIS_H + (holdersLane ? LANE_H + LANE_GAP : 0);
+  const top = waitersY + (waits.length > 0 ? LANE_H + LANE_GAP : 0);
   const height = top + n * (LANE_H + LANE_GAP) + 4;
   const first = ring.size > 0 ? ring.timeAt(0) : now;
   const span = input.windowMs ?? Math.min(WINDOW_MS, Math.max(MIN_WINDOW_MS, now - first + 5_000));
@@ -229,7 +248,7 @@ export function renderTimeline(root: SVGSVGElement, input: TimelineInput): numbe
   }
   frag.appendChild(axis);
 
-  if (spans.length > 0) {
+  if (holdersLane) {
     const lane = svg('g', { class: 'holds', 'data-lane': 'holders' });
     lane.appendChild(svg('title', {}, 'Holders: who held the lock, from the recorded and observed history'));
     lane.appendChild(svg('rect', { class: 'lane-bg', x: LABEL_W, y: AXIS_H, width: plotW, height: LANE_H }));
@@ -240,6 +259,28 @@ export function renderTimeline(root: SVGSVGElement, input: TimelineInput): numbe
       const hx = x(h.from);
       const rect = svg('rect', { class: `hold tok-${ring.colourOf(h.token)}`, 'data-end': h.end ?? 'held', x: hx, y: AXIS_H + 3, width: Math.max(1, round(x(to) - hx)), height: LANE_H - 6 });
       rect.appendChild(svg('title', {}, spanText(h, now)));
+      lane.appendChild(rect);
+      if (h.fence !== null && h.from >= start) {
+        // The fence the grant handed out, at the grant.
+        const f = svg('g', { class: 'fence', 'data-fence': h.fence });
+        f.appendChild(svg('title', {}, `fence ${h.fence}, handed out with this grant`));
+        f.appendChild(svg('line', { x1: hx, x2: hx, y1: AXIS_H, y2: AXIS_H + LANE_H }));
+        f.appendChild(svg('text', { x: hx + 2, y: AXIS_H + 10 }, String(h.fence)));
+        lane.appendChild(f);
+      }
+    }
+    frag.appendChild(lane);
+  }
+  if (waits.length > 0) {
+    const lane = svg('g', { class: 'waits', 'data-lane': 'waiters' });
+    lane.appendChild(svg('title', {}, 'Waiters: from a first refused attempt to the grant or give-up, as the locking clients recorded'));
+    lane.appendChild(svg('rect', { class: 'lane-bg', x: LABEL_W, y: waitersY, width: plotW, height: LANE_H }));
+    lane.appendChild(svg('text', { class: 'lane-label', x: LABEL_W - 6, y: waitersY + LANE_H / 2 + 4, 'text-anchor': 'end' }, 'waiters'));
+    for (const w of waits) {
+      if (w.to < start) continue;
+      const wx = x(w.from);
+      const rect = svg('rect', { class: 'wait', 'data-end': w.end, x: wx, y: waitersY + 8, width: Math.max(1, round(x(w.to) - wx)), height: LANE_H - 16 });
+      rect.appendChild(svg('title', {}, waitText(w)));
       lane.appendChild(rect);
     }
     frag.appendChild(lane);
@@ -353,11 +394,22 @@ export function renderTimeline(root: SVGSVGElement, input: TimelineInput): numbe
     frag.appendChild(g);
   }
 
+  // Audit findings: across every lane, a flag on the holders' lane, where they happened.
+  for (const f of findings) {
+    if (f.at < start) continue;
+    const fx = x(f.at);
+    const g = svg('g', { class: 'finding', 'data-kind': f.kind });
+    g.appendChild(svg('title', {}, findingText(f)));
+    g.appendChild(svg('line', { x1: fx, x2: fx, y1: AXIS_H, y2: height - 4 }));
+    g.appendChild(svg('path', { d: `M${fx} ${AXIS_H}L${fx + 7} ${AXIS_H + 4}L${fx} ${AXIS_H + 8}Z` }));
+    frag.appendChild(g);
+  }
+
   clear(root);
   root.setAttribute('viewBox', `0 0 ${width} ${height}`);
   root.setAttribute('width', String(width));
   root.setAttribute('height', String(height));
-  root.setAttribute('aria-label', `Timeline of the last ${formatDuration(span)}${spans.length ? ', the holders\' lane (listed in the table below)' : ''}, one lane per node: token presence, TTL, outages and events`);
+  root.setAttribute('aria-label', `Timeline of the last ${formatDuration(span)}${holdersLane ? ', the holders\' lane (listed in the table below)' : ''}${waits.length ? ', the waiters\' lane' : ''}${findings.length ? `, ${findings.length} audit finding${findings.length === 1 ? '' : 's'}` : ''}, one lane per node: token presence, TTL, outages and events`);
   root.appendChild(frag);
   return performance.now() - started;
 }

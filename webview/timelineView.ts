@@ -3,10 +3,10 @@
 // legend of token colours, and the holds as a table: what the chart shows, for a
 // keyboard and a screen reader.
 import { holderTokens } from '../src/shared/verdictSentence';
-import { holdSpans, type HoldSpan } from '../src/shared/holdSpans';
+import { holdSpans, waitSpans, type HoldSpan } from '../src/shared/holdSpans';
 import { clear, el, svg } from './dom';
 import { panel } from './panelState';
-import { TOKEN_COLOURS, ZOOMS, renderTimeline, spanText } from './timeline';
+import { TOKEN_COLOURS, ZOOMS, findingText, renderTimeline, spanText, waitText } from './timeline';
 
 const chart = svg('svg', { id: 'timeline', class: 'timeline', role: 'img', tabindex: 0, 'aria-label': 'Timeline' });
 const chartWrap = el('div', { class: 'chart-wrap' });
@@ -32,7 +32,12 @@ const holdsList = el('ol', { id: 'holds', class: 'holds-list', 'aria-label': 'Ho
 const holdsNote = el('p', { class: 'note', id: 'holds-empty' }, 'No hold seen yet.');
 const timelineHead = el('div', { class: 'section-head' });
 timelineHead.append(el('h2', { id: 'timeline-h' }, 'Timeline'), zoomBar);
-timelineSection.append(timelineHead, chartWrap, legend, el('h3', { id: 'holds-h' }, 'Holds'), holdsNote, holdsList);
+// What the waiters' lane and the audit's marks show, as text too (hidden while empty).
+const waitsHead = el('h3', { id: 'waits-h', hidden: true }, 'Waits');
+const waitsList = el('ol', { id: 'waits', class: 'holds-list', 'aria-labelledby': 'waits-h', hidden: true });
+const findingsHead = el('h3', { id: 'findings-h', hidden: true }, 'Audit findings');
+const findingsList = el('ol', { id: 'findings', class: 'holds-list findings-list', 'aria-labelledby': 'findings-h', hidden: true });
+timelineSection.append(timelineHead, chartWrap, legend, el('h3', { id: 'holds-h' }, 'Holds'), holdsNote, holdsList, waitsHead, waitsList, findingsHead, findingsList);
 
 let shownHolds = '';
 /** The holds the chart's holders' lane draws (in local time), newest first, as text in the host's clock. */
@@ -45,6 +50,18 @@ function renderHolds(all: readonly HoldSpan[], now: number, offset: number): voi
   clear(holdsList);
   for (const [i, line] of lines.entries()) holdsList.appendChild(el('li', { class: `hold-row tok-mark-${panel.ring.colourOf(spans[i].token)}` }, line));
   holdsNote.hidden = lines.length > 0;
+}
+
+const shownLists = new Map<Element, string>();
+/** A text list beside the chart, newest first, rebuilt only when its lines changed. */
+function renderLines(list: HTMLOListElement, head: HTMLElement, lines: readonly string[]): void {
+  const sig = lines.join('\n');
+  if (shownLists.get(list) === sig) return;
+  shownLists.set(list, sig);
+  clear(list);
+  for (const line of lines) list.appendChild(el('li', {}, line));
+  list.hidden = lines.length === 0;
+  head.hidden = lines.length === 0;
 }
 
 let chartQueued = false;
@@ -73,8 +90,13 @@ export function scheduleChart(): void {
     const { ring, history, offset } = panel;
     const localEvents = offset === 0 ? history : history.map((e) => ({ ...e, at: e.at + offset }));
     const spans = holdSpans(localEvents);
-    const ms = renderTimeline(chart, { ring, now, events: localEvents, spans, width, windowMs });
+    const waits = waitSpans(localEvents);
+    const findings = offset === 0 ? panel.findings : panel.findings.map((f) => ({ ...f, at: f.at + offset }));
+    const ms = renderTimeline(chart, { ring, now, events: localEvents, spans, waits, findings, width, windowMs });
     renderHolds(spans, now, offset);
+    const clock = (t: number): string => new Date(t - offset).toLocaleTimeString();
+    renderLines(waitsList, waitsHead, waits.slice(-HOLDS_LISTED).reverse().map((w) => `${clock(w.from)}  ${waitText(w)}`));
+    renderLines(findingsList, findingsHead, findings.slice(-HOLDS_LISTED).reverse().map((f) => `${clock(f.at)}  ${findingText(f)}`));
     chart.setAttribute('data-render-ms', ms.toFixed(1));
     chart.setAttribute('data-samples', String(ring.size));
     chartVersion = ring.version;

@@ -16,6 +16,7 @@ import { Log } from './log';
 import type { MineLocks } from './model/mineLocks';
 import { NodesTreeProvider } from './views/nodesTree';
 import { anyEvent, LockDetailsPanels } from './panel/lockDetailsPanel';
+import { AllLocksPanels } from './panel/allLocksPanel';
 import { Notifier } from './views/notifier';
 import { printable } from './words/markdown';
 import { PasswordStore } from './model/passwords';
@@ -43,6 +44,8 @@ export interface RedlockInspectorApi {
   readonly connectionStatusBar: ConnectionStatusBar;
   readonly notifier: Notifier;
   readonly doctor: DeploymentDoctor;
+  /** The all-locks timeline (its open panel, for tests). */
+  readonly allLocks: AllLocksPanels;
   /** Recent log lines (what the log channel shows), to prove what is never logged. */
   logLines(): string[];
 }
@@ -78,11 +81,25 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
       const redlock = await model.redlock();
       return redlock ? (await redlock.history(parseKeyArg(key))).events : [];
     },
+    auditFindings: async (key) => {
+      const redlock = await model.redlock();
+      return redlock ? (await redlock.reader.audit({ resource: parseKeyArg(key) })).findings : [];
+    },
     panelsChanged: () => watchRate(),
   });
   // Nobody looking (both views hidden, no detail panel): the watch slows down (docs/decisions.md).
   const watchRate = (): void => model.setVisible(locksView.visible || nodesView.visible || detailPanels.all().length > 0);
   context.subscriptions.push(detailPanels);
+  const allLocks = new AllLocksPanels(context.extensionUri, {
+    eventFeed: async () => (await model.redlock())?.reader.eventFeed(),
+    patterns: () => model.settings.keyPatterns,
+    current: () => model.snapshot?.locks ?? [],
+    observed: (key) => detailPanels.get(key)?.history ?? [],
+    openDetails: (key) => detailPanels.show(key),
+    onDidChange: model.onDidChange,
+    warn: (m) => log.warn(m),
+  });
+  context.subscriptions.push(allLocks);
   const statusBar = new LockStatusBar(model, doctor);
   const heldStatusBar = new HeldStatusBar(mine);
   const guard = new WriteGuard();
@@ -125,6 +142,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
     copyToken: (a) => viewCommands.copyToken(s, a),
     copyKey: (a) => viewCommands.copyKey(s, a),
     openDetails: (a) => viewCommands.openDetails(s, a),
+    showAllLocksTimeline: () => allLocks.show(),
     showLog: () => viewCommands.showLog(s),
     doctor: () => viewCommands.runDoctor(doctor),
   };
@@ -191,6 +209,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
     connectionStatusBar,
     notifier,
     doctor,
+    allLocks,
     logLines: () => log.lines(),
   };
 }

@@ -16,6 +16,20 @@ export interface HoldSpan {
   end: SpanEnd | null;
   /** Who recorded the grant, when a locking client did. */
   by: string | null;
+  /** The fence the grant handed out, when the lock fences (recorded). */
+  fence: number | null;
+}
+
+export type WaitEnd = 'granted' | 'gave-up';
+
+/** A waiter: from its first refused attempt to its grant or give-up (recorded `waitMs`). */
+export interface WaitSpan {
+  from: number;
+  to: number;
+  end: WaitEnd;
+  /** The token granted; null for a give-up. */
+  token: string | null;
+  by: string | null;
 }
 
 /** Spans kept at most: the newest, so a day of a busy lock stays drawable. */
@@ -34,16 +48,16 @@ export function holdSpans(events: readonly HistoryEvent[]): HoldSpan[] {
     s.end = end;
     open.delete(token);
   };
-  const start = (token: string | null, at: number, by: string | null): void => {
+  const start = (token: string | null, at: number, by: string | null, fence: number | null = null): void => {
     if (token === null || open.has(token)) return;
-    const s: HoldSpan = { token, from: at, to: null, end: null, by };
+    const s: HoldSpan = { token, from: at, to: null, end: null, by, fence };
     open.set(token, s);
     spans.push(s);
   };
   for (const e of sorted) {
     switch (e.kind) {
       case 'acquired':
-        start(e.token, e.at, e.recordedBy ?? null);
+        start(e.token, e.at, e.recordedBy ?? null, e.fence ?? null);
         break;
       case 'extended':
         // A hold first seen by its extension (the panel opened mid-hold) starts there.
@@ -67,4 +81,19 @@ export function holdSpans(events: readonly HistoryEvent[]): HoldSpan[] {
     }
   }
   return spans.length > MAX_SPANS ? spans.slice(spans.length - MAX_SPANS) : spans;
+}
+
+/**
+ * Wait spans from `events` (any order), oldest first, at most MAX_SPANS. Only recorded
+ * grants and give-ups carry how long their caller waited; a watch sees no waiter that
+ * never got the lock, so a foreign lock's waits are not known.
+ */
+export function waitSpans(events: readonly HistoryEvent[]): WaitSpan[] {
+  const waits: WaitSpan[] = [];
+  for (const e of events) {
+    if ((e.kind !== 'acquired' && e.kind !== 'failed') || e.waitMs === undefined || e.waitMs <= 0) continue;
+    waits.push({ from: e.at - e.waitMs, to: e.at, end: e.kind === 'acquired' ? 'granted' : 'gave-up', token: e.kind === 'acquired' ? e.token : null, by: e.recordedBy ?? null });
+  }
+  waits.sort((a, b) => a.from - b.from);
+  return waits.length > MAX_SPANS ? waits.slice(waits.length - MAX_SPANS) : waits;
 }

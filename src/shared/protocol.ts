@@ -4,6 +4,7 @@
 import type { Flag, LockEntry, LockFormat, Observation, ObservationState, Verdict } from '../core/vocabulary/types';
 import { FLAG_ORDER } from '../core/vocabulary/flags';
 import { LIVENESS_VERDICTS } from '../core/vocabulary/liveness';
+import { AUDIT_KINDS, type AuditKind } from '../core/vocabulary/audit';
 
 /** Bumped when a message changes shape; the webview ignores an `init` of another version. */
 export const PROTOCOL_VERSION = 1;
@@ -53,6 +54,10 @@ export interface HistoryEvent {
   recordedBy?: string | null;
   /** Recorded `failed` / `lost`: why. */
   reason?: string;
+  /** Recorded `acquired` / `failed`: ms from the call's first refused attempt to its grant or give-up. */
+  waitMs?: number;
+  /** Recorded `acquired` with fencing: the fence handed out. */
+  fence?: number;
 }
 
 /** What the panel shows of one lock at one read. */
@@ -90,7 +95,23 @@ export interface EventsMessage {
   /** New events, oldest first, to append. */
   events: HistoryEvent[];
 }
-export type HostMessage = InitMessage | SnapshotMessage | EventsMessage;
+/** An audit finding on the lock (docs/audit.md), where it happened: the chart marks it there. */
+export interface PanelFinding {
+  /** Epoch ms, the recording clients' clock (as recorded events). */
+  at: number;
+  kind: AuditKind;
+  /** The audit's sentence: plain text, no key or token in it. */
+  detail: string;
+  /** Made from what the watch observed, not from recorded events (the detail says so). */
+  observed?: true;
+}
+export interface FindingsMessage {
+  type: 'findings';
+  key: string;
+  /** Every finding of the audited window, oldest first (replaces the ones sent before). */
+  findings: PanelFinding[];
+}
+export type HostMessage = InitMessage | SnapshotMessage | EventsMessage | FindingsMessage;
 
 // Webview -> extension
 export interface ReadyMessage {
@@ -129,14 +150,14 @@ const MAX_NODES = 1024;
 const MAX_EVENTS = 100_000;
 
 type Rec = Record<string, unknown>;
-const isObj = (x: unknown): x is Rec => typeof x === 'object' && x !== null && !Array.isArray(x);
-const isStr = (x: unknown): x is string => typeof x === 'string' && x.length <= MAX_STRING;
+export const isObj = (x: unknown): x is Rec => typeof x === 'object' && x !== null && !Array.isArray(x);
+export const isStr = (x: unknown): x is string => typeof x === 'string' && x.length <= MAX_STRING;
 const isStrOrNull = (x: unknown): x is string | null => x === null || isStr(x);
-const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+export const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 const isNumOrNull = (x: unknown): x is number | null => x === null || isNum(x);
 const isBool = (x: unknown): x is boolean => typeof x === 'boolean';
 const oneOf = <T extends string>(values: readonly T[]) => (x: unknown): x is T => typeof x === 'string' && (values as readonly string[]).includes(x);
-const arrayOf = <T>(x: unknown, item: (v: unknown) => v is T, max: number): x is T[] => Array.isArray(x) && x.length <= max && x.every(item);
+export const arrayOf = <T>(x: unknown, item: (v: unknown) => v is T, max: number): x is T[] => Array.isArray(x) && x.length <= max && x.every(item);
 
 const VERDICTS: readonly Verdict[] = ['split', 'held', 'unknown', 'partial'];
 const STATES: readonly ObservationState[] = ['present', 'absent', 'unreachable', 'unreadable'];
@@ -192,13 +213,17 @@ function isLiveness(x: unknown): boolean {
 export function isHistoryEvent(x: unknown): x is HistoryEvent {
   return isObj(x) && isNum(x.at) && isHistoryKind(x.kind) && arrayOf(x.nodes, isStr, MAX_NODES) && isStrOrNull(x.token)
     && isStrOrNull(x.previousToken) && isVerdictOrNull(x.from) && isVerdictOrNull(x.to)
-    && (x.recordedBy === undefined || isStrOrNull(x.recordedBy)) && (x.reason === undefined || isStr(x.reason));
+    && (x.recordedBy === undefined || isStrOrNull(x.recordedBy)) && (x.reason === undefined || isStr(x.reason))
+    && (x.waitMs === undefined || isNum(x.waitMs)) && (x.fence === undefined || isNum(x.fence));
 }
 
 function isLockView(x: Rec): boolean {
   return isStr(x.key) && arrayOf(x.nodes, isStr, MAX_NODES) && (x.entry === null || (isLockEntry(x.entry) && x.entry.key === x.key))
     && isNum(x.readAt) && isNum(x.sentAt) && isBool(x.readOnly) && isBool(x.mine) && isNum(x.expiringThresholdMs);
 }
+
+const isAuditKind = oneOf(AUDIT_KINDS);
+const isFinding = (x: unknown): x is PanelFinding => isObj(x) && isNum(x.at) && isAuditKind(x.kind) && isStr(x.detail) && (x.observed === undefined || x.observed === true);
 
 /** A message the extension host sent to the webview (checked in the webview). */
 export function isHostMessage(x: unknown): x is HostMessage {
@@ -210,6 +235,8 @@ export function isHostMessage(x: unknown): x is HostMessage {
       return isLockView(x);
     case 'events':
       return isStr(x.key) && arrayOf(x.events, isHistoryEvent, MAX_EVENTS);
+    case 'findings':
+      return isStr(x.key) && arrayOf(x.findings, isFinding, MAX_EVENTS);
     default:
       return false;
   }

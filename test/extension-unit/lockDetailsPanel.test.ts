@@ -261,6 +261,48 @@ describe('lock detail panel host (stand-in vscode)', () => {
     panels.dispose();
   });
 
+  it('audits the recorded history when new events arrive, and sends the findings where they happened', async () => {
+    const recorded = [
+      { at: 1_000, type: 'acquired' as const, holder: null, token: T1, validityMs: 9_000, fence: 7, waitMs: 40 },
+      { at: 2_000, type: 'acquired' as const, holder: null, token: T2, validityMs: 9_000, fence: 8 },
+    ];
+    const audited: string[] = [];
+    const finding = { kind: 'overlap' as const, resource: 'k', at: 2_000, holders: [], evidence: [], detail: 'a second holder was granted the lock' };
+    const { state, panels } = setup({ recordedEvents: () => Promise.resolve(recorded), auditFindings: (key) => (audited.push(key), Promise.resolve([finding])) });
+    state.entries.set('k', entry('k', [T1, T1, null]));
+    const p = panels.show('k');
+    const fp = created.at(-1)!;
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(audited, ['k']);
+    assert.deepEqual(p.history.map((e) => [e.kind, e.fence, e.waitMs]), [['acquired', 7, 40], ['acquired', 8, undefined]]);
+    fp.webview.receive.fire({ type: 'ready', version: PROTOCOL_VERSION });
+    assert.deepEqual(fp.webview.posted.map((m) => m.type), ['init', 'findings']);
+    assert.deepEqual(fp.webview.posted[1], { type: 'findings', key: 'k', findings: [{ at: 2_000, kind: 'overlap', detail: 'a second holder was granted the lock' }] });
+    panels.dispose();
+  });
+
+  it('audits what it observed of a foreign lock too: copies left to run out, said to be observed', () => {
+    const { state, changes, panels } = setup();
+    state.entries.set('k', entry('k', [T1, T1, null]));
+    const p = panels.show('k');
+    const fp = created.at(-1)!;
+    fp.webview.receive.fire({ type: 'ready', version: PROTOCOL_VERSION });
+    // The watch reads again 11 s later: the copies (10 s left at the last read) are gone.
+    state.entries.delete('k');
+    state.takenAt = 12_000;
+    changes.fire(undefined);
+    assert.ok(p.history.some((e) => e.kind === 'expired' && e.token === T1), 'the panel saw the copies run out');
+    const sent = fp.webview.posted.filter((m) => m.type === 'findings');
+    assert.equal(sent.length, 1);
+    assert.ok(sent[0].type === 'findings');
+    assert.deepEqual(sent[0].findings.map((f) => [f.kind, f.observed]), [['expired-unreleased', true]]);
+    assert.match(sent[0].findings[0].detail, /seen by a watch, not recorded by the holders/);
+    // Nothing new: nothing sent again.
+    changes.fire(undefined);
+    assert.equal(fp.webview.posted.filter((m) => m.type === 'findings').length, 1);
+    panels.dispose();
+  });
+
   it('anyEvent merges events', () => {
     const a = new EventEmitter<unknown>();
     const b = new EventEmitter<unknown>();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { holdSpans } from '../../src/shared/holdSpans';
+import { holdSpans, waitSpans } from '../../src/shared/holdSpans';
 import type { HistoryEvent } from '../../src/shared/protocol';
 
 const ev = (at: number, kind: HistoryEvent['kind'], token: string | null, over: Partial<HistoryEvent> = {}): HistoryEvent =>
@@ -37,5 +37,19 @@ describe('holdSpans', () => {
       ev(25, 'released', 'Z'),
     ]);
     assert.deepEqual(spans.map((s) => [s.token, s.from, s.to]), [['A', 10, 20]]);
+  });
+
+  it('a grant carries its fence; waits run from the first refused attempt to the grant or give-up, recorded ones only', () => {
+    const events = [
+      ev(100, 'acquired', 'A', { fence: 41, waitMs: 30, recordedBy: 'w (pid 1)' }),
+      ev(90, 'failed', null, { waitMs: 50, recordedBy: 'v (pid 2)' }),
+      ev(120, 'acquired', 'B'),
+      ev(130, 'failed', null),
+    ];
+    assert.deepEqual(holdSpans(events).map((s) => [s.token, s.fence]), [['A', 41], ['B', null]]);
+    assert.deepEqual(waitSpans(events), [
+      { from: 40, to: 90, end: 'gave-up', token: null, by: 'v (pid 2)' },
+      { from: 70, to: 100, end: 'granted', token: 'A', by: 'w (pid 1)' },
+    ]);
   });
 });

@@ -4,22 +4,16 @@
 // receives init / snapshot / events messages, and is checked through its DOM.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import * as os from 'node:os';
+import type * as http from 'node:http';
 import * as path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { LockEntry, Observation } from '../../src/core/vocabulary/types';
 import { lockEntry } from '../support/entries';
 import { judgeLiveness, livenessText } from '../../src/core/vocabulary/liveness';
-import { panelHtml } from '../../src/extension/panel/html';
+import { CHROMIUM, ROOT, launchChromium, standIn, startServer, webviewDir, type Recorded } from '../support/webviewPage';
 import { PROTOCOL_VERSION, type HistoryEvent, type HostMessage, type LockView } from '../../src/shared/protocol';
 
-// The repository: out/test/core/../../.. normally, the working directory for a private outDir.
-const ROOT = [path.resolve(__dirname, '../../..'), process.cwd()].find((d) => fs.existsSync(path.join(d, 'webview', 'main.ts'))) ?? process.cwd();
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = path.join(ROOT, 'media', 'screenshots', 'lock-details.png');
-const NONCE = 'TestNonce0123456789abcdefABCDEF';
 
 const T1 = '7f3a9b0c1d2e3f4a5b6c7d8e9f0a1bc2';
 const T2 = '91bc4e5f6a7b8c9d0e1f2a3b4c5d6e0d';
@@ -56,90 +50,6 @@ function ev(at: number, kind: HistoryEvent['kind'], nodes: string[], token: stri
   return { at, kind, nodes, token, previousToken: null, from: null, to: null, ...over };
 }
 
-// ------------------------------------------------------------------------- harness
-/** dist/webview as built by `npm run build`; rebuilt into a temp dir if missing or older than its sources. */
-async function webviewDir(): Promise<string> {
-  const dist = path.join(ROOT, 'dist', 'webview');
-  const built = path.join(dist, 'main.js');
-  const sources = [path.join(ROOT, 'webview'), path.join(ROOT, 'src', 'shared')].flatMap((d) => fs.readdirSync(d).map((f) => path.join(d, f)));
-  const newest = Math.max(...sources.map((f) => fs.statSync(f).mtimeMs));
-  if (fs.existsSync(built) && fs.existsSync(path.join(dist, 'codicon.css')) && fs.statSync(built).mtimeMs >= newest) return dist;
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'redlock-webview-'));
-  const esbuild = require('esbuild') as typeof import('esbuild');
-  await esbuild.build({ bundle: true, platform: 'browser', target: 'es2022', format: 'esm', logLevel: 'warning', entryPoints: [path.join(ROOT, 'webview', 'main.ts')], outfile: path.join(out, 'main.js') });
-  for (const f of ['codicon.css', 'codicon.ttf']) fs.copyFileSync(path.join(ROOT, 'node_modules', '@vscode', 'codicons', 'dist', f), path.join(out, f));
-  return out;
-}
-
-const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.ttf': 'font/ttf', '.html': 'text/html', '.map': 'application/json' };
-
-// A dark theme's variables, as VS Code injects them into a webview (subset).
-const THEME_CSS = `:root{--vscode-font-family:system-ui,sans-serif;--vscode-font-size:13px;--vscode-editor-font-family:monospace;
---vscode-foreground:#cccccc;--vscode-descriptionForeground:#9d9d9d;--vscode-editor-background:#1f1f1f;
---vscode-button-background:#0078d4;--vscode-button-foreground:#ffffff;--vscode-button-secondaryBackground:#313131;
---vscode-button-secondaryForeground:#cccccc;--vscode-badge-background:#616161;--vscode-badge-foreground:#f8f8f8;
---vscode-focusBorder:#0078d4;--vscode-errorForeground:#f85149;--vscode-editorWarning-foreground:#cca700;
---vscode-progressBar-background:#0078d4;--vscode-panel-border:#2b2b2b;--vscode-editorWidget-background:#202020;}`;
-
-async function startServer(dir: string): Promise<{ server: http.Server; origin: string }> {
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (url.pathname === '/' || url.pathname === '/index.html') {
-      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      let html = panelHtml({
-        cspSource: origin,
-        nonce: NONCE,
-        scriptUri: `${origin}/webview/main.js`,
-        styleUri: `${origin}/webview/main.css`,
-        codiconUri: `${origin}/webview/codicon.css`,
-      });
-      html = html.replace('</head>', `<link rel="stylesheet" href="${origin}/theme.css">\n</head>`);
-      // Must be blocked by the CSP: no nonce, an inline handler.
-      html = html.replace('</body>', '<script>window.__inlineRan = true;</script>\n<img src="x" onerror="window.__handlerRan = true" alt="">\n</body>');
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
-      return;
-    }
-    if (url.pathname === '/theme.css') {
-      res.writeHead(200, { 'content-type': 'text/css' }).end(THEME_CSS);
-      return;
-    }
-    const m = /^\/webview\/([\w.-]+)$/.exec(url.pathname);
-    const file = m ? path.join(dir, m[1]) : '';
-    if (!m || !fs.existsSync(file)) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' }).end(fs.readFileSync(file));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-interface Recorded {
-  posted: Array<Record<string, unknown>>;
-  state: unknown;
-  csp: Array<{ directive: string; blocked: string }>;
-}
-
-/** The stand-in for VS Code's webview API: records posted messages and the saved state. */
-function standIn(initialState: unknown): string {
-  return `(() => {
-    window.__posted = [];
-    window.__state = ${JSON.stringify(initialState ?? null)} ?? undefined;
-    window.__csp = [];
-    document.addEventListener('securitypolicyviolation', (e) => window.__csp.push({ directive: e.violatedDirective, blocked: e.blockedURI }));
-    let acquired = false;
-    window.acquireVsCodeApi = () => {
-      if (acquired) throw new Error('acquireVsCodeApi called twice');
-      acquired = true;
-      return {
-        postMessage: (m) => window.__posted.push(JSON.parse(JSON.stringify(m))),
-        getState: () => window.__state,
-        setState: (s) => { window.__state = JSON.parse(JSON.stringify(s)); return s; },
-      };
-    };
-  })();`;
-}
 
 describe('lock detail panel (webview in headless Chromium)', function () {
   this.timeout(60_000);
@@ -155,11 +65,7 @@ describe('lock detail panel (webview in headless Chromium)', function () {
     assert.ok(fs.existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM} (apt-get install chromium)`);
     const dir = await webviewDir();
     ({ server, origin } = await startServer(dir));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   });
 
   after(async () => {
@@ -351,6 +257,35 @@ describe('lock detail panel (webview in headless Chromium)', function () {
     await p.waitForFunction(() => document.querySelectorAll('#timeline g.holds rect.hold').length === 3);
     assert.match((await p.locator('#timeline').getAttribute('aria-label')) ?? '', /^Timeline of the last 1 d/);
     assert.equal(await p.locator('#zoom [data-ms="86400000"]').getAttribute('aria-pressed'), 'true');
+  });
+
+  it('draws waiters from their first refused attempt, fences on grants and audit findings where they happened, listed as text too', async () => {
+    const p = await open();
+    const now = Date.now();
+    const all = ['node-a', 'node-b', 'node-c'];
+    const history = [
+      ev(now - 30_000, 'acquired', all, T2, { recordedBy: 'billing-worker (pid 4121)', fence: 41 }),
+      ev(now - 20_000, 'failed', [], null, { recordedBy: 'report-worker (pid 88)', waitMs: 3_000, reason: 'timeout' }),
+      ev(now - 12_000, 'acquired', all, T1, { recordedBy: 'report-worker (pid 88)', fence: 42, waitMs: 4_000 }),
+    ];
+    await send(p, init('orders:lock', heldEntry(), {}, history));
+    await p.waitForFunction(() => document.querySelectorAll('#timeline [data-lane="waiters"] rect.wait').length === 2);
+    assert.deepEqual(await p.$$eval('#timeline [data-lane="waiters"] rect.wait', (rs) => rs.map((r) => r.getAttribute('data-end'))), ['gave-up', 'granted']);
+    assert.deepEqual(await p.$$eval('#timeline g.fence', (gs) => gs.map((g) => g.getAttribute('data-fence'))), ['41', '42']);
+    assert.deepEqual(await p.$$eval('#waits li', (ls) => ls.map((l) => (l.textContent ?? '').replace(/^.*?\s\s/, ''))), [
+      `report-worker (pid 88) waited 4.0 s from its first refused attempt, then got the lock (${T1})`,
+      'report-worker (pid 88) waited 3.0 s from its first refused attempt, then gave up',
+    ]);
+    assert.match((await p.locator('#holds li').first().textContent()) ?? '', /by report-worker \(pid 88\), fence 42$/);
+    assert.equal(await p.locator('#findings').isHidden(), true, 'no finding, no list');
+    await send(p, { type: 'findings', key: 'orders:lock', findings: [{ at: now - 12_000, kind: 'overlap', detail: 'a second holder was granted the lock 18000 ms before the first holder\'s lease ended' }] });
+    await p.waitForFunction(() => document.querySelectorAll('#timeline g.finding[data-kind="overlap"]').length === 1);
+    assert.match((await p.locator('#findings li').first().textContent()) ?? '', /audit: overlap: a second holder was granted the lock 18000 ms before/);
+    assert.match((await p.locator('#timeline').getAttribute('aria-label')) ?? '', /the waiters' lane, 1 audit finding/);
+    // Findings for another key are not this panel's.
+    await send(p, { type: 'findings', key: 'other', findings: [] });
+    await p.waitForTimeout(300);
+    assert.equal(await p.locator('#timeline g.finding').count(), 1);
   });
 
   it('shows a hostile key, token and node id as text and creates no element', async () => {

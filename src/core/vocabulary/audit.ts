@@ -22,6 +22,8 @@ export interface AuditFinding {
   evidence: LockEvent[];
   /** What it means, in one sentence (plain text; keys and tokens are not in it). */
   detail: string;
+  /** Made from what a watch observed, not from recorded events: weaker evidence (auditObserved). */
+  observed?: true;
 }
 
 export interface AuditOptions {
@@ -149,4 +151,61 @@ function leaseAt(l: Lease, e: LockEvent): number {
     if ((x.type === 'acquired' || x.type === 'extended') && x.validityMs !== undefined) until = x.at! + x.validityMs;
   }
   return until;
+}
+
+/** One change a watch saw between two reads (the detail panel's observed history): no holder recorded it. */
+export interface ObservedChange {
+  /** Epoch ms of the read that saw it (the watcher's clock). */
+  at: number;
+  kind: string;
+  token: string | null;
+  previousToken: string | null;
+  /** The nodes it happened on. */
+  nodes: readonly string[];
+}
+
+/** Said in every finding made from observed history: why its evidence is weaker (docs/audit.md). */
+export const OBSERVED_EVIDENCE = 'seen by a watch, not recorded by the holders: only the state at each read is known, so a change between two reads is missed, and the time is when the watch read it';
+
+/**
+ * Findings from what a watch saw of a lock no client recorded (a foreign lock's
+ * handovers): an overlap when two tokens each held a quorum of nodes at one read, and
+ * a holder's copies left to run out with no release seen. Each says it was observed
+ * (OBSERVED_EVIDENCE), and carries no recorded evidence. Oldest first.
+ */
+export function auditObserved(resource: string, changes: readonly ObservedChange[], options: { quorum: number; fromMs?: number }): AuditFinding[] {
+  const findings: AuditFinding[] = [];
+  const holding = new Map<string, string>();
+  const released = new Set<string>();
+  const expired = new Map<string, number>();
+  const overlapping = new Set<string>();
+  const holder = (token: string): AuditHolder => ({ token, holder: null });
+  const add = (kind: AuditKind, at: number, tokens: string[], detail: string): void => {
+    findings.push({ kind, resource, at, holders: tokens.map(holder), evidence: [], detail: `${detail} (${OBSERVED_EVIDENCE})`, observed: true });
+  };
+  const sorted = [...changes].sort((a, b) => a.at - b.at);
+  for (let i = 0; i < sorted.length; i++) {
+    const c = sorted[i];
+    for (const node of c.nodes) {
+      if ((c.kind === 'acquired' || c.kind === 'holder-changed' || c.kind === 'extended') && c.token !== null) holding.set(node, c.token);
+      else if ((c.kind === 'released' || c.kind === 'expired') && holding.get(node) === c.token) holding.delete(node);
+    }
+    if (c.token !== null && c.kind === 'released') released.add(c.token);
+    if (c.token !== null && c.kind === 'expired' && !expired.has(c.token)) expired.set(c.token, c.at);
+    // One read's changes share their instant: judge the state once all of them are in.
+    if (sorted[i + 1]?.at === c.at) continue;
+    const counts = new Map<string, number>();
+    for (const token of holding.values()) counts.set(token, (counts.get(token) ?? 0) + 1);
+    const quorate = [...counts].filter(([, n]) => n >= options.quorum).map(([token]) => token);
+    const id = quorate.slice().sort().join('\u0000');
+    if (quorate.length > 1 && !overlapping.has(id)) {
+      overlapping.add(id);
+      add('overlap', c.at, quorate, 'two holders each held a quorum of nodes at one read');
+    }
+  }
+  for (const [token, at] of expired) {
+    if (!released.has(token)) add('expired-unreleased', at, [token], 'the holder never released the lock; its copies ran out (a crash, or a client that forgot to release)');
+  }
+  const from = options.fromMs ?? -Infinity;
+  return findings.filter((f) => f.at >= from).sort((a, b) => a.at - b.at);
 }

@@ -121,6 +121,8 @@ export function recordedHistory(events: readonly LockEvent[]): HistoryEvent[] {
     const who = e.holder ? holderText({ ...e.holder, since: null }, e.at) : null;
     const ev: HistoryEvent = { at: e.at, kind: e.type, nodes: [], token: e.token, previousToken: null, from: null, to: null, recordedBy: who };
     if (e.reason !== undefined) ev.reason = e.reason;
+    if (e.waitMs !== undefined) ev.waitMs = e.waitMs;
+    if (e.fence !== undefined) ev.fence = e.fence;
     out.push(ev);
   }
   return out.sort((a, b) => a.at - b.at);

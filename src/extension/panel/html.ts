@@ -12,6 +12,13 @@ export interface PanelHtmlInput {
   scriptUri: string;
   styleUri: string;
   codiconUri: string;
+  /** The page's title and what it says while its script loads (plain text): the lock detail panel's by default. */
+  title?: string;
+  loading?: string;
+}
+
+function text(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 const NONCE = /^[A-Za-z0-9+/=_-]{16,}$/;
@@ -61,10 +68,10 @@ export function panelHtml(input: PanelHtmlInput): string {
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${attr(input.codiconUri)}" id="vscode-codicon-stylesheet">
 <link rel="stylesheet" href="${attr(input.styleUri)}">
-<title>Lock details</title>
+<title>${text(input.title ?? 'Lock details')}</title>
 </head>
 <body>
-<main id="app" aria-busy="true"><p class="loading">Loading lock details…</p></main>
+<main id="app" aria-busy="true"><p class="loading">${text(input.loading ?? 'Loading lock details…')}</p></main>
 <script type="module" nonce="${attr(input.nonce)}" src="${attr(input.scriptUri)}"></script>
 </body>
 </html>

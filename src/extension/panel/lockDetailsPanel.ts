@@ -8,10 +8,10 @@ import * as vscode from 'vscode';
 import type { LockEntry } from '../../core/vocabulary';
 import {
   LOCK_DETAILS_VIEW_TYPE, PROTOCOL_VERSION, isHistoryEvent, isPanelState, isWebviewMessage,
-  type HistoryEvent, type HostMessage, type LockView, type WebviewMessage,
+  type HistoryEvent, type HostMessage, type LockView, type PanelFinding, type WebviewMessage,
 } from '../../shared/protocol';
 import { appendHistory, buildHistory, historyDocument, mergeRecorded, recordedHistory } from './changeEvents';
-import type { LockEvent } from '../../core';
+import { auditObserved, type AuditFinding, type LockEvent } from '../../core';
 import { makeNonce, panelHtml } from './html';
 
 export { LOCK_DETAILS_VIEW_TYPE };
@@ -41,11 +41,15 @@ export interface LockDetailsSource {
   hasSnapshot?(): boolean;
   /** What the locking clients recorded on the nodes (read-only), so history predates the panel. */
   recordedEvents?(key: string): Promise<readonly LockEvent[]>;
+  /** The audit's findings on the key over its recorded history (docs/audit.md), read when new events were recorded. */
+  auditFindings?(key: string): Promise<readonly AuditFinding[]>;
   /** A panel opened or closed (the watch rate depends on whether anyone looks). */
   panelsChanged?(): void;
 }
 
 const MAX_HISTORY = 1000;
+
+const panelFinding = (f: AuditFinding): PanelFinding => (f.observed ? { at: f.at, kind: f.kind, detail: f.detail, observed: true } : { at: f.at, kind: f.kind, detail: f.detail });
 
 /** Webview options: scripts on, resources only from the bundled output and media. */
 export function lockDetailsWebviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
@@ -82,6 +86,10 @@ export function panelTitle(key: string): string {
 export class LockDetailsPanel implements vscode.Disposable {
   /** Oldest first; the webview shows it newest first. */
   readonly history: HistoryEvent[];
+  /** The audit's findings over the recorded history, as last read. */
+  private recordedFindings: PanelFinding[] = [];
+  /** What was last sent of the findings, recorded and observed. */
+  private findingsSent = '[]';
   private last: { entry: LockEntry | null; at: number };
   /** Opened (or restored) before the first snapshot: the first state is a baseline, not a change. */
   private baseline: boolean;
@@ -159,7 +167,40 @@ export class LockDetailsPanel implements vscode.Disposable {
       return;
     }
     // Recorded events may predate what the webview shows: it gets the whole history again.
-    if (mergeRecorded(this.history, recordedHistory(events), MAX_HISTORY) > 0) this.post({ type: 'init', version: PROTOCOL_VERSION, history: this.history, ...this.view() });
+    if (mergeRecorded(this.history, recordedHistory(events), MAX_HISTORY) > 0) {
+      this.post({ type: 'init', version: PROTOCOL_VERSION, history: this.history, ...this.view() });
+      await this.loadFindings();
+    }
+  }
+
+  /** Audits the key's recorded history again and sends the findings (new events may have made one). */
+  private async loadFindings(): Promise<void> {
+    if (!this.source.auditFindings) return;
+    try {
+      const found = await this.source.auditFindings(this.key);
+      this.recordedFindings = found.slice(-MAX_HISTORY).map(panelFinding);
+    } catch (e) {
+      this.source.warn?.(`lock details: could not audit the recorded history: ${e instanceof Error ? e.message : String(e)}`);
+      return;
+    }
+    this.sendFindings();
+  }
+
+  /** The recorded history's findings and those of what the panel observed itself (weaker evidence, docs/audit.md). */
+  findings(): PanelFinding[] {
+    const seen = this.history.filter((e) => e.recordedBy === undefined);
+    const quorum = this.source.entry(this.key)?.quorum ?? Math.floor(this.source.nodeIds().length / 2) + 1;
+    const observed = seen.length === 0 ? [] : auditObserved(this.key, seen, { quorum }).map(panelFinding);
+    return [...this.recordedFindings, ...observed].sort((a, b) => a.at - b.at).slice(-MAX_HISTORY);
+  }
+
+  /** Sends the findings when they changed (or, with `always`, once the webview is ready). */
+  private sendFindings(always = false): void {
+    const findings = this.findings();
+    const sig = JSON.stringify(findings);
+    if (sig === this.findingsSent && !always) return;
+    this.findingsSent = sig;
+    if (findings.length > 0 || !always) this.post({ type: 'findings', key: this.key, findings });
   }
 
   /** Records what changed since the last state as history, then sends the new state. */
@@ -178,6 +219,7 @@ export class LockDetailsPanel implements vscode.Disposable {
       if (events.length > 0) {
         appendHistory(this.history, events, MAX_HISTORY);
         this.post({ type: 'events', key: this.key, events });
+        this.sendFindings();
       }
       // The lock changed hands or state: its holders may have recorded why.
       void this.loadRecorded();
@@ -202,6 +244,7 @@ export class LockDetailsPanel implements vscode.Disposable {
       case 'ready':
         this.ready = true;
         this.post({ type: 'init', version: PROTOCOL_VERSION, history: this.history, ...this.view() });
+        this.sendFindings(true);
         return undefined;
       case 'action': {
         if (m.key !== this.key) return undefined;

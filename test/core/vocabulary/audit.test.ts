@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { auditHistory, historyHorizon, holdTimes, leasesOf, lockStats, percentiles, type LockEvent } from '../../../src/core/vocabulary';
+import { OBSERVED_EVIDENCE, auditHistory, auditObserved, historyHorizon, holdTimes, leasesOf, lockStats, percentiles, type LockEvent } from '../../../src/core/vocabulary';
 
 /** One recorded event as the core writes it (validity given as the lease length). */
 function ev(type: LockEvent['type'], at: number, token: string, extra: Partial<LockEvent> = {}): LockEvent {
@@ -144,5 +144,43 @@ describe('historyHorizon: from when logs cut at their cap are whole', () => {
   it('no log read: nothing to bound; fewer than a quorum of logs: nothing known whole', () => {
     assert.equal(historyHorizon([null, [], null], 2), null);
     assert.equal(historyHorizon([a, null, null], 2), Infinity);
+  });
+});
+
+describe('auditObserved (what a watch saw, no holder recorded)', () => {
+  const seen = (at: number, kind: string, token: string | null, nodes: string[], previousToken: string | null = null) => ({ at, kind, token, previousToken, nodes });
+  const N = ['a', 'b', 'c', 'd', 'e'];
+
+  it('a clean foreign handover, released or taken over between reads: no finding', () => {
+    const findings = auditObserved('orders:42', [
+      seen(1000, 'acquired', 'A', N),
+      seen(2000, 'holder-changed', 'B', N, 'A'),
+      seen(3000, 'released', 'B', N),
+      seen(4000, 'acquired', 'C', ['a', 'b', 'c']),
+      seen(4000, 'acquired', 'D', ['d', 'e']),
+    ], { quorum: 3 });
+    assert.deepEqual(findings, []);
+  });
+
+  it('copies left to run out with no release seen, and two quorums at one read, each saying it was observed', () => {
+    const findings = auditObserved('orders:42', [
+      seen(1000, 'acquired', 'A', ['a', 'b', 'c']),
+      // One read sees a second quorum appear (nodes that lost their data, say) while A still holds its own.
+      seen(2000, 'acquired', 'B', ['d', 'e']),
+      seen(2000, 'holder-changed', 'B', ['c'], 'A'),
+      seen(3000, 'acquired', 'X', ['f', 'g']),
+      seen(5000, 'expired', 'A', ['a', 'b']),
+      // B released on some nodes and left to expire on others: a release was seen, no finding.
+      seen(6000, 'released', 'B', ['c', 'd']),
+      seen(7000, 'expired', 'B', ['e']),
+    ], { quorum: 3 });
+    assert.deepEqual(findings.map((f) => [f.kind, f.at, f.holders.map((h) => h.token)]), [['expired-unreleased', 5000, ['A']]]);
+    const overlap = auditObserved('k', [seen(1000, 'acquired', 'A', ['a', 'b', 'c']), seen(2000, 'acquired', 'B', ['d', 'e', 'f'])], { quorum: 3 });
+    assert.deepEqual(overlap.map((f) => [f.kind, f.at, f.holders.map((h) => h.token)]), [['overlap', 2000, ['A', 'B']]]);
+    for (const f of [...findings, ...overlap]) {
+      assert.equal(f.observed, true);
+      assert.deepEqual(f.evidence, []);
+      assert.ok(f.detail.endsWith(`(${OBSERVED_EVIDENCE})`), f.detail);
+    }
   });
 });
