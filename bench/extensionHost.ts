@@ -116,10 +116,12 @@ export async function runExtensionHostBench(): Promise<boolean> {
   const rows = results.map((r) => [
     `${Number(r.keys).toLocaleString('en-US')} × 5, ${String(r.changesPerSecond)}/s`,
     pct(r.visible), pct(r.hidden), pct(r.never), floor ? pct(floor) : '-',
-    `${(r.rssGrowthMb as number).toFixed(0)} MB in ${VISIBLE_SECONDS} s`,
+    r.rssGrowth60Mb === undefined
+      ? `${(r.rssGrowthMb as number).toFixed(0)} MB in ${VISIBLE_SECONDS} s`
+      : `${(r.rssGrowth60Mb as number).toFixed(0)} MB in 60 s, ${(r.rssGrowthAfter60Mb as number).toFixed(0)} MB more to ${VISIBLE_SECONDS} s`,
     `${((r.firstRowsAfterClickMs as number) / 1000).toFixed(2)} s / ${((r.firstRowsAtStartupMs as number) / 1000).toFixed(2)} s`,
   ]);
-  console.log(`\nextension host (real VS Code: code-server + Chromium), ${LABEL}; CPU as % of one core; targets: visible < 5 %, RSS < 150 MB in 60 s, first rows < 1.5 s`);
+  console.log(`\nextension host (real VS Code: code-server + Chromium), ${LABEL}; CPU as % of one core; targets: visible < 5 %, RSS < 150 MB in 60 s and < 50 MB more to 300 s, first rows < 1.5 s`);
   console.log(table(['deployment', 'visible', 'hidden', 'never opened', 'floor (no ext.)', 'RSS growth, visible', 'first rows: click / startup'], rows));
   mkdirSync('bench/results', { recursive: true });
   writeFileSync(OUT, JSON.stringify({ date: new Date().toISOString(), label: LABEL, phaseSeconds: Number(PHASE_SECONDS), visibleSeconds: Number(VISIBLE_SECONDS), floor, scales: results }, null, 2) + '\n');

@@ -90,13 +90,19 @@ function rssMb(pid) {
 }
 
 /** CPU of pid over `seconds`, as % of one core; RSS before and after. */
+/** CPU and RSS over `seconds`; a phase longer than a minute also notes its RSS at 60 s (growth after the first minute). */
 async function measure(pid, seconds) {
   const rss0 = rssMb(pid);
   const c0 = cpuTicks(pid);
   const t0 = Date.now();
-  await sleep(seconds * 1000);
+  let rss60Mb;
+  if (seconds > 60) {
+    await sleep(60_000);
+    rss60Mb = rssMb(pid);
+    await sleep((seconds - 60) * 1000);
+  } else await sleep(seconds * 1000);
   const cpu = ((cpuTicks(pid) - c0) / CLK_TCK / ((Date.now() - t0) / 1000)) * 100;
-  return { cpuPercent: cpu, rss0Mb: rss0, rss1Mb: rssMb(pid) };
+  return { cpuPercent: cpu, rss0Mb: rss0, rss1Mb: rssMb(pid), ...(rss60Mb === undefined ? {} : { rss60Mb }) };
 }
 
 async function waitFor(what, limitMs, probe) {
@@ -172,6 +178,10 @@ async function main() {
   say(`first rows ${out.firstRowsAfterClickMs} ms after the click`);
   out.visible = await measure(pid, VISIBLE_S);
   out.rssGrowthMb = out.visible.rss1Mb - out.visible.rss0Mb;
+  if (out.visible.rss60Mb !== undefined) {
+    out.rssGrowth60Mb = out.visible.rss60Mb - out.visible.rss0Mb;
+    out.rssGrowthAfter60Mb = out.visible.rss1Mb - out.visible.rss60Mb;
+  }
   say(`visible: ${out.visible.cpuPercent.toFixed(1)} %, RSS ${out.visible.rss0Mb.toFixed(0)} -> ${out.visible.rss1Mb.toFixed(0)} MB`);
 
   await page.locator('.activitybar [aria-label^="Explorer"]').first().click();

@@ -430,30 +430,32 @@ export class Watcher {
       k.entry = read.entries[j];
       k.waiterProcesses = read.processes[j].length > 0 ? read.processes[j] : undefined;
     }
-    // Cycles over every lock the watch knows: a new wait may close one with old waits.
-    const all: Waits[] = locks.map((entry, i) => ({ entry, processes: read.processes[i] }));
-    const others: Array<[string, Known]> = [];
+    // Cycles over every lock the watch knows: a new wait may close one with old waits. Only
+    // a lock with waiters is on a cycle, and only one flagged before has a flag to clear:
+    // the rest (nearly all of a large watch) are not handed over at each tick.
+    const inPlay = (e: LockEntry): boolean => (e.waiters?.length ?? 0) > 0 || e.flags.includes('deadlock');
+    const all: Waits[] = [];
+    locks.forEach((entry, i) => {
+      if (inPlay(entry)) all.push({ entry, processes: read.processes[i] });
+    });
+    const others = new Map<LockEntry, string>();
     for (const [id, k] of this.known) {
-      if (k.kind !== 'lock' || fresh.has(id)) continue;
-      others.push([id, k]);
+      if (k.kind !== 'lock' || fresh.has(id) || !inPlay(k.entry!)) continue;
+      others.set(k.entry!, id);
       all.push({ entry: k.entry!, processes: k.waiterProcesses ?? NO_PROCESSES });
     }
-    const flagged = flagDeadlocks(all);
-    const touched = new Set<string>();
-    if (flagged.size > 0) {
-      for (let i = 0; i < locks.length; i++) locks[i] = flagged.get(locks[i]) ?? locks[i];
-      for (const [id, k] of others) {
-        const now = flagged.get(k.entry!);
-        if (now === undefined) continue;
-        k.entry = now;
-        touched.add(id);
-      }
-    }
     const changed = new Set<string>();
-    for (const [id, k] of others) {
-      const was = before.get(id);
-      if ((was !== undefined && was !== waitersText(k.entry)) || touched.has(id)) changed.add(id);
+    for (const [was, now] of flagDeadlocks(all)) {
+      const id = others.get(was);
+      if (id === undefined) {
+        const i = locks.indexOf(was);
+        if (i >= 0) locks[i] = now;
+        continue;
+      }
+      this.known.get(id)!.entry = now;
+      changed.add(id);
     }
+    for (const [id, was] of before) if (was !== waitersText(this.known.get(id)!.entry)) changed.add(id);
     return { classified: { ...c, locks }, changed };
   }
 
