@@ -26,7 +26,7 @@
 // - TTLs 0, negative, non-numeric, fractional, 2^31: test/cli/cli.e2e.test.ts "bad TTLs
 //   exit 2 with one line and touch nothing"; test/core/lock/redlock.test.ts "rejects bad TTLs and
 //   empty resources before touching any node".
-// - empty resource name: the same two tests; an empty --pattern: test/cli/args.test.ts.
+// - empty resource name: the same two tests; an empty --pattern: test/cli/options.test.ts.
 //
 import { internalKeyOf } from '../../../src/core/bookkeeping/internalKeys';
 import assert from 'node:assert/strict';
