@@ -1,5 +1,5 @@
 // The detail panel's chart under load: 7 nodes and 10 minutes of 1 s samples in headless
-// Chromium. Runs the bounded-chart test of test/webview/render.test.ts with
+// Chromium. Runs the bounded-chart test of test/webview/main.test.ts with
 // PANEL_BENCH_OUT set, which makes it record render times and frames per second; the
 // targets are held here, not in the test (no timing assertion in a unit test).
 import { spawnSync } from 'node:child_process';
@@ -12,7 +12,7 @@ export async function runWebviewBench(): Promise<boolean> {
   const dir = mkdtempSync(join(tmpdir(), 'redlock-webview-bench-'));
   const out = join(dir, 'figures.json');
   try {
-    const r = spawnSync(process.execPath, [require.resolve('mocha/bin/mocha.js'), '--no-config', '--timeout', '60000', '--grep', 'keeps the chart bounded', join(__dirname, '..', 'test', 'webview', 'render.test.js')], { encoding: 'utf8', env: { ...process.env, PANEL_BENCH_OUT: out } });
+    const r = spawnSync(process.execPath, [require.resolve('mocha/bin/mocha.js'), '--no-config', '--timeout', '60000', '--grep', 'keeps the chart bounded', join(__dirname, '..', 'test', 'webview', 'main.test.js')], { encoding: 'utf8', env: { ...process.env, PANEL_BENCH_OUT: out } });
     if (r.status !== 0) throw new Error(`webview bench failed: ${r.stdout}\n${r.stderr}`);
     const m = JSON.parse(readFileSync(out, 'utf8')) as { renderMs: number[]; framesPerSecond: number };
     const median = [...m.renderMs].sort((a, b) => a - b)[Math.floor(m.renderMs.length / 2)];

@@ -12,6 +12,6 @@ function run(cmd, args, env = process.env) {
 
 run('npm', ['run', '-s', 'build']);
 run('npx', ['tsc', '-p', 'tsconfig.test.json']);
-run('npx', ['mocha', '--no-config', '--timeout', '60000', '--grep', 'README screenshot', 'out/test/webview/render.test.js'], { ...process.env, REDLOCK_SCREENSHOTS: '1' });
+run('npx', ['mocha', '--no-config', '--timeout', '60000', '--grep', 'README screenshot', 'out/test/webview/main.test.js'], { ...process.env, REDLOCK_SCREENSHOTS: '1' });
 run('node', ['scripts/vscode-tools.mjs']);
 run('node', ['scripts/test-ui.mjs', '--screenshots']);

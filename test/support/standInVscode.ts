@@ -1,6 +1,6 @@
 // The stand-in `vscode` (src/dev/fakeVscode.ts) for one describe block: installed before
 // it, with the given modules loaded through it, and gone after it, with every module loaded meanwhile.
-// Module paths are relative to test/support, which sits as deep as test/extension-unit.
+// Module paths are relative to test/support (`../../src/...`), wherever the test sits.
 import { createFakeVscode, installFakeVscode, type FakeVscode } from '../../src/dev/fakeVscode';
 
 export interface StandIn {

@@ -2,9 +2,9 @@
 // stderr; off a terminal or with --json it adds nothing. In process through main(), on
 // real nodes, with an Io whose stderr is (or is not) a terminal.
 import assert from 'node:assert/strict';
-import { main } from '../../src/cli/main';
-import { RedisServer, startNodes, withClient } from '../../src/dev/redisServer';
-import { memoryIo } from './memoryIo';
+import { main } from '../../../src/cli/main';
+import { RedisServer, startNodes, withClient } from '../../../src/dev/redisServer';
+import { memoryIo } from '../memoryIo';
 
 describe('cli: acquire --retry progress (3 real nodes)', function () {
   let servers: RedisServer[];
@@ -63,7 +63,7 @@ describe('cli: acquire --retry progress (3 real nodes)', function () {
   });
 
   it('fits the progress line to the terminal width', async () => {
-    const { fitWidth } = await import('../../src/cli/displayWidth');
+    const { fitWidth } = await import('../../../src/cli/displayWidth');
     assert.equal(fitWidth('waiting for lock:x', 80), 'waiting for lock:x');
     assert.equal(fitWidth('waiting for lock:x', 10), 'waiting f…');
     assert.equal(fitWidth('漢字漢字', 5), '漢字…');

@@ -1,11 +1,11 @@
 // The lock detail panel's history builder: consecutive states of one key -> events.
 // Pure (no VS Code): loaded here without an editor; eslint.config.mjs holds the boundaries.
 import * as assert from 'node:assert/strict';
-import type { LockEntry, Observation } from '../../src/core/vocabulary/types';
-import { lockEntry } from '../support/entries';
-import { JUMP_TOLERANCE_MS } from '../../src/core/read/watch';
-import { appendHistory, buildHistory, historyDocument } from '../../src/extension/panel/changeEvents';
-import { isHistoryEvent, type HistoryEvent } from '../../src/shared/protocol';
+import type { LockEntry, Observation } from '../../../src/core/vocabulary/types';
+import { lockEntry } from '../../support/entries';
+import { JUMP_TOLERANCE_MS } from '../../../src/core/read/watch';
+import { appendHistory, buildHistory, historyDocument } from '../../../src/extension/panel/changeEvents';
+import { isHistoryEvent, type HistoryEvent } from '../../../src/shared/protocol';
 
 const A = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const B = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';

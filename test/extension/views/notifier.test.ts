@@ -2,11 +2,11 @@
 // with the real notifier: news of one refresh is one toast naming the count and the worst
 // lock, and a kind toasts at most once per interval; every lock state is still logged.
 import assert from 'node:assert/strict';
-import { useStandInVscode } from '../support/standInVscode';
-import type * as NotifierModule from '../../src/extension/views/notifier';
-import type { LockEntry } from '../../src/core/vocabulary/types';
-import { lockEntry, present } from '../support/entries';
-import { waitFor } from '../support/wait';
+import { useStandInVscode } from '../../support/standInVscode';
+import type * as NotifierModule from '../../../src/extension/views/notifier';
+import type { LockEntry } from '../../../src/core/vocabulary/types';
+import { lockEntry, present } from '../../support/entries';
+import { waitFor } from '../../support/wait';
 
 describe('notifications (stand-in vscode)', () => {
   const standIn = useStandInVscode(['../../src/extension/views/notifier']);

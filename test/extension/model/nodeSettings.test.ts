@@ -2,7 +2,7 @@
 // a plain URL, and turned into files the core reads.
 import assert from 'node:assert/strict';
 import { homedir } from 'node:os';
-import { parseNodeSettings, tlsPaths } from '../../src/extension/model/nodeSettings';
+import { parseNodeSettings, tlsPaths } from '../../../src/extension/model/nodeSettings';
 
 describe('extension node TLS settings', () => {
   it('keeps ca/cert/key of a rediss:// node and refuses them on a plain URL', () => {

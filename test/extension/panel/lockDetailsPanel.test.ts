@@ -3,11 +3,11 @@
 // It checks one panel per key, the handshake, history from consecutive snapshots, the
 // message handler (validation, read-only, actions, copy, export) and the serializer.
 import * as assert from 'node:assert/strict';
-import type { LockEntry, Observation } from '../../src/core/vocabulary/types';
-import { lockEntry } from '../support/entries';
-import { createFakeVscode, EventEmitter, installFakeVscode } from '../../src/dev/fakeVscode';
-import type * as PanelModule from '../../src/extension/panel/lockDetailsPanel';
-import { PROTOCOL_VERSION, type HostMessage } from '../../src/shared/protocol';
+import type { LockEntry, Observation } from '../../../src/core/vocabulary/types';
+import { lockEntry } from '../../support/entries';
+import { createFakeVscode, EventEmitter, installFakeVscode } from '../../../src/dev/fakeVscode';
+import type * as PanelModule from '../../../src/extension/panel/lockDetailsPanel';
+import { PROTOCOL_VERSION, type HostMessage } from '../../../src/shared/protocol';
 
 interface FakePanel {
   title: string;
@@ -95,11 +95,11 @@ describe('lock detail panel host (stand-in vscode)', () => {
 
   before(() => {
     uninstall = installFakeVscode({ module: vscodeStub });
-    panelMod = require('../../src/extension/panel/lockDetailsPanel') as typeof PanelModule;
+    panelMod = require('../../../src/extension/panel/lockDetailsPanel') as typeof PanelModule;
   });
   after(() => {
     uninstall();
-    delete require.cache[require.resolve('../../src/extension/panel/lockDetailsPanel')];
+    delete require.cache[require.resolve('../../../src/extension/panel/lockDetailsPanel')];
   });
 
   function setup(over: Partial<PanelModule.LockDetailsSource> = {}) {

@@ -2,10 +2,10 @@
 // with the real tree module over a model of plain entries: what a person can see change is
 // fired, nothing else (docs/decisions.md, "A tree for 10,000 locks").
 import assert from 'node:assert/strict';
-import { useStandInVscode } from '../support/standInVscode';
-import type * as TreeModule from '../../src/extension/views/locksTree';
-import type { LockEntry } from '../../src/core/vocabulary/types';
-import { lockEntry, present } from '../support/entries';
+import { useStandInVscode } from '../../support/standInVscode';
+import type * as TreeModule from '../../../src/extension/views/locksTree';
+import type { LockEntry } from '../../../src/core/vocabulary/types';
+import { lockEntry, present } from '../../support/entries';
 
 type El = TreeModule.LocksTreeElement;
 

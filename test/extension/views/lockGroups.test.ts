@@ -1,6 +1,6 @@
 // The Locks view's folders (src/extension/views/lockGroups.ts): pure, no `vscode`.
 import assert from 'node:assert/strict';
-import { FLAT_MAX, LockGroups, type GroupChild } from '../../src/extension/views/lockGroups';
+import { FLAT_MAX, LockGroups, type GroupChild } from '../../../src/extension/views/lockGroups';
 
 type E = { key: string; verdict: 'held' | 'split' | 'partial' | 'unknown'; flags: Array<'no-ttl' | 'expiring' | 'ttl-skew' | 'degraded' | 'deadlock' | 'reentrant'> };
 const held = (key: string, flags: E['flags'] = []): E => ({ key, verdict: 'held', flags });

@@ -26,9 +26,9 @@
 // - TTLs 0, negative, non-numeric, fractional, 2^31: test/cli/cli.e2e.test.ts "bad TTLs
 //   exit 2 with one line and touch nothing"; test/core/lock/redlock.test.ts "rejects bad TTLs and
 //   empty resources before touching any node".
-// - empty resource name: the same two tests; an empty --pattern: test/cli/args.test.ts.
+// - empty resource name: the same two tests; an empty --pattern: test/cli/options.test.ts.
 //
-import { internalKeyOf } from '../../../src/core/bookkeeping/internalKeys';
+import { internalKeyOf } from '../../src/core/bookkeeping/internalKeys';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -36,10 +36,10 @@ import { createServer, Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { displayKey, Redlock, RedlockError } from '../../../src/core';
-import { CliResult, runCli, startCli } from '../../cli/runCli';
-import { RedisServer, startNodes, withClient } from '../../../src/dev/redisServer';
-import { waitFor } from '../../support/wait';
+import { displayKey, Redlock, RedlockError } from '../../src/core';
+import { CliResult, runCli, startCli } from './runCli';
+import { RedisServer, startNodes, withClient } from '../../src/dev/redisServer';
+import { waitFor } from '../support/wait';
 
 /** Exactly one line on stderr, no stack trace. */
 function oneLine(r: CliResult): string {
@@ -222,7 +222,7 @@ describe('bad input, one row each', function () {
     const gen = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
       '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { encoding: 'utf8' });
     assert.equal(gen.status, 0, `openssl: ${gen.stderr}`);
-    const { freePort } = await import('../../../src/dev/redisServer');
+    const { freePort } = await import('../../src/dev/redisServer');
     const tlsPort = await freePort();
     // port 0: no plain listener at all; the harness probes the plain port, so start it on
     // a plain port too and point the CLI at the TLS one.

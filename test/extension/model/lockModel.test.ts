@@ -2,12 +2,12 @@
 // (src/dev/fakeVscode.ts) with the real model and tree modules: the watch slows down
 // while nobody looks, and a hovered row holds still (what the tree fires: locksTree.test.ts).
 import assert from 'node:assert/strict';
-import type { FakeVscode } from '../../src/dev/fakeVscode';
-import { useStandInVscode } from '../support/standInVscode';
-import type * as ModelModule from '../../src/extension/model/lockModel';
-import type * as TreeModule from '../../src/extension/views/locksTree';
-import type { LockEntry } from '../../src/core/vocabulary/types';
-import { lockEntry, present } from '../support/entries';
+import type { FakeVscode } from '../../../src/dev/fakeVscode';
+import { useStandInVscode } from '../../support/standInVscode';
+import type * as ModelModule from '../../../src/extension/model/lockModel';
+import type * as TreeModule from '../../../src/extension/views/locksTree';
+import type { LockEntry } from '../../../src/core/vocabulary/types';
+import { lockEntry, present } from '../../support/entries';
 
 describe('extension costs (stand-in vscode)', () => {
   const standIn = useStandInVscode(['../../src/extension/model/lockModel', '../../src/extension/views/locksTree']);
