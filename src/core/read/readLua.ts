@@ -85,16 +85,26 @@ local function readKey(k, maxBytes, maxItems, maxShape, maxBytesArg, knownPttl, 
 end
 `;
 
-// Both scripts start with the node's TIME: a script sees one frozen clock for expiries,
-// so that instant (less the node's clock offset) is when every PTTL in it was read.
-// Both read at least one key, then stop once the call's budget is spent.
+// Each read script ends with the node's TIME, after its last PTTL. A PTTL in a script
+// runs on the live clock (Redis 7.0: a script that spins 10 ms between two PTTLs of one
+// key gets two values 10 ms apart), so a stamp taken first would be earlier than the
+// PTTLs of a script descheduled halfway, and their expiries would look moved (a watch
+// under load reported unchanged locks as changed). Taken last, the stamp is late by at
+// most the call's own time, which the read's error (from sending the call to the stamp,
+// inspect.ts stampError) covers. Both read at least one key, then stop once the call's
+// budget is spent.
+
+/** Sets the stamp (out[1], out[2]) at the end of a read script: see above. */
+const STAMP = `
+local now = redis.pcall('TIME')
+if now.err then now = {0, 0} end
+out[1], out[2] = now[1], now[2]
+`;
 
 /** The given keys: [sec, usec, number read, then type (1 for string), pttl, payload per key read]. */
 export const INSPECT = `#!lua flags=no-writes
 ${READ_KEY}
-local now = redis.pcall('TIME')
-if now.err then now = {0, 0} end
-local out = { now[1], now[2], 0 }
+local out = { 0, 0, 0 }
 local maxBytes, maxItems, maxShape = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local budgetItems, budgetBytes = tonumber(ARGV[4]), tonumber(ARGV[5])
 local items, bytes, n = 0, 0, 0
@@ -107,6 +117,7 @@ for i = 1, #KEYS do
   out[3 * i + 3] = v
 end
 out[3] = n
+${STAMP}
 return out`;
 
 // The internal keys beside key `k`, byte for byte as internalKey() names them
@@ -201,9 +212,7 @@ return out`;
 export const SCAN_PAGE = `#!lua flags=no-writes
 ${READ_KEY}
 local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
-local now = redis.pcall('TIME')
-if now.err then now = {0, 0} end
-local out = { now[1], now[2], page[1], 0, '', 0 }
+local out = { 0, 0, page[1], 0, '', 0 }
 local keys = page[2]
 local maxBytes, maxItems, maxShape = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local budgetItems, budgetBytes = tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -257,19 +266,19 @@ if ARGV[9] ~= '' then
   out[5], out[6] = walk[1], found
 end
 for i = n + 1, #keys do out[#out + 1] = keys[i] end
+${STAMP}
 return out`;
 
 /** A watch tick's page: names and PTTLs only: [sec, usec, cursor, key, pttl, ...]. */
 export const SCAN_TTL_PAGE = `#!lua flags=no-writes
 local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
-local now = redis.pcall('TIME')
-if now.err then now = {0, 0} end
-local out = { now[1], now[2], page[1] }
+local out = { 0, 0, page[1] }
 local keys = page[2]
 for i = 1, #keys do
   out[#out + 1] = keys[i]
   out[#out + 1] = redis.call('PTTL', keys[i])
 end
+${STAMP}
 return out`;
 
 /** The digest a page gets when its keys without expiry are too costly to read in one call: never equal to a previous one. */
