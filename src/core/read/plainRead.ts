@@ -118,8 +118,9 @@ export async function readObservationsPlain(client: Redis, keys: Buffer[], node:
       const ids = todo.slice(from, to);
       const sized = sizedAll.slice(from, to);
       from = to;
+      // The node's clock after the last PTTL, as the read scripts take it (readLua.ts):
+      // a stamp taken first would be earlier than PTTLs the node served after a pause.
       const replies = await run(client, (p) => {
-        if (withTime) p.time();
         for (let i = 0; i < ids.length; i++) {
           const k = keys[ids[i]];
           const s = sized[i];
@@ -131,12 +132,12 @@ export async function readObservationsPlain(client: Redis, keys: Buffer[], node:
           p.type(k);
           p.pttl(k);
         }
+        if (withTime) p.time();
       });
+      // The latest call's stamp: every PTTL of the batch was served before it.
+      const t = withTime ? (replies[replies.length - 1][1] as [string, string] | null) : null;
+      nodeTimeMs = t ? timeOf(t[0], t[1]) : clockNow();
       let j = 0;
-      if (withTime) {
-        const t = replies[j++][1] as [string, string] | null;
-        if (nodeTimeMs === 0) nodeTimeMs = t ? timeOf(t[0], t[1]) : clockNow();
-      } else if (nodeTimeMs === 0) nodeTimeMs = clockNow();
       for (let i = 0; i < ids.length; i++, j += 4) {
         const s = sized[i];
         const before = num(replies[j]) ?? -2;
@@ -162,11 +163,12 @@ export async function readObservationsPlain(client: Redis, keys: Buffer[], node:
 export async function scanTtlPagePlain(client: Redis, cursor: string, pattern: string, count: number): Promise<TtlPage> {
   const [next, keys] = await client.scanBuffer(cursor, 'MATCH', pattern, 'COUNT', count);
   const withTime = knownCapabilities(client)?.capabilities.time !== false;
+  // Stamped after the last PTTL (see readObservationsPlain).
   const replies = await run(client, (p) => {
-    if (withTime) p.time();
     for (const k of keys) p.pttl(k);
+    if (withTime) p.time();
   });
-  const t = withTime ? (replies[0][1] as [string, string] | null) : null;
-  const pttls = replies.slice(withTime ? 1 : 0).map((r) => num(r) ?? -2);
+  const t = withTime ? (replies[replies.length - 1][1] as [string, string] | null) : null;
+  const pttls = (withTime ? replies.slice(0, -1) : replies).map((r) => num(r) ?? -2);
   return { nodeTimeMs: t ? timeOf(t[0], t[1]) : clockNow(), cursor: String(next), keys, pttls };
 }
