@@ -57,12 +57,13 @@ export function pageCounter(raw: Buffer | null | undefined): number | null {
 
 /**
  * `locks` with `fence` and `fenceRisk` read for each index of `which` (`lockIds[i]` is
- * the latin1 id of `locks[i]`) on every reachable node: a new array, the entries read
- * replaced by new ones. A node out of reach holds no counter as far as the inspector knows.
+ * the latin1 id of `locks[i]`) on every reachable node: a new array (the same one when
+ * `which` is empty), the entries read replaced by new ones. A node out of reach holds no counter as far as the inspector knows.
  */
-export async function readFences(ctx: InspectContext, scans: readonly NodeScan[], locks: readonly LockEntry[], lockIds: readonly string[], which: readonly number[]): Promise<LockEntry[]> {
+export async function readFences(ctx: InspectContext, scans: readonly NodeScan[], locks: LockEntry[], lockIds: readonly string[], which: readonly number[]): Promise<LockEntry[]> {
+  // Nothing to read (a snapshot whose pages carried every counter): the same list, no copy.
+  if (which.length === 0) return locks;
   const out = locks.slice();
-  if (which.length === 0) return out;
   const ms = ctx.commandTimeoutMs;
   if (ctx.ownerOnly) {
     // Each key (and its counter, in the same slot) lives on one master.

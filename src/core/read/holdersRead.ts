@@ -2,7 +2,7 @@
 // from its token, no read), who waits (one read-only script per node and batch), and
 // which locks sit on a wait-for cycle. Reads only.
 import { findCycles, WaitNode } from '../vocabulary/deadlocks';
-import { holderOf, processIdOf } from '../vocabulary/holderToken';
+import { holderOf, processOfCopies } from '../vocabulary/holderToken';
 import { readable, type InspectContext, type NodeScan } from './context';
 import { withDeadline } from '../connection/deadline';
 import type { RedisNode } from '../connection/nodes';
@@ -54,9 +54,7 @@ export function holderFields(nodes: readonly Observation[], quorumToken: string 
 /** The id that matches the lock's holder with its waits elsewhere (our process id, Redisson's client). */
 function holderProcessOf(e: LockEntry): string | null {
   const token = quorumTokenOf(e);
-  if (token === null) return null;
-  const copy = e.nodes.find((o) => o.state === 'present' && o.token === token);
-  return processIdOf(token, copy?.format ?? null);
+  return token === null ? null : processOfCopies(e.nodes, token);
 }
 
 /** One owner per id of a multi-holder token; a `hex:` token cannot be split back into ids here. */

@@ -3,7 +3,7 @@
 // watcher saw) judged by the vocabulary (liveness.ts). Runs last in the shared pipeline,
 // for the snapshot and the watcher alike; one CLIENT LIST per node per run at most.
 import { quorumTokenOf } from '../vocabulary/actions';
-import { processIdOf } from '../vocabulary/holderToken';
+import { processOfCopies } from '../vocabulary/holderToken';
 import { judgeLiveness, namesHolder, renewalOf, type ConnectionSignal, type LivenessInput, type ProcessSignal, type RenewalSignal } from '../vocabulary/liveness';
 import type { Liveness, LockEntry } from '../vocabulary/types';
 import type { NodeScan } from './context';
@@ -121,11 +121,10 @@ export async function judgeHolders(ctx: InspectContext, scans: readonly NodeScan
     const h = e.holder ?? null;
     // A token that decodes to no holder names no client or process either (holderOf tries
     // our identity first): such locks share one judgement per renewal state.
-    const format = h === null ? null : e.nodes.find((o) => o.token === token)?.format ?? null;
     const ours = h?.library === 'redlock-inspector';
     const at = h === null ? '' : `${h.host} ${h.pid} ${h.since}`;
     if (h !== null && !processes.has(at)) processes.set(at, localProcessOf(h.host ?? null, h.pid ?? null, h.since ?? null));
-    const c = h === null ? noHolder : connectionSignal(clients, processIdOf(token, format), ours);
+    const c = h === null ? noHolder : connectionSignal(clients, processOfCopies(e.nodes, token), ours);
     const input: LivenessInput = {
       connection: c,
       process: h === null ? null : processes.get(at)!,

@@ -1,7 +1,7 @@
 // Reading the holder identity our tokens carry (wire format: docs/formats.md, "Holder
 // identity in the token"). Pure and total, no Node built-ins: the webview's bundle uses it
 // through src/core/vocabulary/describe.ts. Writing it is bookkeeping/holderIdentity.ts.
-import type { Holder } from './types';
+import type { Holder, Observation } from './types';
 import { foreignStringHolder, redissonClientOf, redissonHolder } from './foreignHolders';
 
 /** A holder with the random per-process id that matches holders to waiters. */
@@ -125,4 +125,9 @@ export function processIdOf(token: string | null, format: string | null): string
   if (format === 'string') return decodeIdentity(token)?.id ?? null;
   if (format === 'redisson-lock') return redissonClientOf(token);
   return null;
+}
+
+/** The id behind `token` as the lock's copies hold it (its format decides how it decodes), matched with waits and connections. */
+export function processOfCopies(nodes: readonly Observation[], token: string): string | null {
+  return processIdOf(token, nodes.find((o) => o.state === 'present' && o.token === token)?.format ?? null);
 }
