@@ -40,19 +40,27 @@ export interface Discovery {
   nodes: NodeStatus[];
 }
 
-const CHUNK = 5_000;
+/** Keys per scanNode call: its probes (capabilities, TIME, DBSIZE) and a pause in the page pipeline come once per chunk. */
+const CHUNK = 20_000;
 const EXAMPLES = 3;
 
 interface Group {
-  keys: Set<string>;
+  count: number;
+  /** The keys counted, where one key may be met on several nodes (a Redlock deployment); else undefined. */
+  keys: Set<string> | undefined;
   libraries: Map<string, number>;
   examples: string[];
 }
 
-export async function discoverNodes(ctx: InspectContext, options: DiscoverOptions = {}): Promise<Discovery> {
+export async function discoverNodes(read: InspectContext, options: DiscoverOptions = {}): Promise<Discovery> {
+  // No token table: discovery keeps no observation past its chunk, so sharing a token's
+  // string between copies saves nothing, and the table would hold every token of the walk.
+  const ctx: InspectContext = { ...read, tokens: undefined };
   const budget = options.budgetKeys ?? 100_000;
   const deadline = performance.now() + (options.timeBudgetMs ?? 5_000);
   const groups = new Map<string, Group>();
+  // Only independent nodes can each hold a copy of one key; a cluster's key lives on one master.
+  const copies = ctx.nodes.length > 1 && ctx.ownerOnly !== true;
   const sizes = await Promise.all(ctx.nodes.map((n) => withDeadline(n.client.dbsize(), ctx.commandTimeoutMs).catch(() => 0)));
   const keyspace = sizes.reduce((a, b) => a + b, 0);
   const scannedPer = ctx.nodes.map(() => 0);
@@ -74,9 +82,12 @@ export async function discoverNodes(ctx: InspectContext, options: DiscoverOption
           if (library === null) continue;
           const pattern = patternOf(id) ?? keyOf(id);
           let g = groups.get(pattern);
-          if (!g) groups.set(pattern, (g = { keys: new Set(), libraries: new Map(), examples: [] }));
-          if (g.keys.has(id)) continue;
-          g.keys.add(id);
+          if (!g) groups.set(pattern, (g = { count: 0, keys: copies ? new Set() : undefined, libraries: new Map(), examples: [] }));
+          if (g.keys !== undefined) {
+            if (g.keys.has(id)) continue;
+            g.keys.add(id);
+          }
+          g.count++;
           g.libraries.set(library, (g.libraries.get(library) ?? 0) + 1);
           if (g.examples.length < EXAMPLES) g.examples.push(keyOf(id));
         }
@@ -88,7 +99,7 @@ export async function discoverNodes(ctx: InspectContext, options: DiscoverOption
       return status ?? { node: node.id, reachable: false, latencyMs: null, error: 'not read', outcome: 'unreachable' as const };
     }),
   );
-  const patterns = [...groups].map(([pattern, g]) => ({ pattern, count: g.keys.size, library: mostCommon(g.libraries), examples: g.examples.sort() }));
+  const patterns = [...groups].map(([pattern, g]) => ({ pattern, count: g.count, library: mostCommon(g.libraries), examples: g.examples.sort() }));
   patterns.sort((a, b) => b.count - a.count || (a.pattern < b.pattern ? -1 : 1));
   return { scanned: total(), keyspace, complete, patterns, nodes };
 }

@@ -16,7 +16,7 @@ import { downStatus, RedisNode } from '../connection/nodes';
 import { capabilitiesOf, scriptsRefused } from '../connection/capabilities';
 import { readObservationsPlain } from './plainRead';
 import type Redis from 'ioredis';
-import { absentOn, decodeScanPage, pageCursor, pageKeyCount, ReadBatch, readInternalOf, readObservations, requestScanPage } from './readScripts';
+import { absentOn, decodeScanPage, ReadBatch, readInternalOf, readObservations, requestScanPage, scanPageHead } from './readScripts';
 import { InternalWalk } from './internalWalk';
 import { displayKey } from '../vocabulary/tokens';
 import { exactKeysOn, unreadMasters } from '../connection/clusterTopology';
@@ -149,26 +149,27 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
       let inFlight: Promise<unknown[]> | undefined = requestScanPage(client, cursor, patterns[p], SCAN_COUNT, walk.cursor, walk.count);
       while (inFlight) {
         const flat = await withDeadline(inFlight, ctx.commandTimeoutMs, true);
-        const next = pageCursor(flat);
-        cursor = next === '0' ? DONE : next;
+        const head = scanPageHead(flat);
+        cursor = head.cursor === '0' ? DONE : head.cursor;
         scan.cursors[p] = cursor;
-        scanned += pageKeyCount(flat);
-        const page = decodeScanPage(flat, node.id, scan.absent, ctx.tokens, internals);
-        if (page.internalCursor !== null) walk.add(page.internalCursor, page.internals);
+        scanned += head.keyCount;
+        if (head.internalCursor !== null) walk.add(head.internalCursor, head.internals);
         pages++;
         // The pages left before the key cap cuts the scan, at this rate of keys per page.
         if (keysOnNode !== null && !walk.complete) walk.pace(keysOnNode, (maxKeys - scanned) / (scanned / pages));
         inFlight = undefined;
-        const at = page.nodeTimeMs - scan.offsetMs;
+        const at = head.nodeTimeMs - scan.offsetMs;
         const err = stampError(at, sentAt);
         if (cursor !== DONE) {
           if (outOfBudget()) scan.truncated = true;
           else {
-            // The node works on the next page while this one is taken in here.
+            // Sent before this page's keys are decoded: the node works on the next page
+            // while this one is taken in here (decoding is most of the client's time).
             sentAt = clockNow();
             inFlight = requestScanPage(client, cursor, patterns[p], SCAN_COUNT, walk.cursor, walk.count);
           }
         }
+        const page = decodeScanPage(flat, node.id, scan.absent, ctx.tokens, internals);
         const ids: string[] = new Array(page.keys.length);
         const slots: Slot[] = new Array(page.keys.length);
         for (let i = 0; i < page.keys.length; i++) {

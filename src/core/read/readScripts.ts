@@ -125,16 +125,26 @@ export async function readObservations(client: Redis | Cluster, keys: Buffer[], 
   return { nodeTimeMs, observations };
 }
 
-export interface ScannedPage extends ReadBatch {
+/**
+ * What a page call says before its keys are decoded: enough to send the next call, so the
+ * node works on it while this page's keys are taken in (inspect.ts scanNode).
+ */
+export interface ScanPageHead {
+  nodeTimeMs: number;
   cursor: string;
-  keys: Buffer[];
-  observations: Observation[];
-  /** Keys of the page the call's budget left unread: read them with readObservations. */
-  unread: Buffer[];
+  /** Keys the page listed, read or not. */
+  keyCount: number;
   /** The walk of the internal keys: its next cursor ('0': complete), null when the call did not walk it. */
   internalCursor: string | null;
   /** That walk's finds: name, then a counter's first bytes, 1 (a waiter set) or 0 (a counter not read). */
   internals: unknown[];
+}
+
+export interface ScannedPage {
+  keys: Buffer[];
+  observations: Observation[];
+  /** Keys of the page the call's budget left unread: read them with readObservations. */
+  unread: Buffer[];
 }
 
 /**
@@ -146,17 +156,19 @@ export function requestScanPage(client: Redis, cursor: string, pattern: string, 
   return callReadScript<unknown[]>(client, SCRIPTS.scanPage, 0, [cursor, pattern, String(count), ...BOUNDS, internalCursor ?? '', String(internalCount)], true);
 }
 
-export function pageCursor(flat: unknown[]): string {
-  return String(flat[2]);
-}
-
 /** Where the page's per-key reads start (see SCAN_PAGE). */
 const PAGE_HEAD = 6;
 
-/** Keys the page listed, read or not. */
-export function pageKeyCount(flat: unknown[]): number {
+export function scanPageHead(flat: unknown[]): ScanPageHead {
   const n = Number(flat[3]);
-  return n + (flat.length - PAGE_HEAD - 3 * n);
+  const walked = String(flat[4]);
+  return {
+    nodeTimeMs: timeOf(flat[0], flat[1]),
+    cursor: String(flat[2]),
+    keyCount: n + (flat.length - PAGE_HEAD - 3 * n),
+    internalCursor: walked === '' ? null : walked,
+    internals: Array.isArray(flat[5]) ? flat[5] : [],
+  };
 }
 
 /** `holders`: decode each copy's holder (a discovery, which lists names and values only, does not). */
@@ -174,16 +186,7 @@ export function decodeScanPage(flat: unknown[], node: string, absent: Observatio
       observations[i] = toObservation(node, String(type), Number(flat[j + 1]), value, absent, tokens, holders);
     }
   }
-  const walked = String(flat[4]);
-  return {
-    nodeTimeMs: timeOf(flat[0], flat[1]),
-    cursor: pageCursor(flat),
-    keys,
-    observations,
-    unread: flat.slice(j) as Buffer[],
-    internalCursor: walked === '' ? null : walked,
-    internals: Array.isArray(flat[5]) ? flat[5] : [],
-  };
+  return { keys, observations, unread: flat.slice(j) as Buffer[] };
 }
 
 export interface InternalOf {
@@ -216,7 +219,7 @@ export async function scanTtlPage(client: Redis, cursor: string, pattern: string
     keys[i] = flat[j] as Buffer;
     pttls[i] = Number(flat[j + 1]);
   }
-  return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: pageCursor(flat), keys, pttls };
+  return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: String(flat[2]), keys, pttls };
 }
 
 /** The digest of one SCAN page (see DIGEST_PAGE); rejects on Redis < 7.0 (no PEXPIRETIME). */

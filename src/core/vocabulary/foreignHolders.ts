@@ -32,18 +32,20 @@ export function redissonClientOf(field: string): string | null {
 /** A plain string value's holder under the conventions above, or null. */
 export function foreignStringHolder(value: string): Holder | null {
   if (value.length > 200) return null;
-  let m = DISTRIBUTED_LOCK.exec(value);
+  // Each convention's separator is looked for before its pattern runs: nearly every value
+  // read (random tokens, cached data) has none of them, and this runs once per key read.
+  let m = value.indexOf('_') > 0 ? DISTRIBUTED_LOCK.exec(value) : null;
   if (m) {
     const pid = Number(m[2]);
     return holder({ host: m[1], pid: Number.isSafeInteger(pid) ? pid : null }, 'DistributedLock');
   }
-  m = SHEDLOCK.exec(value);
+  m = value.startsWith('ADDED:') ? SHEDLOCK.exec(value) : null;
   if (m) {
     const since = Date.parse(m[1]);
     if (Number.isFinite(since)) return holder({ host: m[2], since }, 'ShedLock');
     return null;
   }
-  m = REDLOCK_UNIVERSAL.exec(value);
+  m = value.length >= 32 && value.indexOf(':') > 0 ? REDLOCK_UNIVERSAL.exec(value) : null;
   if (m) {
     const since = Number(m[2]);
     if (m[1].length <= MAX_FIELD && Number.isSafeInteger(since)) return holder({ name: m[1], since }, 'redlock-universal');

@@ -31,7 +31,10 @@ export const UNKNOWN_LIBRARY = 'unknown library (a random token with a TTL)';
 
 /** Drawn at random, not written by a person: hex mixing digits and letters, base64 mixing digits and both cases. */
 function randomLooking(token: string): boolean {
-  if (UUID_ANY.test(token) || HOST_PID_N.test(token)) return true;
+  // Lengths and separators first: discovery asks this of every value with a TTL it walks.
+  if (token.length === 36 && UUID_ANY.test(token)) return true;
+  if (token.indexOf(':') > 0) return HOST_PID_N.test(token);
+  if (token.length < 20 || token.length > 66) return false;
   if (RANDOM_HEX.test(token)) return DIGIT.test(token) && HEX_LETTER.test(token);
   return RANDOM_B64.test(token) && DIGIT.test(token) && UPPER.test(token) && LOWER.test(token);
 }
@@ -50,10 +53,11 @@ export function lockShapeOf(id: string, o: Observation): string | null {
   const named = foreignStringHolder(o.token);
   if (named) return named.library ?? null;
   if (o.pttlMs === null || o.pttlMs < 0) return null;
-  if (HEX32.test(o.token)) return 'node-redlock, redlock-universal or redis-py';
-  if (UUID.test(o.token)) return 'redis-semaphore or pottery';
-  if (REDSYNC.test(o.token)) return 'redsync';
-  if (PY_REDIS_LOCK.test(o.token)) return 'python-redis-lock';
+  const n = o.token.length;
+  if (n === 32 && HEX32.test(o.token)) return 'node-redlock, redlock-universal or redis-py';
+  if (n === 36 && UUID.test(o.token)) return 'redis-semaphore or pottery';
+  if (n === 24 && REDSYNC.test(o.token)) return 'redsync';
+  if (n === 24 && PY_REDIS_LOCK.test(o.token)) return 'python-redis-lock';
   if (randomLooking(o.token)) return UNKNOWN_LIBRARY;
   return null;
 }
