@@ -97,7 +97,7 @@ interface CopiesState {
 function copiesOf(scans: readonly NodeScan[], id: string, e: LockEntry): CopiesState {
   return {
     tokens: tokensOf(e),
-    expiries: e.nodes.map((o, n) => (o.state === 'present' && o.pttlMs !== null && o.pttlMs >= 0 ? (scans[n].reads.get(id)?.at ?? 0) + o.pttlMs : -1)),
+    expiries: e.nodes.map((o, n) => (o.state === 'present' && o.pttlMs !== null && o.pttlMs >= 0 ? (scans[n].reads.get(id)?.stamp.at ?? 0) + o.pttlMs : -1)),
   };
 }
 

@@ -35,21 +35,36 @@ export interface InspectContext {
   tokens?: Map<string, string>;
 }
 
-export interface Slot {
-  obs: Observation;
+/**
+ * When a read's keys were read: one per page or read batch, shared by its keys' slots (a
+ * number per slot would be a boxed double each: two per copy, a million at 100k locks x 5).
+ */
+export interface Stamp {
+  /** The node's clock after the read's last PTTL, in local epoch ms. */
   at: number;
   /**
    * How late `at` may be (ms): the node's clock is read by the script after the command
    * began, and a node descheduled in between stamps its PTTLs later than it read them.
    * At most the time from sending the call to the node's stamp.
    */
-  err?: number;
-  /** The resource's fence counter as the scan found it (undefined: read apart); taken (cleared) by classifyKeys. */
-  fence?: number | null;
-  /** The scan found no waiter set beside this key; taken (cleared) by readWaiters. */
-  noWaiters?: boolean;
+  err: number;
+}
+
+/** What a scan's page found beside a key, for the stages that follow; each takes (clears) its part. */
+export interface ScanFacts {
+  /** The resource's fence counter as the scan found it (undefined: read apart); taken by classifyKeys. */
+  fence: number | null | undefined;
+  /** The scan found no waiter set beside this key; taken by readWaiters. */
+  noWaiters: boolean;
   /** The key classified as its page arrived (null: an internal key); taken by classifyKeys. */
-  pre?: KeyResult | null;
+  pre: KeyResult | null | undefined;
+}
+
+export interface Slot {
+  obs: Observation;
+  stamp: Stamp;
+  /** Set by a scan's page; a watch drops it once its tick's stages ran (watch.ts). */
+  facts?: ScanFacts;
 }
 
 export interface NodeScan {

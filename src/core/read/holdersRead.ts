@@ -103,8 +103,8 @@ export async function readWaiters(ctx: InspectContext, scans: NodeScan[], entrie
         if (ctx.ownerOnly && !slot) continue;
         // The key's SCAN page already found no waiter set beside it (taken once: a later
         // read, a watch tick, asks the node again).
-        if (slot?.noWaiters) {
-          slot.noWaiters = false;
+        if (slot?.facts?.noWaiters) {
+          slot.facts.noWaiters = false;
           continue;
         }
         if (keys[i] === undefined) keys[i] = waiterKeyOf(ids[i]);

@@ -9,7 +9,7 @@ import { bookkeepingOf } from '../vocabulary/foreignKeys';
 import { performance } from 'node:perf_hooks';
 import { clockNow, withDeadline } from '../connection/deadline';
 import { classify, skipReason, validityAt, withExpiring } from '../vocabulary/classify';
-import { readable, type Classified, type InspectContext, type KeyResult, type NodeScan, type Slot } from './context';
+import { readable, type Classified, type InspectContext, type KeyResult, type NodeScan, type Slot, type Stamp } from './context';
 export type { InspectContext, NodeScan, Slot } from './context';
 import { DEFAULT_PATTERNS } from '../vocabulary/inspectTypes';
 import { downStatus, RedisNode } from '../connection/nodes';
@@ -31,7 +31,7 @@ const READ_BATCH = 1000;
 const DONE = 'done';
 const PRINTABLE_ASCII_NAME = /^[\x20-\x7e]*$/;
 
-/** How late a read's stamp `at` may be: the time from sending the call to it (see Slot.err). */
+/** How late a read's stamp `at` may be: the time from sending the call to it (see Stamp.err). */
 export function stampError(at: number, sentAt: number): number {
   return Math.max(0, Math.round(at - sentAt));
 }
@@ -45,6 +45,7 @@ export async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buff
   for (let i = 0; i < keys.length; i += READ_BATCH) {
     const chunk = keys.slice(i, i + READ_BATCH);
     const sent = clockNow();
+    let stamp!: Stamp;
     const batches = node.clusterMember
       ? await withDeadline(readEachKey(node, chunk, scan.absent, ctx.tokens), ctx.commandTimeoutMs, true)
       : scriptsRefused(node.client)
@@ -52,8 +53,11 @@ export async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buff
       : [await withDeadline(readObservations(node.client, chunk, node.id, scan.absent, ctx.tokens), ctx.commandTimeoutMs, true)];
     for (let j = 0; j < chunk.length; j++) {
       const batch = batches.length === 1 ? batches[0] : batches[j];
-      const at = batch.nodeTimeMs - scan.offsetMs;
-      scan.reads.set(chunk[j].toString('latin1'), { obs: batch.observations[batches.length === 1 ? j : 0], at, err: stampError(at, sent) });
+      if (j === 0 || batches.length > 1) {
+        const at = batch.nodeTimeMs - scan.offsetMs;
+        stamp = { at, err: stampError(at, sent) };
+      }
+      scan.reads.set(chunk[j].toString('latin1'), { obs: batch.observations[batches.length === 1 ? j : 0], stamp });
     }
   }
 }
@@ -121,7 +125,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
       for (let i = 0; i < ids.length; i++) if (walk.fill(ids[i], slots[i])) known++;
       // Keys whose counters are still to read are classified with the rest.
       if (known === ids.length) onPage?.(scan, ids, slots);
-      else if (known > 0) onPage?.(scan, ids.filter((_, i) => slots[i].fence !== undefined), slots.filter((x) => x.fence !== undefined));
+      else if (known > 0) onPage?.(scan, ids.filter((_, i) => slots[i].facts!.fence !== undefined), slots.filter((x) => x.facts!.fence !== undefined));
     };
     for (let p = 0; p < patterns.length && !scan.truncated; p++) {
       let cursor = scan.cursors[p];
@@ -159,7 +163,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         if (keysOnNode !== null && !walk.complete) walk.pace(keysOnNode, (maxKeys - scanned) / (scanned / pages));
         inFlight = undefined;
         const at = head.nodeTimeMs - scan.offsetMs;
-        const err = stampError(at, sentAt);
+        const stamp: Stamp = { at, err: stampError(at, sentAt) };
         if (cursor !== DONE) {
           if (outOfBudget()) scan.truncated = true;
           else {
@@ -175,7 +179,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         for (let i = 0; i < page.keys.length; i++) {
           ids[i] = page.keys[i].toString('latin1');
           // Handed on with the ids: no lookup by name per key afterwards.
-          slots[i] = { obs: page.observations[i], at, err, fence: undefined, noWaiters: false, pre: undefined };
+          slots[i] = { obs: page.observations[i], stamp, facts: { fence: undefined, noWaiters: false, pre: undefined } };
           scan.reads.set(ids[i], slots[i]);
         }
         const read: [string[], Slot[]] = [ids, slots];
@@ -212,8 +216,9 @@ async function lookUpInternal(ctx: InspectContext, client: Redis, scan: NodeScan
   // The node would not say: counters and waiters are read apart after classification.
   if (fences === undefined) return;
   for (let i = 0; i < ids.length; i++) {
-    slots[i].fence = fences ? pageCounter(fences[i]) : null;
-    slots[i].noWaiters = noWaiters;
+    const facts = slots[i].facts!;
+    facts.fence = fences ? pageCounter(fences[i]) : null;
+    facts.noWaiters = noWaiters;
   }
   onPage?.(scan, ids, slots);
 }
@@ -278,22 +283,23 @@ function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: 
     const owner = scans.findIndex((s) => s.reads.has(id));
     const slot = scans[owner].reads.get(id)!;
     observations = [slot.obs];
-    readAtMs[0] = slot.at;
+    readAtMs[0] = slot.stamp.at;
   } else {
     const n = scans.length;
     observations = new Array(n);
     for (let i = 0; i < n; i++) {
       const slot = unreachable[i] ? undefined : (onlySlot ?? scans[i].reads.get(id));
       observations[i] = unreachable[i] ?? slot?.obs ?? scans[i].absent;
-      readAtMs[i] = slot?.at ?? nowMs;
+      readAtMs[i] = slot?.stamp.at ?? nowMs;
       if (unreachable[i]) continue;
-      const f = slot?.fence;
+      const facts = slot?.facts;
+      const f = facts?.fence;
       if (f === undefined) {
         fencesKnown = false;
         continue;
       }
       // Taken once: a later classification (a watch tick) reads the counter afresh.
-      slot!.fence = undefined;
+      facts!.fence = undefined;
       if (f === null) continue;
       if (fence === null || f > fence) {
         fence = f;
@@ -323,7 +329,7 @@ export function preclassifyPage(ctx: InspectContext, scan: NodeScan, ids: readon
   const nowMs = clockNow();
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i];
-    slots[i].pre = isInternalKey(id) || bookkeepingOf(id) !== null ? null : classifyKey(ctx, scans, id, nowMs, expiringThresholdMs, scratch, slots[i]);
+    slots[i].facts!.pre = isInternalKey(id) || bookkeepingOf(id) !== null ? null : classifyKey(ctx, scans, id, nowMs, expiringThresholdMs, scratch, slots[i]);
   }
 }
 
@@ -335,7 +341,7 @@ function atInstant(result: KeyResult, slot: Slot, nowMs: number, driftFactor: nu
   if (!isLock(result) || result.validityMs === null) return result;
   const e = result;
   // A finite validity means a present copy with a TTL: it expires at its read instant + PTTL.
-  const validityMs = validityAt(slot.at + e.nodes[0].pttlMs!, nowMs, driftFactor);
+  const validityMs = validityAt(slot.stamp.at + e.nodes[0].pttlMs!, nowMs, driftFactor);
   const expiring = validityMs !== null && validityMs < expiringThresholdMs;
   return { ...e, validityMs, flags: expiring !== e.flags.includes('expiring') ? withExpiring(e.flags, expiring) : e.flags };
 }
@@ -366,19 +372,20 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
     let waitersKnown = false;
     const slot = single ? scans[0].reads.get(id) : undefined;
     if (bookkeepingOf(id) !== null) {
-      if (slot) slot.pre = undefined;
+      if (slot?.facts) slot.facts.pre = undefined;
       bookkeeping.push(id);
       continue;
     }
-    const pre = slot?.pre;
+    const facts = slot?.facts;
+    const pre = facts?.pre;
     if (pre !== undefined) {
       // Taken once, as the slot's fence counter was.
-      slot!.pre = undefined;
+      facts!.pre = undefined;
       if (pre === null) continue;
       result = atInstant(pre, slot!, nowMs, ctx.driftFactor, expiringThresholdMs);
       // Only pages that carried their counters (null: none) are classified ahead.
       scratch.fencesKnown = true;
-      waitersKnown = slot!.noWaiters === true;
+      waitersKnown = facts!.noWaiters;
     } else {
       // Fence counters, waiter sets and event logs are the core's own bookkeeping, never locks.
       if (isInternalKey(id)) continue;

@@ -68,8 +68,9 @@ export class InternalWalk {
 
   /** Sets the slot of `id` as the complete walk found it; false when its counter is still to read apart. */
   fill(id: string, slot: Slot): boolean {
-    slot.fence = this.fences.has(id) ? this.fences.get(id) : null;
-    slot.noWaiters = !this.waiters.has(id);
-    return slot.fence !== undefined;
+    const facts = slot.facts!;
+    facts.fence = this.fences.has(id) ? this.fences.get(id) : null;
+    facts.noWaiters = !this.waiters.has(id);
+    return facts.fence !== undefined;
   }
 }

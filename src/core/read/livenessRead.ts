@@ -43,7 +43,7 @@ export class RenewalPulse {
     entry.nodes.forEach((o, i) => {
       if (o.state !== 'present' || o.token !== token || o.pttlMs === null) return;
       const slot = ownerOnly ? scans.find((s) => s.reads.has(id))?.reads.get(id) : scans[i]?.reads.get(id);
-      expiresAt = Math.max(expiresAt, o.pttlMs < 0 ? Infinity : (slot?.at ?? nowMs) + o.pttlMs);
+      expiresAt = Math.max(expiresAt, o.pttlMs < 0 ? Infinity : (slot?.stamp.at ?? nowMs) + o.pttlMs);
     });
     const before = this.pulses.get(entry.key);
     if (before === undefined || before.token !== token) {

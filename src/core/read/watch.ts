@@ -300,6 +300,9 @@ export class Watcher {
       return r.classified;
     });
     for (const id of classified.gone) this.forget(id, scans, removed);
+    // What a scan's pages found beside each key was taken by the stages just run; the
+    // slots are kept for the next ticks, the facts need not be.
+    if (everything) for (const s of scans) for (const slot of s.reads.values()) if (slot.facts !== undefined) slot.facts = undefined;
     const { locks, lockIds, skipped, skippedIds } = classified;
     // Bookkeeping attached to its lock is no row: one listed as orphaned before is not any more.
     const orphans = new Set(skippedIds);

@@ -32,7 +32,7 @@ export function countedDown(e: LockEntry, scans: NodeScan[], id: string, ownerOn
     nodes: e.nodes.map((o, i) => {
       const slot = ownerOnly ? scans.find((s) => s.reads.has(id))?.reads.get(id) : scans[i].reads.get(id);
       if (o.state !== 'present' || o.pttlMs === null || o.pttlMs < 0 || !slot) return o;
-      return { ...o, pttlMs: Math.max(0, Math.round(slot.at + o.pttlMs - nowMs)) };
+      return { ...o, pttlMs: Math.max(0, Math.round(slot.stamp.at + o.pttlMs - nowMs)) };
     }),
   };
 }
@@ -43,7 +43,7 @@ export function expiriesOf(e: LockEntry, scans: NodeScan[], id: string, ownerOnl
     if (o.pttlMs === null || o.pttlMs < 0) return o.pttlMs;
     const slot = ownerOnly ? scans.find((s) => s.reads.has(id))?.reads.get(id) : scans[i].reads.get(id);
     if (o.state !== 'present' || !slot) return nowMs + o.pttlMs;
-    return nowMs + Math.max(0, Math.round(slot.at + o.pttlMs - nowMs));
+    return nowMs + Math.max(0, Math.round(slot.stamp.at + o.pttlMs - nowMs));
   });
 }
 

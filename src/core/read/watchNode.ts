@@ -121,7 +121,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
         const sent = clockNow();
         const page = await withDeadline((plain ? scanTtlPagePlain : scanTtlPage)(client, cursor, pattern, SCAN_COUNT), ctx.commandTimeoutMs, true);
         const at = page.nodeTimeMs - known.offsetMs;
-        // A jump must exceed what either stamp may be late by (Slot.err), or it is the read's own error.
+        // A jump must exceed what either stamp may be late by (Stamp.err), or it is the read's own error.
         const pageErr = stampError(at, sent);
         const ids: string[] = new Array(page.keys.length);
         const toRead: Buffer[] = [];
@@ -133,7 +133,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
           const slot = known.reads.get(id);
           const o = slot?.obs;
           // New here, not a lock copy before, without expiry, or its expiry jumped: read it.
-          if (!o || o.state !== 'present' || o.pttlMs === null || pttl === -1 || o.pttlMs === -1 || Math.abs(at + pttl - (slot!.at + o.pttlMs)) > JUMP_TOLERANCE_MS + pageErr + (slot!.err ?? 0)) {
+          if (!o || o.state !== 'present' || o.pttlMs === null || pttl === -1 || o.pttlMs === -1 || Math.abs(at + pttl - (slot!.stamp.at + o.pttlMs)) > JUMP_TOLERANCE_MS + pageErr + slot!.stamp.err) {
             toRead.push(page.keys[k]);
             dirty.add(id);
           }
@@ -150,9 +150,10 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
       // A key this node held but no longer lists is gone from it.
       const seen = new Set<string>();
       for (const memo of pages.values()) for (const id of memo.ids) seen.add(id);
+      const goneAt = { at: clockNow(), err: 0 };
       for (const [id, slot] of known.reads) {
         if (!seen.has(id) && slot.obs !== known.absent) {
-          known.reads.set(id, { obs: known.absent, at: clockNow() });
+          known.reads.set(id, { obs: known.absent, stamp: goneAt });
           dirty.add(id);
         }
       }
