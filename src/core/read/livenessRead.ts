@@ -47,7 +47,7 @@ export class RenewalPulse {
     });
     const before = this.pulses.get(entry.key);
     if (before === undefined || before.token !== token) {
-      if (before === undefined && this.pulses.size >= this.maxKeys) this.pulses.delete(this.pulses.keys().next().value!);
+      if (before === undefined && this.pulses.size >= this.maxKeys) this.evictOldest();
       this.pulses.set(entry.key, { token, expiresAt, from: nowMs, renewals: [] });
       return;
     }
@@ -56,6 +56,24 @@ export class RenewalPulse {
       if (before.renewals.length > KEEP_RENEWALS) before.renewals.shift();
     }
     before.expiresAt = expiresAt;
+  }
+
+  /**
+   * Drops the oldest tenth of the pulses in one walk. One at a time, each eviction walked
+   * from the map's front over the holes the ones before left: a first tick of 100k locks
+   * spent 0.4 s here.
+   */
+  private evictOldest(): void {
+    let drop = Math.max(1, Math.ceil(this.maxKeys / 10));
+    for (const key of this.pulses.keys()) {
+      this.pulses.delete(key);
+      if (--drop === 0) break;
+    }
+  }
+
+  /** Pulses kept: at most the bound given at construction. */
+  get size(): number {
+    return this.pulses.size;
   }
 
   /** The renewal signal of `key` held by `token`, as of `nowMs`. */

@@ -4,8 +4,12 @@
 import type { Classification, LockEntry } from './types';
 
 /** The token on a quorum of nodes, else null: the same answer classify() gave (2Q > N: at most one). */
-export function quorumTokenOf(e: Pick<LockEntry, 'holders' | 'quorum'>): string | null {
-  for (const t of Object.keys(e.holders)) if (e.holders[t] >= e.quorum) return t;
+export function quorumTokenOf(e: Pick<LockEntry, 'holders' | 'quorum'> & Partial<Pick<LockEntry, 'verdict' | 'nodes'>>): string | null {
+  // A held lock has one token, so any present copy's is it (classify counts a copy without
+  // one as ''): no walk of the holders record, a dictionary-mode object that each walk
+  // copies its keys out of, once per lock per stage.
+  if (e.verdict === 'held' && e.nodes !== undefined) for (const o of e.nodes) if (o.state === 'present') return o.token ?? '';
+  for (const t in e.holders) if (e.holders[t] >= e.quorum) return t;
   return null;
 }
 

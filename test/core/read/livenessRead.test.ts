@@ -1,11 +1,14 @@
 // Is the holder alive? Real holders in processes of their own, killed and paused, a
 // Redisson-layout lock renewed by a script, and a user denied CLIENT LIST; on real nodes.
+// The renewal pulse's bound, on built entries.
 import assert from 'node:assert/strict';
 import Redis from 'ioredis';
 import { Redlock, type LockEntry, type LivenessVerdict, type Watcher } from '../../../src/core';
 import { useNodes } from '../../support/nodesFixture';
 import { waitFor } from '../../support/wait';
 import { startWorker, stopWorker, type Worker } from '../../support/holderProcess';
+import { lockEntry, present } from '../../support/entries';
+import { RenewalPulse } from '../../../src/core/read/livenessRead';
 
 const UUID = '3b2a7c10-8d4e-4f6a-9b1c-0d2e3f405162';
 
@@ -148,5 +151,19 @@ describe('liveness: is the holder alive?', function () {
     assert.match(says(e, 'process'), new RegExp(`^pid ${process.pid} on this host is running`));
     assert.equal(says(e, 'renewal'), 'no renewal seen (one read)');
     assert.match(says(e, 'history'), /^held \d/);
+  });
+});
+
+describe('liveness: the renewal pulse a watch keeps', () => {
+  it('keeps at most its bound of locks, dropping the oldest, and still follows the newest', () => {
+    const pulse = new RenewalPulse(100);
+    for (let i = 0; i < 1_000; i++) pulse.note(lockEntry(`k${i}`, [present('a', `t${i}`, 10_000)]), `k${i}`, [], false, 1_000);
+    assert.ok(pulse.size <= 100 && pulse.size >= 90, String(pulse.size));
+    // The newest lock's pulse is kept: its next expiry jump is a renewal.
+    pulse.note(lockEntry('k999', [present('a', 't999', 10_000)]), 'k999', [], false, 5_000);
+    assert.equal(pulse.signal('k999', 't999', 5_000).lastMs, 0);
+    // The oldest was dropped: the same jump starts it anew, no renewal seen.
+    pulse.note(lockEntry('k0', [present('a', 't0', 10_000)]), 'k0', [], false, 5_000);
+    assert.equal(pulse.signal('k0', 't0', 5_000).lastMs, null);
   });
 });
