@@ -1,6 +1,7 @@
-// Issue 7 §2: the bad-input table, one `it` per row not already covered elsewhere. Each row
-// checks a clear message naming the node and the problem, the contract's exit code (CLI
-// rows), no crash (one stderr line, no stack trace) and no write.
+// The bad-input table of docs/in-production.md ("Reliability"), one `it` per row not
+// already covered elsewhere. Each row checks a clear message naming the node and the
+// problem, the contract's exit code (CLI rows), no crash (one stderr line, no stack trace)
+// and no write.
 //
 // Rows covered elsewhere (not repeated here):
 // - unknown scheme, invalid port, no node: test/cli/cli.e2e.test.ts "a bad URL exits 2

@@ -1,5 +1,6 @@
-// Issue 7 §1, the short version that runs with the normal suite (the long run:
-// `npm run test:chaos`, test/chaos/run.ts). Counts are printed.
+// The chaos run of docs/in-production.md ("Reliability"), the short version that runs with
+// the normal suite (the long run: `npm run test:chaos`, test/chaos/run.ts). Counts are
+// printed.
 import assert from 'node:assert/strict';
 import { runChaos, summary } from '../../chaos/chaos';
 import { doubleHolderScenario } from '../../chaos/doubleHolder';

@@ -1,7 +1,7 @@
-// Issue 7 §3: proofs. (a) read paths and --read-only write nothing, seen by MONITOR on every
-// node; (b) force-release never deletes a token it did not observe (1,000 hand-overs);
-// (c) a password appears in no output of any command, success or failure; (d) a process
-// that used the core exits by itself after quit().
+// Proofs (docs/in-production.md, "Reliability"): (a) read paths and --read-only write
+// nothing, seen by MONITOR on every node; (b) force-release never deletes a token it did
+// not observe (1,000 hand-overs); (c) a password appears in no output of any command,
+// success or failure; (d) a process that used the core exits by itself after quit().
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
