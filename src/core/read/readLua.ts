@@ -1,5 +1,6 @@
 // The read scripts' Lua text and the bounds they read within. Every one reads only:
-// TYPE/PTTL/STRLEN/GET/GETRANGE/HLEN/HKEYS/HSTRLEN/HGET/ZCARD/ZRANGE and SCAN.
+// SCAN, EXISTS, TYPE, PTTL, PEXPIRETIME, STRLEN, GETRANGE, HLEN, HGETALL, ZCARD, ZRANGE,
+// MEMORY USAGE, OBJECT ENCODING and TIME.
 import { INTERNAL_PREFIX } from '../bookkeeping/internalKeys';
 
 /** Largest string value read; longer ones are reported by size only. */
@@ -269,17 +270,27 @@ for i = n + 1, #keys do out[#out + 1] = keys[i] end
 ${STAMP}
 return out`;
 
-/** A watch tick's page: names and PTTLs only: [sec, usec, cursor, key, pttl, ...]. */
-export const SCAN_TTL_PAGE = `#!lua flags=no-writes
+/** One SCAN page listed with one expiry command per key: [sec, usec, cursor, key, value, ...]. */
+const listPage = (command: 'PTTL' | 'PEXPIRETIME'): string => `#!lua flags=no-writes
 local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
 local out = { 0, 0, page[1] }
 local keys = page[2]
 for i = 1, #keys do
   out[#out + 1] = keys[i]
-  out[#out + 1] = redis.call('PTTL', keys[i])
+  out[#out + 1] = redis.call('${command}', keys[i])
 end
 ${STAMP}
 return out`;
+
+/** A watch tick's page: names and PTTLs only. */
+export const SCAN_TTL_PAGE = listPage('PTTL');
+
+/**
+ * SCAN_TTL_PAGE where the server has PEXPIRETIME (7.0+): each key's absolute expiry, which
+ * stays the same to the millisecond while nothing touches the key, so a watch compares it
+ * exactly with the last listing's instead of within the reads' errors (watchNode.ts).
+ */
+export const SCAN_EXPIRY_PAGE = listPage('PEXPIRETIME');
 
 /** The digest a page gets when its keys without expiry are too costly to read in one call: never equal to a previous one. */
 export const UNDIGESTED = '*';

@@ -8,7 +8,7 @@ import { holderOf } from '../vocabulary/holderToken';
 import type { Observation } from '../vocabulary/types';
 import { callReadScript, readScript } from '../connection/lua';
 import { clockNow } from '../connection/deadline';
-import { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, INSPECT, INTERNAL_OF, SCAN_PAGE, SCAN_TTL_PAGE, DIGEST_PAGE } from './readLua';
+import { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, INSPECT, INTERNAL_OF, SCAN_PAGE, SCAN_TTL_PAGE, SCAN_EXPIRY_PAGE, DIGEST_PAGE } from './readLua';
 export { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, FENCE_BYTES, UNDIGESTED } from './readLua';
 
 const BOUNDS = [String(MAX_VALUE_BYTES), String(MAX_ITEMS), String(MAX_SHAPE_BYTES), String(CALL_ITEMS), String(CALL_BYTES)];
@@ -18,6 +18,7 @@ const SCRIPTS = {
   scanPage: readScript(SCAN_PAGE),
   internalOf: readScript(INTERNAL_OF),
   scanTtlPage: readScript(SCAN_TTL_PAGE),
+  scanExpiryPage: readScript(SCAN_EXPIRY_PAGE),
   digestPage: readScript(DIGEST_PAGE),
 };
 
@@ -207,6 +208,8 @@ export interface TtlPage {
   cursor: string;
   keys: Buffer[];
   pttls: number[];
+  /** With scanExpiryPage only: each key's PEXPIRETIME (node clock; -1 no expiry, -2 gone). */
+  expiresAt?: number[];
 }
 
 /** One SCAN page with PTTLs only: what a watch tick compares against what it knows. */
@@ -220,6 +223,27 @@ export async function scanTtlPage(client: Redis, cursor: string, pattern: string
     pttls[i] = Number(flat[j + 1]);
   }
   return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: String(flat[2]), keys, pttls };
+}
+
+/**
+ * One SCAN page with each key's absolute expiry (see SCAN_EXPIRY_PAGE); its PTTLs are
+ * counted to the page's stamp. Rejects on Redis < 7.0 (no PEXPIRETIME).
+ */
+export async function scanExpiryPage(client: Redis, cursor: string, pattern: string, count: number): Promise<TtlPage> {
+  const flat = await callReadScript<unknown[]>(client, SCRIPTS.scanExpiryPage, 0, [cursor, pattern, String(count)], true);
+  const n = (flat.length - 3) / 2;
+  const nodeTimeMs = timeOf(flat[0], flat[1]);
+  const keys: Buffer[] = new Array(n);
+  const pttls: number[] = new Array(n);
+  const expiresAt: number[] = new Array(n);
+  for (let i = 0, j = 3; i < n; i++, j += 2) {
+    keys[i] = flat[j] as Buffer;
+    const e = Number(flat[j + 1]);
+    expiresAt[i] = e;
+    // A key past its expiry but not yet evicted reads as 0 left, as PTTL would near its end.
+    pttls[i] = e < 0 ? e : Math.max(0, Math.round(e - nodeTimeMs));
+  }
+  return { nodeTimeMs, cursor: String(flat[2]), keys, pttls, expiresAt };
 }
 
 /** The digest of one SCAN page (see DIGEST_PAGE); rejects on Redis < 7.0 (no PEXPIRETIME). */

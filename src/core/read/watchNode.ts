@@ -10,7 +10,7 @@ import { scanTtlPagePlain } from './plainRead';
 import { INTERNAL_PREFIX, parseInternalKey } from '../bookkeeping/internalKeys';
 import type { InspectContext, NodeScan } from './context';
 import { readBatch, stampError } from './inspect';
-import { digestPage, scanTtlPage, UNDIGESTED } from './readScripts';
+import { digestPage, scanExpiryPage, scanTtlPage, UNDIGESTED } from './readScripts';
 import { JUMP_TOLERANCE_MS } from './watchDiff';
 
 /**
@@ -47,6 +47,22 @@ export const PEXPIRETIME_MISSING = /unknown (redis )?command|PEXPIRETIME/i;
 export interface PageMemo {
   digest: string;
   ids: string[];
+  /** The keys' PEXPIRETIMEs at the page's last listing (beside `ids`), where the server has it. */
+  expiresAt?: number[];
+}
+
+/**
+ * A key's absolute expiry at the page's last listing, or undefined when that listing had
+ * none for it. SCAN lists an unchanged page in the same order, so the key is looked for at
+ * its own position first.
+ */
+function expiryBefore(memo: PageMemo | undefined, id: string, k: number, index: { byId?: Map<string, number> }): number | undefined {
+  const before = memo?.expiresAt;
+  if (before === undefined) return undefined;
+  if (memo!.ids[k] === id) return before[k];
+  index.byId ??= new Map(memo!.ids.map((x, i) => [x, i]));
+  const i = index.byId.get(id);
+  return i === undefined ? undefined : before[i];
 }
 
 export interface NodeWatch {
@@ -119,7 +135,11 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
         }
         listed = true;
         const sent = clockNow();
-        const page = await withDeadline((plain ? scanTtlPagePlain : scanTtlPage)(client, cursor, pattern, SCAN_COUNT), ctx.commandTimeoutMs, true);
+        // With PEXPIRETIME (the digests use it too) a key's expiry is compared exactly with the last listing's.
+        const list = plain ? scanTtlPagePlain : w.digests ? scanExpiryPage : scanTtlPage;
+        const page = await withDeadline(list(client, cursor, pattern, SCAN_COUNT), ctx.commandTimeoutMs, true);
+        const memo = w.pages.get(memoKey);
+        const index: { byId?: Map<string, number> } = {};
         const at = page.nodeTimeMs - known.offsetMs;
         // A jump must exceed what either stamp may be late by (Stamp.err), or it is the read's own error.
         const pageErr = stampError(at, sent);
@@ -132,15 +152,18 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
           if (pttl === -2) continue;
           const slot = known.reads.get(id);
           const o = slot?.obs;
-          // New here, not a lock copy before, without expiry, or its expiry jumped: read it.
-          if (!o || o.state !== 'present' || o.pttlMs === null || pttl === -1 || o.pttlMs === -1 || Math.abs(at + pttl - (slot!.stamp.at + o.pttlMs)) > JUMP_TOLERANCE_MS + pageErr + slot!.stamp.err) {
+          // Exact where both listings had the absolute expiry: a new holder taking the same
+          // TTL a few ms later moves it, however slow either read was.
+          const exact = page.expiresAt === undefined ? undefined : expiryBefore(memo, id, k, index);
+          // New here, not a lock copy before, without expiry, or its expiry moved: read it.
+          if (!o || o.state !== 'present' || o.pttlMs === null || pttl === -1 || o.pttlMs === -1
+            || (exact !== undefined ? page.expiresAt![k] !== exact : Math.abs(at + pttl - (slot!.stamp.at + o.pttlMs)) > JUMP_TOLERANCE_MS + pageErr + slot!.stamp.err)) {
             toRead.push(page.keys[k]);
             dirty.add(id);
           }
         }
         await readBatch(ctx, node, toRead, known);
-        if (digest !== undefined) pages.set(memoKey, { digest, ids });
-        else pages.set(memoKey, { digest: '', ids });
+        pages.set(memoKey, { digest: digest ?? '', ids, expiresAt: page.expiresAt });
         scanned += page.keys.length;
         scanPages++;
         cursor = page.cursor;

@@ -180,6 +180,39 @@ describe('watch on real nodes', function () {
   });
 });
 
+describe('watch: a handover within the reads\' errors', function () {
+  const fx = useNodes(3, { commandTimeoutMs: 300, readTimeoutMs: 300 });
+
+  it('sees a new holder whose expiry lands 5 ms from the old one', async () => {
+    const clients = fx.servers.map((s) => s.client());
+    try {
+      for (const c of clients) await c.set('lock:quick', 'first-holder', 'PX', 60_000);
+      const changes: WatchChange[] = [];
+      let ticks = 0;
+      let first: Snapshot | undefined;
+      const w = fx.rl.watch({ intervalMs: 50 }, { snapshot: (s) => (first = s), change: (c) => changes.push(c), status: () => ticks++ });
+      try {
+        await waitFor(() => first, 5000, 'first snapshot');
+        // Two more ticks: the pages have been listed once with their keys' expiries.
+        const after = ticks;
+        await waitFor(() => ticks >= after + 2, 5000, 'two ticks');
+        // A new holder with the same TTL, taken 5 ms later than the first: far inside the
+        // tolerance a comparison of PTTLs needs (JUMP_TOLERANCE_MS plus the reads' errors).
+        for (const c of clients) {
+          const at = Number(await c.pexpiretime('lock:quick'));
+          await c.multi().set('lock:quick', 'second-holder').pexpireat('lock:quick', at + 5).exec();
+        }
+        const c = await waitFor(() => changes.find((x) => x.changed.some((l) => l.key === 'lock:quick')), 5000, 'changed');
+        assert.ok(c.changed[0].nodes.every((n) => n.token === 'second-holder'));
+      } finally {
+        await w.stop();
+      }
+    } finally {
+      for (const c of clients) c.disconnect();
+    }
+  });
+});
+
 describe('watch: a read that fails or runs late is never a removal', function () {
   this.timeout(30_000);
   const fx = useNodes(3, { commandTimeoutMs: 200, readTimeoutMs: 200 });
