@@ -1,9 +1,11 @@
+import { performance } from 'node:perf_hooks';
 import assert from 'node:assert/strict';
 import { Redlock, RedlockError } from '../../../src/core';
 import { useNodes } from '../../support/nodesFixture';
 import { RedisServer } from '../../../src/dev/redisServer';
 import { waitFor } from '../../support/wait';
 import { LocalHandoff } from '../../../src/core/lock/localHandoff';
+import { internalKeyOf } from '../../../src/core/bookkeeping/internalKeys';
 
 const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
@@ -14,6 +16,16 @@ async function lockWrites(server: RedisServer): Promise<number> {
     const stats = await c.info('commandstats');
     const calls = (cmd: string): number => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
     return calls('set') + calls('eval') + calls('evalsha');
+  } finally {
+    c.disconnect();
+  }
+}
+
+/** Live entries of a resource's waiter set on one node. */
+async function listedOn(server: RedisServer, resource: string): Promise<number> {
+  const c = server.client();
+  try {
+    return await c.zcount(internalKeyOf('waiters', resource)!, String(Date.now()), '+inf');
   } finally {
     c.disconnect();
   }
@@ -73,6 +85,48 @@ describe('handoff between the calls of one Redlock (3 real nodes)', function () 
     const next = await joined;
     assert.notEqual(next.token, held.token);
     await fx.rl.release(next);
+  });
+
+  it('a call that joined the line is listed as a waiter by its first round, once its delay runs out before its turn', async () => {
+    // A joined call has made no attempt yet; its first (a grant-or-list) lists it
+    // (docs/decisions.md, "Lock round costs").
+    const rl = new Redlock(fx.servers.map((s) => s.url), { retryJitterMs: 0, retryDelayMs: 1000 });
+    const waits: Array<Promise<unknown>> = [];
+    // A failed assertion must not leave calls retrying for 100 s.
+    const stop = new AbortController();
+    try {
+      await rl.release(await rl.acquire('lock:warm-up', 1000));
+      const first = await rl.acquire('lock:slow-line', 30_000);
+      const queued: Array<ReturnType<Redlock['acquire']>> = [];
+      for (let i = 0; i < 3; i++) {
+        let refused!: () => void;
+        const refusal = new Promise<void>((resolve) => (refused = resolve));
+        queued.push(rl.acquire('lock:slow-line', 30_000, { retryCount: 100, signal: stop.signal, onAttempt: () => refused() }));
+        await refusal;
+      }
+      waits.push(...queued);
+      await rl.release(first);
+      await rl.release(await queued[0]);
+      const held = await queued[1];
+      const listed = async (n: number): Promise<boolean> => (await Promise.all(fx.servers.map((s) => listedOn(s, 'lock:slow-line')))).every((x) => x === n);
+      await waitFor(() => listed(1), 5000, 'the last queued call listed on every node');
+      await resetStats(fx.servers);
+      const started = performance.now();
+      const joined = rl.acquire('lock:slow-line', 30_000, { retryCount: 100, signal: stop.signal });
+      waits.push(joined);
+      await nextTurn();
+      for (const s of fx.servers) assert.equal(await lockWrites(s), 0, 'joined without a round');
+      // Nobody releases: its 1 s delay runs out and its first round lists it.
+      await waitFor(() => listed(2), 5000, 'the joined call listed on every node');
+      assert.ok(performance.now() - started >= 900, 'listed by the round after its delay, not before');
+      await rl.release(held);
+      await rl.release(await queued[2]);
+      await rl.release(await joined);
+    } finally {
+      stop.abort();
+      await Promise.allSettled(waits);
+      await rl.quit();
+    }
   });
 
   it('a retry while a lock of the same instance holds the resource asks no node; the last attempt does, naming every holder', async () => {
