@@ -22,9 +22,8 @@ const HIDDEN_FACTOR = 10;
 const HIDDEN_MIN_MS = 10_000;
 /**
  * ...and a large watch nobody looks at reads at least 1 s apart per this many locks (10,000
- * locks: every 100 s), at most HIDDEN_MAX_MS apart: a read costs in proportion to the locks
- * (about 1 s of the extension host at 10,000 × 5 under churn), so its share of a core stays
- * near 1% whatever the size (docs/decisions.md).
+ * locks: every 100 s), at most HIDDEN_MAX_MS apart: under churn a read costs in proportion
+ * to the locks, so its share of a core stays the same whatever the size (docs/decisions.md).
  */
 const HIDDEN_LOCKS_PER_SECOND = 100;
 const HIDDEN_MAX_MS = 300_000;
