@@ -9,7 +9,8 @@
 //   visible    the Locks view open (BENCH_HOST_VISIBLE_SECONDS; RSS growth over it)
 //   hidden     the Explorer shown instead
 // and the time to first rows: after the click on the Redlock icon, and after a reload with
-// the view open at startup. Prints one JSON line on stdout.
+// the view open at startup (first rows, first live rows, and the extension's own startup
+// marks from REDLOCK_STARTUP_TRACE). Prints one JSON line on stdout.
 //
 //   node scripts/bench-host.mjs <extensionDir> <url>... (env: BENCH_HOST_PHASE_SECONDS,
 //   BENCH_HOST_VISIBLE_SECONDS, BENCH_HOST_SKIP_FLOOR=1, BENCH_HOST_VERBOSE=1)
@@ -120,7 +121,8 @@ async function waitFor(what, limitMs, probe) {
 async function startWorkbench(tools, { withExtension }) {
   tmp = mkdtempSync(join(tmpdir(), 'redlock-bench-host-'));
   const dirs = makeWorkbenchDirs(tmp);
-  const env = codeServerEnv(dirs);
+  // The extension writes its startup marks here (src/extension/startupTrace.ts); a build without them writes none.
+  const env = codeServerEnv(dirs, { REDLOCK_STARTUP_TRACE: join(tmp, 'startup-trace.jsonl') });
   if (withExtension) {
     const vsix = join(tmp, 'redlock-inspector.vsix');
     const pack = spawnSync('npx', ['vsce', 'package', '--no-dependencies', '--out', vsix], { cwd: extensionDir, encoding: 'utf8', timeout: 180_000 });
@@ -148,10 +150,24 @@ async function stopWorkbench() {
   tmp = '';
 }
 
-/** A first row of the Locks view (a lock, a folder or the group), in ms from `since`. */
-async function firstRows(page, since) {
-  await page.locator(`${VIEW_CONTAINER} .monaco-list-row`, { hasText: /lock:|Needs attention/ }).first().waitFor({ state: 'visible', timeout: 120_000 });
+/** A first row of the Locks view (a lock, a folder or the group), in ms from `since`; `live`: not a last-seen row. */
+async function firstRows(page, since, { live = false } = {}) {
+  let rows = page.locator(`${VIEW_CONTAINER} .monaco-list-row`, { hasText: /lock:|Needs attention/ });
+  if (live) rows = rows.filter({ hasNotText: /not live/ });
+  await rows.first().waitFor({ state: 'visible', timeout: 120_000 });
   return Date.now() - since;
+}
+
+/** The reloaded window's startup marks (the last extension host's), in ms from `shown`. */
+function startupSteps(file, shown) {
+  let lines;
+  try {
+    lines = readFileSync(file, 'utf8').trim().split('\n');
+  } catch {
+    return undefined;
+  }
+  const { marks } = JSON.parse(lines[lines.length - 1]);
+  return marks.map(([step, at]) => [step, at - shown]);
 }
 
 async function main() {
@@ -198,7 +214,11 @@ async function main() {
   const shown = Date.now();
   out.workbenchAfterReloadMs = shown - reload;
   out.firstRowsAtStartupMs = await firstRows(page, shown);
-  say(`view open at startup: first rows ${out.firstRowsAtStartupMs} ms after the workbench appeared`);
+  // Rows from the last read (marked not live) may come first: the live ones are timed too.
+  out.firstLiveRowsAtStartupMs = await firstRows(page, shown, { live: true });
+  say(`view open at startup: first rows ${out.firstRowsAtStartupMs} ms, first live rows ${out.firstLiveRowsAtStartupMs} ms after the workbench appeared`);
+  out.startupSteps = startupSteps(join(tmp, 'startup-trace.jsonl'), shown);
+  if (out.startupSteps) say(`startup steps (ms after the workbench appeared): ${out.startupSteps.map(([s, ms]) => `${s} ${ms}`).join(', ')}`);
   await stopWorkbench();
   process.stdout.write(JSON.stringify(out) + '\n');
 }

@@ -1,4 +1,5 @@
 // Wires the model, the views and the commands; activate() returns a small API for tests.
+import { finishStartup, mark } from './startupTrace';
 import { discoverPatterns, forgetDiscovered, lastDiscovered, quickDiscover } from './commands/discoverPatterns';
 import * as vscode from 'vscode';
 import { parseKeyArg, type Snapshot } from '../core';
@@ -52,18 +53,23 @@ export interface RedlockInspectorApi {
 
 let teardown: (() => Promise<void>) | undefined;
 
+/** A window whose Locks view is not open starts its first read this much later, no more. */
+const FIRST_READ_WAIT_MS = 300;
+
 export function activate(context: vscode.ExtensionContext): RedlockInspectorApi {
+  mark('activate');
   const version = (context.extension.packageJSON as { version: string }).version;
   const log = new Log('Redlock Inspector');
-  const passwords = new PasswordStore(context.secrets);
+  const passwords = new PasswordStore(context.secrets, context.globalState);
   const model = new LockModel(passwords, log);
   const mine = model.mine;
-  const locks = new LocksTreeProvider(model, mine);
+  const locks = new LocksTreeProvider(model, mine, context.workspaceState);
   const doctor = new DeploymentDoctor(model, log);
   const nodes = new NodesTreeProvider(model, doctor);
   const locksView = vscode.window.createTreeView<LocksTreeElement>('redlock.locks', { treeDataProvider: locks, showCollapseAll: true });
   const nodesView = vscode.window.createTreeView('redlock.nodes', { treeDataProvider: nodes });
   locks.isVisible = () => locksView.visible;
+  locks.onFirstRows = () => finishStartup((line) => log.info(line));
   // Rows a user opened or selected count down every second wherever they are in the list.
   let selected: readonly LocksTreeElement[] = [];
   // Registered during activation: the serializer restores panels after a window reload.
@@ -181,13 +187,27 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
   void viewCommands.setAnomaliesOnly(s, context.workspaceState.get<boolean>(viewCommands.ANOMALIES_ONLY_STATE, false));
   log.info(`Redlock Inspector ${version} activated`);
   watchRate();
+  mark('activated');
   // The first read runs after activate() returns: activation stays cheap (docs/decisions.md).
-  model.start();
+  // It waits for VS Code's first ask for the Locks view's rows, at most FIRST_READ_WAIT_MS:
+  // its decoding would otherwise hold that ask, and the rows last seen with it (docs/extension.md, "Startup").
+  let started = false;
+  const start = (): void => {
+    if (started) return;
+    started = true;
+    clearTimeout(startTimer);
+    mark('watch starting');
+    model.start();
+  };
+  const startTimer = setTimeout(start, FIRST_READ_WAIT_MS);
+  locks.onRootAsked = start;
   // `npm run demo` opens the workbench on the Redlock view: code-server offers no
   // command-line way to choose the first view, so the demo asks through the environment.
   if (process.env.REDLOCK_REVEAL_VIEW === '1') void vscode.commands.executeCommand('workbench.view.extension.redlock');
 
   teardown = async () => {
+    started = true;
+    clearTimeout(startTimer);
     // Every lock this window holds is released, not left to expire (nor kept extending).
     const { released, failed } = await mine.releaseAll();
     if (released.length) log.info(`window closing: released ${released.map(printable).join(', ')}`);

@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { NodeConfigError, quorumOf, readTlsFiles, Redlock, type LockEntry, type NodeFacts, type NodeStatus, type Snapshot, type WatchChange, type Watcher, type WatchStatus } from '../../core';
 import type { Log } from '../log';
+import { mark } from '../startupTrace';
 import { parseNodeSettings, tlsPaths, withPassword, type ConfiguredNode } from './nodeSettings';
 import { MineLocks } from './mineLocks';
 import type { PasswordStore } from './passwords';
@@ -13,12 +14,19 @@ import { readSettings, type Settings } from './settings';
 /** Facts (INFO, CONFIG, SCRIPT EXISTS per node) are slower to change than locks. */
 const FACTS_EVERY_MS = 10_000;
 /**
- * Nobody looking (no view visible, no detail panel open): the watch slows to this multiple
- * of the interval, at least HIDDEN_MIN_MS, so the status bar and notifications stay live
- * at a fraction of the cost (docs/decisions.md).
+ * Nobody looking (no view visible, no detail panel open, or never opened): the watch slows
+ * to this multiple of the interval, at least HIDDEN_MIN_MS, so the status bar and
+ * notifications stay live at a fraction of the cost (docs/decisions.md).
  */
 const HIDDEN_FACTOR = 10;
 const HIDDEN_MIN_MS = 10_000;
+/**
+ * ...and a large watch nobody looks at reads at least 1 s apart per this many locks (10,000
+ * locks: every 100 s), at most HIDDEN_MAX_MS apart: under churn a read costs in proportion
+ * to the locks, so its share of a core stays the same whatever the size (docs/decisions.md).
+ */
+const HIDDEN_LOCKS_PER_SECOND = 100;
+const HIDDEN_MAX_MS = 300_000;
 /**
  * While someone looks, a large watch reads at least 1 s apart per this many locks (10,000
  * locks: every 5 s), at most HIDDEN_MIN_MS apart: under churn every page's digest moves, so
@@ -142,9 +150,9 @@ export class LockModel implements vscode.Disposable {
   /** The interval the watch runs at now: the setting while someone looks, slower otherwise. */
   get pollIntervalMs(): number {
     const ms = readSettings().refreshIntervalMs;
-    if (!this.visible) return Math.max(ms * HIDDEN_FACTOR, HIDDEN_MIN_MS);
-    const bySize = Math.min(HIDDEN_MIN_MS, Math.ceil(this.byKey.size / LOCKS_PER_INTERVAL_SECOND) * 1000);
-    return Math.max(ms, bySize);
+    const perSecond = (locks: number): number => Math.ceil(this.byKey.size / locks) * 1000;
+    if (this.visible) return Math.max(ms, Math.min(HIDDEN_MIN_MS, perSecond(LOCKS_PER_INTERVAL_SECOND)));
+    return Math.max(ms * HIDDEN_FACTOR, HIDDEN_MIN_MS, Math.min(HIDDEN_MAX_MS, perSecond(HIDDEN_LOCKS_PER_SECOND)));
   }
 
   /** The watch grew or shrank past a step of LOCKS_PER_INTERVAL_SECOND: its interval follows. */
@@ -202,6 +210,7 @@ export class LockModel implements vscode.Disposable {
     this.passwords.scope = s.connection?.name ?? '';
     try {
       const nodes = parseNodeSettings(s.nodes);
+      mark('reading secrets');
       const inputs = await Promise.all(
         nodes.map(async (n) => ({
           name: n.id,
@@ -209,6 +218,7 @@ export class LockModel implements vscode.Disposable {
           tls: n.tls ? readTlsFiles({ ...tlsPaths(n.tls), passphrase: await this.passwords.passphrase(n.id) }) : undefined,
         })),
       );
+      mark('secrets read');
       const redlock = inputs.length > 0 ? new Redlock(inputs, { driftFactor: s.driftFactor, connectTimeoutMs: 1500, holderName: 'vscode-redlock-inspector' }) : undefined;
       built = { signature, redlock, nodes, error: undefined };
       const on = s.connection ? `connection ${s.connection.name}${s.connection.production ? ' (production)' : ''}: ` : '';
@@ -256,6 +266,7 @@ export class LockModel implements vscode.Disposable {
     let firstDone!: () => void;
     const first = new Promise<void>((resolve) => (firstDone = resolve));
     const redlock = built.redlock;
+    mark('watch started');
     const watcher = redlock.watch(
       { patterns: s.keyPatterns, maxKeys: s.maxKeys, expiringThresholdMs: s.expiringThresholdMs, intervalMs: (this.intervalSet = this.pollIntervalMs), factsEveryMs: FACTS_EVERY_MS },
       {
@@ -266,6 +277,7 @@ export class LockModel implements vscode.Disposable {
           if (this.watch?.watcher === watcher) this.applyChange(c, watcher.takenAtMs);
         },
         status: (st) => {
+          mark('first read done');
           if (this.watch?.watcher === watcher) this.applyStatus(st);
           firstDone();
         },
@@ -377,6 +389,11 @@ export class LockModel implements vscode.Disposable {
       }
     }
     const truncationChanged = previous?.truncated !== st.truncated;
+    // Refused for want of a password the index said this node has none of: ask SecretStorage.
+    if (st.nodes.some((n) => n.outcome === 'auth' && this.passwords.recheck(n.node))) {
+      this.passwordVersion++;
+      void this.refresh();
+    }
     this.status = st;
     if (this.cached) this.cached = { ...this.cached, nodes: st.nodes, truncated: st.truncated };
     if (nodesChanged) this.nodesEmitter.fire();

@@ -26,10 +26,13 @@ import { HeldElement, HeldGroupElement, heldGroupItem, heldItem } from './heldGr
 import { CopyElement, LoadMoreElement, LockElement, loadMoreItem } from './lockNodes';
 import { FLAT_MAX, LockGroups } from './lockGroups';
 import { lockTooltipMarkdown } from './tooltip';
+import { LastSeenElement, lastSeenElements, lastSeenItem, saveLastSeen } from './lastSeenRows';
+import { mark } from '../startupTrace';
 
 export { CopyElement, LoadMoreElement, LockElement } from './lockNodes';
 export { FolderElement } from './folderNode';
 export { AttentionGroupElement } from './attentionGroup';
+export { LastSeenElement } from './lastSeenRows';
 
 /**
  * A row whose tooltip was resolved (the pointer rests on it) skips countdown and renewal
@@ -46,7 +49,7 @@ function rowGist(entry: LockEntry, mine: boolean): string {
 /** Far from expiry: `> 30 s`; near it, the exact time. */
 const roughly = (ms: number): string => roughTimeLeft(ms) ?? formatDuration(ms);
 
-export type LocksTreeElement = LockElement | CopyElement | LoadMoreElement | HeldGroupElement | HeldElement | FolderElement | AttentionGroupElement;
+export type LocksTreeElement = LockElement | CopyElement | LoadMoreElement | HeldGroupElement | HeldElement | FolderElement | AttentionGroupElement | LastSeenElement;
 
 function themeIcon(i: IconSpec): vscode.ThemeIcon {
   return new vscode.ThemeIcon(i.id, new vscode.ThemeColor(i.color));
@@ -84,7 +87,8 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
   private readonly ticker: NodeJS.Timeout;
   private readonly subscriptions: vscode.Disposable[] = [];
 
-  constructor(private readonly model: LockModel, private readonly mine: MineLocks) {
+  /** `memory` (workspaceState) keeps the root's folders for the next startup (lastSeenRows.ts). */
+  constructor(private readonly model: LockModel, private readonly mine: MineLocks, private readonly memory?: vscode.Memento) {
     this.subscriptions.push(
       model.onDidChange((c) => this.onModelChange(c)),
       model.onDidChangeState(() => this.fireRoot()),
@@ -381,6 +385,11 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     return `${head}|${entry.nodes.map((o) => copyDescription(o, o.pttlMs)).join('|')}`;
   }
 
+  /** Called when the root first holds lock rows: the startup trace ends there. */
+  onFirstRows: () => void = () => undefined;
+  /** Called whenever VS Code asks for the root's rows (the first read waits for the first ask). */
+  onRootAsked: () => void = () => undefined;
+
   /** Set by the view: a hidden tree needs no countdown (it re-renders when shown). */
   isVisible: () => boolean = () => true;
 
@@ -435,8 +444,37 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
     if (changed.size > 0) this.emitter.fire([...changed]);
   }
 
+  /** What the last-seen rows belong to: the same nodes and patterns, or they are not shown. */
+  private scope(): string {
+    const s = this.model.settings;
+    return JSON.stringify([s.connection?.name ?? '', s.nodes, s.keyPatterns]);
+  }
+
+  /** Before the first read answers (and while nothing failed): the folders last seen, marked as such. */
+  private lastSeenRows(): LastSeenElement[] {
+    if (!this.memory || this.model.snapshot !== undefined || this.model.error !== undefined) return [];
+    return lastSeenElements(this.memory, this.scope());
+  }
+
+  /** The root's folders at this live read, kept when the whole list is shown (no filter). */
+  private keepLastSeen(): void {
+    if (!this.memory || !this.model.snapshot || this.filterText || this.anomalies) return;
+    const folders: Array<[string, number]> = [];
+    if (this.grouped) for (const c of this.groups.root) if (c.kind === 'folder') folders.push([c.prefix, this.groups.folder(c.prefix)?.count ?? 0]);
+    saveLastSeen(this.memory, this.scope(), folders);
+  }
+
   getChildren(element?: LocksTreeElement): LocksTreeElement[] {
     if (!element) {
+      this.onRootAsked();
+      const lastSeen = this.lastSeenRows();
+      if (lastSeen.length > 0) {
+        mark('last-seen rows');
+        // The first read's rows replace them: any live root differs from this signature.
+        this.rootSignature = '\0last-seen';
+        return lastSeen;
+      }
+      this.keepLastSeen();
       this.rootSignature = this.rootRows();
       const items: LocksTreeElement[] = [];
       if (this.mine.all().length > 0) items.push(this.held);
@@ -446,6 +484,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
         items.push(...this.groups.root.map((c) => (c.kind === 'folder' ? this.folderOf(c.prefix) : this.rowOf(c.key))));
       }
       if (this.model.truncated) items.push(this.more);
+      if (this.model.snapshot?.locks.length) this.onFirstRows();
       return items;
     }
     if (element instanceof HeldGroupElement) return this.mine.all().map((m) => new HeldElement(m.key));
@@ -491,6 +530,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
 
   getTreeItem(element: LocksTreeElement): vscode.TreeItem {
     if (element instanceof LoadMoreElement) return loadMoreItem();
+    if (element instanceof LastSeenElement) return lastSeenItem(element);
     if (element instanceof CopyElement) return this.copyItem(element);
     if (element instanceof HeldGroupElement) return heldGroupItem(this.mine.all().length);
     if (element instanceof HeldElement) {

@@ -20,7 +20,7 @@ describe('extension costs (stand-in vscode)', () => {
   });
 
   const log = { info() {}, debug() {}, warn() {}, error() {} };
-  const passwords = { onDidChange: () => ({ dispose() {} }), get: () => Promise.resolve(undefined), passphrase: () => Promise.resolve(undefined) };
+  const passwords = { onDidChange: () => ({ dispose() {} }), get: () => Promise.resolve(undefined), passphrase: () => Promise.resolve(undefined), recheck: () => false };
 
   it('reads the settings once per configuration change, not once per row', async () => {
     const m = new model.LockModel(passwords as never, log as never);
@@ -63,7 +63,7 @@ describe('extension costs (stand-in vscode)', () => {
     }
   });
 
-  it('reads a large watch less often while someone looks: 1 s per 2,000 locks, at most 10 s apart', async () => {
+  it('reads a large watch less often: 1 s per 2,000 locks, at most 10 s apart while someone looks, 1 s per 100 locks (at most 5 min apart) while nobody does', async () => {
     const m = new model.LockModel(passwords as never, log as never);
     try {
       fake.settings.set('refreshIntervalMs', 1000);
@@ -84,6 +84,18 @@ describe('extension costs (stand-in vscode)', () => {
       fake.settings.set('refreshIntervalMs', 8000);
       fill(model.LOCKS_PER_INTERVAL_SECOND * 5);
       assert.equal(m.pollIntervalMs, 8000, 'a slower setting wins');
+      // Nobody looking (never opened, or hidden): 1 s per 100 locks, at least 10 s and at most 5 min apart.
+      m.setVisible(false);
+      fake.settings.set('refreshIntervalMs', 1000);
+      fill(100);
+      assert.equal(m.pollIntervalMs, 10_000);
+      fill(10_000);
+      assert.equal(m.pollIntervalMs, 100_000, '10,000 locks nobody looks at: every 100 s');
+      fill(100_000);
+      assert.equal(m.pollIntervalMs, 300_000);
+      fill(100);
+      fake.settings.set('refreshIntervalMs', 8000);
+      assert.equal(m.pollIntervalMs, 80_000, 'a slower setting still wins');
     } finally {
       fake.settings.clear();
       await m.dispose();

@@ -265,3 +265,100 @@ describe('Locks tree (stand-in vscode)', () => {
     }
   });
 });
+
+describe('Locks tree at startup: the folders last seen (stand-in vscode)', () => {
+  const standIn = useStandInVscode(['../../src/extension/views/locksTree']);
+  let tree: typeof TreeModule;
+  before(() => {
+    [tree] = standIn.loaded as [typeof TreeModule];
+  });
+
+  const entries = (): LockEntry[] => [
+    ...Array.from({ length: 20 }, (_, i) => lockEntry(`orders:${i}`, [present('a', 't', 600_000), present('b', 't', 600_000)], {}, { nowMs: Date.now() })),
+    ...Array.from({ length: 10 }, (_, i) => lockEntry(`jobs:${i}`, [present('a', 't', 600_000), present('b', 't', 600_000)], {}, { nowMs: Date.now() })),
+    lockEntry('orders:split', [present('a', 't', 600_000), present('b', 'u', 600_000)], {}, { nowMs: Date.now() }),
+  ];
+
+  /** One window: a model whose first read has not answered until `answer()`. */
+  function windowOn(memory: unknown, patterns = ['*']) {
+    const state: Array<() => void> = [];
+    let snapshot: unknown;
+    let error: string | undefined;
+    const locks = entries();
+    const model = {
+      onDidChange: () => ({ dispose() {} }),
+      onDidChangeState: (l: () => void) => (state.push(l), { dispose() {} }),
+      get snapshot() {
+        return snapshot;
+      },
+      get error() {
+        return error;
+      },
+      settings: { expiringThresholdMs: 2000, keyPatterns: patterns, nodes: ['redis://127.0.0.1:1'], connection: undefined },
+      truncated: false,
+      entry: (k: string) => locks.find((e) => e.key === k),
+      takenAtOf: () => Date.now(),
+    };
+    const t = new tree.LocksTreeProvider(model as never, { onDidChange: () => ({ dispose() {} }), has: () => false, all: () => [] } as never, memory as never);
+    const fired: unknown[] = [];
+    t.onDidChangeTreeData((e) => fired.push(e));
+    return {
+      t, fired,
+      answer: () => {
+        snapshot = { quorum: 2, nodes: [], locks: [...locks].sort((a, b) => (a.key < b.key ? -1 : 1)), skipped: [], truncated: false };
+        t.setFilter('');
+        for (const l of state) l();
+      },
+      fail: (why: string) => {
+        error = why;
+        for (const l of state) l();
+      },
+    };
+  }
+
+  function memento() {
+    const values = new Map<string, unknown>();
+    return { get: (k: string) => values.get(k), update: (k: string, v: unknown) => (values.set(k, v), Promise.resolve()) };
+  }
+
+  it('shows the last read folders, counts only and marked not live, until the first read answers', () => {
+    const memory = memento();
+    const first = windowOn(memory);
+    assert.deepEqual(first.t.getChildren(), [], 'the very first start has nothing to show');
+    first.answer();
+    const live = first.t.getChildren();
+    assert.ok(live.some((e) => e instanceof tree.AttentionGroupElement));
+    first.t.dispose();
+
+    const next = windowOn(memory);
+    const rows = next.t.getChildren();
+    assert.deepEqual(rows.map((e) => (e as { prefix?: string }).prefix), ['jobs:', 'orders:']);
+    const items = rows.map((e) => next.t.getTreeItem(e));
+    assert.deepEqual(items.map((i) => i.description?.toString().replace(/ at \d\d:\d\d/, '')), ['10 locks · not live, reading…', '21 locks · not live, reading…']);
+    // No verdict from the past: no attention group, no worst-verdict wording or colour.
+    assert.ok(!rows.some((e) => e instanceof tree.AttentionGroupElement));
+    assert.ok(items.every((i) => !/attention|split/.test(String(i.description)) && (i.iconPath as { id: string }).id === 'history'));
+    next.answer();
+    assert.ok(next.fired.includes(undefined), 'the first read refreshes the root');
+    const after = next.t.getChildren();
+    assert.ok(after.some((e) => e instanceof tree.AttentionGroupElement));
+    assert.ok(after.every((e) => !(e instanceof tree.LastSeenElement)));
+    next.t.dispose();
+  });
+
+  it('shows nothing last seen for other patterns, nor once the read failed', () => {
+    const memory = memento();
+    const first = windowOn(memory);
+    first.answer();
+    first.t.getChildren();
+    first.t.dispose();
+    const other = windowOn(memory, ['jobs:*']);
+    assert.deepEqual(other.t.getChildren(), []);
+    other.t.dispose();
+    const failing = windowOn(memory);
+    assert.equal(failing.t.getChildren().length, 2);
+    failing.fail('no node answered');
+    assert.deepEqual(failing.t.getChildren(), []);
+    failing.t.dispose();
+  });
+});
