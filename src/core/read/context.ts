@@ -80,6 +80,11 @@ export interface NodeScan {
   logged?: ReadonlySet<string>;
 }
 
+/** The slot behind a lock's copy `i`: on a cluster the one master's that lists the key, else node i's. */
+export function slotOf(scans: readonly NodeScan[], i: number, id: string, ownerOnly: boolean): Slot | undefined {
+  return ownerOnly ? scans.find((s) => s.reads.has(id))?.reads.get(id) : scans[i]?.reads.get(id);
+}
+
 /**
  * A node whose keys were read: it answered and could serve the read. One that answered but
  * cannot run the read as configured (`unsupported`) stays reachable, and its copies are

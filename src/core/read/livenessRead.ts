@@ -6,8 +6,7 @@ import { quorumTokenOf } from '../vocabulary/actions';
 import { processOfCopies } from '../vocabulary/holderToken';
 import { judgeLiveness, namesHolder, renewalOf, type ConnectionSignal, type LivenessInput, type ProcessSignal, type RenewalSignal } from '../vocabulary/liveness';
 import type { Liveness, LockEntry } from '../vocabulary/types';
-import type { NodeScan } from './context';
-import type { InspectContext } from './context';
+import { slotOf, type InspectContext, type NodeScan } from './context';
 import { readClients, reasonsText, type NodeClients } from './clientsRead';
 import { localProcessOf } from './localProcess';
 
@@ -42,7 +41,7 @@ export class RenewalPulse {
     let expiresAt = -Infinity;
     entry.nodes.forEach((o, i) => {
       if (o.state !== 'present' || o.token !== token || o.pttlMs === null) return;
-      const slot = ownerOnly ? scans.find((s) => s.reads.has(id))?.reads.get(id) : scans[i]?.reads.get(id);
+      const slot = slotOf(scans, i, id, ownerOnly);
       expiresAt = Math.max(expiresAt, o.pttlMs < 0 ? Infinity : (slot?.stamp.at ?? nowMs) + o.pttlMs);
     });
     const before = this.pulses.get(entry.key);

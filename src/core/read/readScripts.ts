@@ -212,17 +212,32 @@ export interface TtlPage {
   expiresAt?: number[];
 }
 
-/** One SCAN page with PTTLs only: what a watch tick compares against what it knows. */
-export async function scanTtlPage(client: Redis, cursor: string, pattern: string, count: number): Promise<TtlPage> {
-  const flat = await callReadScript<unknown[]>(client, SCRIPTS.scanTtlPage, 0, [cursor, pattern, String(count)], true);
+/**
+ * One listed page ([sec, usec, cursor, then key, value per key]); with `absolute`, each
+ * value is the key's PEXPIRETIME, kept as `expiresAt`, and its PTTL is counted to the stamp.
+ */
+function decodeListPage(flat: unknown[], absolute: boolean): TtlPage {
   const n = (flat.length - 3) / 2;
+  const nodeTimeMs = timeOf(flat[0], flat[1]);
   const keys: Buffer[] = new Array(n);
   const pttls: number[] = new Array(n);
+  const expiresAt: number[] | undefined = absolute ? new Array(n) : undefined;
   for (let i = 0, j = 3; i < n; i++, j += 2) {
     keys[i] = flat[j] as Buffer;
-    pttls[i] = Number(flat[j + 1]);
+    const v = Number(flat[j + 1]);
+    if (expiresAt === undefined) pttls[i] = v;
+    else {
+      expiresAt[i] = v;
+      // A key past its expiry but not yet evicted reads as 0 left, as PTTL would near its end.
+      pttls[i] = v < 0 ? v : Math.max(0, Math.round(v - nodeTimeMs));
+    }
   }
-  return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: String(flat[2]), keys, pttls };
+  return { nodeTimeMs, cursor: String(flat[2]), keys, pttls, expiresAt };
+}
+
+/** One SCAN page with PTTLs only: what a watch tick compares against what it knows. */
+export async function scanTtlPage(client: Redis, cursor: string, pattern: string, count: number): Promise<TtlPage> {
+  return decodeListPage(await callReadScript<unknown[]>(client, SCRIPTS.scanTtlPage, 0, [cursor, pattern, String(count)], true), false);
 }
 
 /**
@@ -230,20 +245,7 @@ export async function scanTtlPage(client: Redis, cursor: string, pattern: string
  * counted to the page's stamp. Rejects on Redis < 7.0 (no PEXPIRETIME).
  */
 export async function scanExpiryPage(client: Redis, cursor: string, pattern: string, count: number): Promise<TtlPage> {
-  const flat = await callReadScript<unknown[]>(client, SCRIPTS.scanExpiryPage, 0, [cursor, pattern, String(count)], true);
-  const n = (flat.length - 3) / 2;
-  const nodeTimeMs = timeOf(flat[0], flat[1]);
-  const keys: Buffer[] = new Array(n);
-  const pttls: number[] = new Array(n);
-  const expiresAt: number[] = new Array(n);
-  for (let i = 0, j = 3; i < n; i++, j += 2) {
-    keys[i] = flat[j] as Buffer;
-    const e = Number(flat[j + 1]);
-    expiresAt[i] = e;
-    // A key past its expiry but not yet evicted reads as 0 left, as PTTL would near its end.
-    pttls[i] = e < 0 ? e : Math.max(0, Math.round(e - nodeTimeMs));
-  }
-  return { nodeTimeMs, cursor: String(flat[2]), keys, pttls, expiresAt };
+  return decodeListPage(await callReadScript<unknown[]>(client, SCRIPTS.scanExpiryPage, 0, [cursor, pattern, String(count)], true), true);
 }
 
 /** The digest of one SCAN page (see DIGEST_PAGE); rejects on Redis < 7.0 (no PEXPIRETIME). */

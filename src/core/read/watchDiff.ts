@@ -1,6 +1,6 @@
 // What counts as a change between two watch ticks: everything but the countdown itself,
 // with expiry instants allowed to move by the read error.
-import type { NodeScan } from './context';
+import { slotOf, type NodeScan } from './context';
 import type { LockEntry, SkippedKey } from '../vocabulary/types';
 import type { WaiterProcesses } from './holdersRead';
 
@@ -30,7 +30,7 @@ export function countedDown(e: LockEntry, scans: NodeScan[], id: string, ownerOn
   return {
     ...e,
     nodes: e.nodes.map((o, i) => {
-      const slot = ownerOnly ? scans.find((s) => s.reads.has(id))?.reads.get(id) : scans[i].reads.get(id);
+      const slot = slotOf(scans, i, id, ownerOnly);
       if (o.state !== 'present' || o.pttlMs === null || o.pttlMs < 0 || !slot) return o;
       return { ...o, pttlMs: Math.max(0, Math.round(slot.stamp.at + o.pttlMs - nowMs)) };
     }),
@@ -41,7 +41,7 @@ export function countedDown(e: LockEntry, scans: NodeScan[], id: string, ownerOn
 export function expiriesOf(e: LockEntry, scans: NodeScan[], id: string, ownerOnly: boolean, nowMs: number): Array<number | null> {
   return e.nodes.map((o, i) => {
     if (o.pttlMs === null || o.pttlMs < 0) return o.pttlMs;
-    const slot = ownerOnly ? scans.find((s) => s.reads.has(id))?.reads.get(id) : scans[i].reads.get(id);
+    const slot = slotOf(scans, i, id, ownerOnly);
     if (o.state !== 'present' || !slot) return nowMs + o.pttlMs;
     return nowMs + Math.max(0, Math.round(slot.stamp.at + o.pttlMs - nowMs));
   });

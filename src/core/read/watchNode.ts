@@ -115,12 +115,12 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
           break;
         }
         const memoKey = `${p} ${cursor}`;
+        const memo = w.pages.get(memoKey);
         let digest: string | undefined;
         if (w.digests) {
           try {
             const d = await withDeadline(digestPage(client, cursor, pattern, SCAN_COUNT), ctx.commandTimeoutMs, true);
             digest = d.digest;
-            const memo = w.pages.get(memoKey);
             if (memo && memo.digest === digest && digest !== UNDIGESTED) {
               pages.set(memoKey, memo);
               scanned += memo.ids.length;
@@ -138,7 +138,6 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
         // With PEXPIRETIME (the digests use it too) a key's expiry is compared exactly with the last listing's.
         const list = plain ? scanTtlPagePlain : w.digests ? scanExpiryPage : scanTtlPage;
         const page = await withDeadline(list(client, cursor, pattern, SCAN_COUNT), ctx.commandTimeoutMs, true);
-        const memo = w.pages.get(memoKey);
         const index: { byId?: Map<string, number> } = {};
         const at = page.nodeTimeMs - known.offsetMs;
         // A jump must exceed what either stamp may be late by (Stamp.err), or it is the read's own error.
