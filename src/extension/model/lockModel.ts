@@ -389,8 +389,10 @@ export class LockModel implements vscode.Disposable {
       }
     }
     const truncationChanged = previous?.truncated !== st.truncated;
-    // Refused for want of a password the index said this node has none of: ask SecretStorage.
-    if (st.nodes.some((n) => n.outcome === 'auth' && this.passwords.recheck(n.node))) {
+    // Refused for want of a password the index said this node has none of: ask SecretStorage,
+    // for every such node at once (one rebuild, not one per node and status).
+    const rechecked = st.nodes.filter((n) => n.outcome === 'auth').map((n) => this.passwords.recheck(n.node));
+    if (rechecked.includes(true)) {
       this.passwordVersion++;
       void this.refresh();
     }

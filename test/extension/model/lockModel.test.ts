@@ -47,6 +47,21 @@ describe('extension costs (stand-in vscode)', () => {
     }
   });
 
+  it('a status where several nodes refused for want of a password rechecks each of them, in one rebuild', async () => {
+    const asked: string[] = [];
+    const store = { ...passwords, recheck: (node: string) => (asked.push(node), true) };
+    const m = new model.LockModel(store as never, log as never);
+    try {
+      const node = (id: string, outcome: 'auth' | 'ok') => ({ node: id, reachable: outcome === 'ok', latencyMs: null, error: outcome === 'auth' ? 'NOAUTH' : null, outcome });
+      const before = m['passwordVersion'];
+      m['applyStatus']({ quorum: 2, truncated: false, nodes: [node('a:1', 'auth'), node('b:2', 'ok'), node('c:3', 'auth')] });
+      assert.deepEqual(asked, ['a:1', 'c:3']);
+      assert.equal(m['passwordVersion'], before + 1);
+    } finally {
+      await m.dispose();
+    }
+  });
+
   it('watches at the configured interval while someone looks, ten times slower (at least 10 s) otherwise', async () => {
     const m = new model.LockModel(passwords as never, log as never);
     try {
