@@ -29,15 +29,16 @@ export function timed(cmd: string, args: string[], env?: NodeJS.ProcessEnv): { m
 }
 
 /**
- * The node's busy time from INFO commandstats: EVAL/EVALSHA usec when scripts ran (the
- * commands inside a script are counted again under their own names), else every command.
+ * The node's busy time from INFO commandstats: EVAL/EVALSHA (and their _RO forms) usec
+ * when scripts ran (the commands inside a script are counted again under their own names),
+ * else every command.
  */
 function nodeUsec(info: string): number {
   let all = 0;
   let scripts = 0;
   for (const m of info.matchAll(/cmdstat_(\w+):calls=\d+,usec=(\d+)/g)) {
     all += Number(m[2]);
-    if (m[1] === 'eval' || m[1] === 'evalsha') scripts += Number(m[2]);
+    if (/^eval(sha)?(_ro)?$/.test(m[1])) scripts += Number(m[2]);
   }
   return scripts || all;
 }

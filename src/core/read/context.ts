@@ -104,7 +104,8 @@ export function readContextOf(nodes: readonly RedisNode[], driftFactor: number, 
     slotRanges: members?.map((m) => m.ranges),
     driftFactor,
     commandTimeoutMs: readTimeoutMs,
-    tokens: new Map(),
+    // One node, or a cluster's masters: a key has one copy, so there is nothing to share.
+    tokens: nodes.length > 1 && members === undefined ? new Map() : undefined,
   };
 }
 

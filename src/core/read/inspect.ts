@@ -24,8 +24,6 @@ import type { LockEntry, Observation, SkippedKey } from '../vocabulary/types';
 
 export { DEFAULT_PATTERNS };
 const SCAN_COUNT = 1000;
-/** Pages that waited for the internal walk, classified per page arriving once it is complete. */
-const CATCH_UP_PAGES = 1;
 const READ_BATCH = 1000;
 /** Cursor of a pattern whose scan finished ('0' is a scan not yet started). */
 const DONE = 'done';
@@ -67,12 +65,16 @@ function readEachKey(node: RedisNode, keys: Buffer[], absent: Observation, token
   return Promise.all(keys.map((k) => readObservations(node.client, [k], node.id, absent, tokens)));
 }
 
-/** Called with keys read by a page script, their ids and their slots (set, counters included). */
+/**
+ * Called with keys read by a page script, their ids and their slots (set). Their fence
+ * counters are included, or still unknown (undefined) while the internal walk runs: then
+ * settleEarly gives again the keys it finds a counter for.
+ */
 export type OnPage = (scan: NodeScan, ids: string[], slots: Slot[]) => void;
 
 /**
  * SCANs one node. `onPage`, when given, is called with the ids of the keys read by the
- * page script (standalone nodes) once their slots are set, fence counters included.
+ * page script (standalone nodes) once their slots are set, as each page arrives.
  * Without `internals` (a discovery: names and values only) no internal key is walked and
  * no copy's holder decoded.
  */
@@ -119,6 +121,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     const walk = internals ? new InternalWalk() : InternalWalk.none();
     const keysOnNode = await withDeadline(size, ctx.commandTimeoutMs);
     let pages = 0;
+    /** Pages that arrived while the walk ran: given to onPage then, their counters unknown. */
     const waiting: Array<[string[], Slot[]]> = [];
     const settle = ([ids, slots]: [string[], Slot[]]): void => {
       let known = 0;
@@ -126,6 +129,17 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
       // Keys whose counters are still to read are classified with the rest.
       if (known === ids.length) onPage?.(scan, ids, slots);
       else if (known > 0) onPage?.(scan, ids.filter((_, i) => slots[i].facts!.fence !== undefined), slots.filter((x) => x.facts!.fence !== undefined));
+    };
+    // The walk complete, a page given early learns its counters: most keys have none, and
+    // what onPage made of them stands; a key with one is given again, and one whose counter
+    // the node would not give is forgotten by onPage (unknownFences).
+    const settleEarly = ([ids, slots]: [string[], Slot[]]): void => {
+      const again: number[] = [];
+      for (let i = 0; i < ids.length; i++) if (!walk.fill(ids[i], slots[i]) || slots[i].facts!.fence !== null) again.push(i);
+      if (again.length === 0 || !onPage) return;
+      const known = again.filter((i) => slots[i].facts!.fence !== undefined);
+      unknownFences(again.filter((i) => slots[i].facts!.fence === undefined).map((i) => slots[i]));
+      if (known.length) onPage(scan, known.map((i) => ids[i]), known.map((i) => slots[i]));
     };
     for (let p = 0; p < patterns.length && !scan.truncated; p++) {
       let cursor = scan.cursors[p];
@@ -174,30 +188,41 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
           }
         }
         const page = decodeScanPage(flat, node.id, scan.absent, ctx.tokens, internals);
-        const ids: string[] = new Array(page.keys.length);
-        const slots: Slot[] = new Array(page.keys.length);
-        for (let i = 0; i < page.keys.length; i++) {
-          ids[i] = page.keys[i].toString('latin1');
+        const n = page.keys.length;
+        const names: string[] = new Array(n);
+        for (let i = 0; i < n; i++) names[i] = page.keys[i].toString('latin1');
+        // In byte order, while the node works: a snapshot's sort of all its keys then
+        // merges sorted runs, and looks its keys up in nearly the order they were stored.
+        const order = sortedOrder(names);
+        const ids: string[] = new Array(n);
+        const slots: Slot[] = new Array(n);
+        for (let j = 0; j < n; j++) {
+          const i = order[j];
+          ids[j] = names[i];
           // Handed on with the ids: no lookup by name per key afterwards.
-          slots[i] = { obs: page.observations[i], stamp, facts: { fence: undefined, noWaiters: false, pre: undefined } };
-          scan.reads.set(ids[i], slots[i]);
+          slots[j] = { obs: page.observations[i], stamp, facts: { fence: undefined, noWaiters: false, pre: undefined } };
+          scan.reads.set(ids[j], slots[j]);
         }
         const read: [string[], Slot[]] = [ids, slots];
-        if (walk.cursor !== null) waiting.push(read);
-        else if (!walk.complete) {
+        if (walk.cursor !== null) {
+          // Given now, while the node works on the next page (on the first pages the node
+          // walks its internal keys too, and takes longer than this client); the page's
+          // counters are settled when the walk completes.
+          onPage?.(scan, ids, slots);
+          waiting.push(read);
+        } else if (!walk.complete) {
           // Given up: each page is looked up by name as it arrives.
           for (const w of [...waiting.splice(0), read]) if (w[0].length) pendingReads.push(lookUpInternal(ctx, client, scan, w, onPage));
         } else {
+          for (const w of waiting.splice(0)) settleEarly(w);
           settle(read);
-          // Pages that waited, CATCH_UP_PAGES per page arriving: the node keeps working meanwhile.
-          for (let w = 0; w < CATCH_UP_PAGES && waiting.length; w++) settle(waiting.shift()!);
         }
         // The call's budget ran out on a page of fat keys: the rest in calls of their own.
         if (page.unread.length) pendingReads.push(readBatch(ctx, node, page.unread, scan));
       }
     }
     scan.logged = walk.logged;
-    if (walk.complete) for (const w of waiting.splice(0)) settle(w);
+    if (walk.complete) for (const w of waiting.splice(0)) settleEarly(w);
     // The walk did not finish (a cut scan, a short pattern walk): those pages' keys are
     // looked up by name, one call per page, as each page did before the walk existed.
     for (const w of waiting) if (w[0].length) pendingReads.push(lookUpInternal(ctx, node.client as Redis, scan, w, onPage));
@@ -209,12 +234,27 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
   return scan;
 }
 
+/** The indexes of `names` in the names' byte order (latin1 strings compare as their bytes). */
+function sortedOrder(names: readonly string[]): Uint32Array {
+  const order = new Uint32Array(names.length);
+  for (let i = 0; i < order.length; i++) order[i] = i;
+  return order.sort((a, b) => (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : 0));
+}
+
+/**
+ * Forgets what a page's onPage made of keys whose counters turned out unknown: they are
+ * classified with the rest, their counters read apart.
+ */
+function unknownFences(slots: readonly Slot[]): void {
+  for (const s of slots) s.facts!.pre = undefined;
+}
+
 /** Sets the fence counters and waiter-set presence of a page's keys read by name (see readInternalOf). */
 async function lookUpInternal(ctx: InspectContext, client: Redis, scan: NodeScan, [ids, slots]: [string[], Slot[]], onPage?: OnPage): Promise<void> {
   const keys = ids.map((id) => Buffer.from(id, 'latin1'));
   const { fences, noWaiters } = await withDeadline(readInternalOf(client, keys), ctx.commandTimeoutMs, true);
   // The node would not say: counters and waiters are read apart after classification.
-  if (fences === undefined) return;
+  if (fences === undefined) return unknownFences(slots);
   for (let i = 0; i < ids.length; i++) {
     const facts = slots[i].facts!;
     facts.fence = fences ? pageCounter(fences[i]) : null;
@@ -371,19 +411,21 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
     let result: KeyResult | undefined;
     let waitersKnown = false;
     const slot = single ? scans[0].reads.get(id) : undefined;
-    if (bookkeepingOf(id) !== null) {
-      if (slot?.facts) slot.facts.pre = undefined;
+    const facts = slot?.facts;
+    const pre = facts?.pre;
+    // A key classified ahead is no bookkeeping key: preclassifyPage looked.
+    if ((pre === undefined || pre === null) && bookkeepingOf(id) !== null) {
+      if (facts) facts.pre = undefined;
       bookkeeping.push(id);
       continue;
     }
-    const facts = slot?.facts;
-    const pre = facts?.pre;
     if (pre !== undefined) {
       // Taken once, as the slot's fence counter was.
       facts!.pre = undefined;
       if (pre === null) continue;
       result = atInstant(pre, slot!, nowMs, ctx.driftFactor, expiringThresholdMs);
-      // Only pages that carried their counters (null: none) are classified ahead.
+      // A key classified ahead stands only where its counter became known (scanNode's
+      // settleEarly and unknownFences).
       scratch.fencesKnown = true;
       waitersKnown = facts!.noWaiters;
     } else {

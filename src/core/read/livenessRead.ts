@@ -114,18 +114,25 @@ export function connectionSignal(clients: readonly NodeClients[], id: string | n
  */
 export async function judgeHolders(ctx: InspectContext, scans: readonly NodeScan[], entries: readonly LockEntry[], nowMs: number, pulse?: RenewalPulse): Promise<LockEntry[]> {
   const out = entries.slice();
-  const held: Array<[number, string]> = [];
-  entries.forEach((e, i) => {
+  // Two arrays, not a pair per lock: a snapshot of 100k held locks made 100k pairs here.
+  const heldAt: number[] = [];
+  const heldBy: string[] = [];
+  let named = false;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
     const token = e.verdict === 'held' ? quorumTokenOf(e) : null;
-    if (token !== null) held.push([i, token]);
-    else if (e.liveness !== undefined) {
+    if (token !== null) {
+      heldAt.push(i);
+      heldBy.push(token);
+      if (e.holder != null) named = true;
+    } else if (e.liveness !== undefined) {
       const { liveness: _liveness, ...rest } = e;
       out[i] = rest;
     }
-  });
-  if (held.length === 0) return out;
+  }
+  if (heldAt.length === 0) return out;
   // CLIENT LIST can only name a holder a token identifies: without one, no node is asked.
-  const clients = held.some(([i]) => entries[i].holder != null) ? await readClients(ctx, scans) : [];
+  const clients = named ? await readClients(ctx, scans) : [];
   // One look at /proc per pid and run, however many locks its process holds.
   const processes = new Map<string, ProcessSignal | null>();
   // Locks with the same signals get the same verdict, worded once: a snapshot of 20,000
@@ -133,7 +140,9 @@ export async function judgeHolders(ctx: InspectContext, scans: readonly NodeScan
   // stopped holder's suggestion, so it is judged apart there).
   const judged = new Map<string, Liveness>();
   const noHolder = connectionSignal(clients, null, false);
-  for (const [i, token] of held) {
+  for (let j = 0; j < heldAt.length; j++) {
+    const i = heldAt[j];
+    const token = heldBy[j];
     const e = entries[i];
     const h = e.holder ?? null;
     // A token that decodes to no holder names no client or process either (holderOf tries
@@ -142,20 +151,18 @@ export async function judgeHolders(ctx: InspectContext, scans: readonly NodeScan
     const at = h === null ? '' : `${h.host} ${h.pid} ${h.since}`;
     if (h !== null && !processes.has(at)) processes.set(at, localProcessOf(h.host ?? null, h.pid ?? null, h.since ?? null));
     const c = h === null ? noHolder : connectionSignal(clients, processOfCopies(e.nodes, token), ours);
-    const input: LivenessInput = {
-      connection: c,
-      process: h === null ? null : processes.get(at)!,
-      renewal: pulse ? pulse.signal(e.key, token, nowMs) : ONE_READ,
-      heldMs: h?.since != null ? Math.max(0, nowMs - h.since) : null,
-      validityMs: e.validityMs,
-      noTtl: e.flags.includes('no-ttl'),
-    };
-    const r = input.renewal;
-    const key = h === null
-      ? `|${r.state}|${r.lastMs}|${r.everyMs}|${r.watchedMs ?? ''}|${input.noTtl}`
-      : `${c.state}|${'reason' in c ? c.reason : ''}|${'connectedOn' in c ? c.connectedOn : ''}|${'asked' in c ? c.asked : ''}|${'idleMs' in c ? c.idleMs : ''}|${at}|${r.state}|${r.lastMs}|${r.everyMs}|${r.watchedMs ?? ''}|${input.heldMs}|${input.noTtl}`;
+    const r = pulse ? pulse.signal(e.key, token, nowMs) : ONE_READ;
+    const heldMs = h?.since != null ? Math.max(0, nowMs - h.since) : null;
+    const noTtl = e.flags.includes('no-ttl');
+    // A single read of a lock without a holder: its signals are the same but for noTtl.
+    const key = h === null && r === ONE_READ
+      ? (noTtl ? 'one-read|no-ttl' : 'one-read')
+      : h === null
+        ? `|${r.state}|${r.lastMs}|${r.everyMs}|${r.watchedMs ?? ''}|${noTtl}`
+        : `${c.state}|${'reason' in c ? c.reason : ''}|${'connectedOn' in c ? c.connectedOn : ''}|${'asked' in c ? c.asked : ''}|${'idleMs' in c ? c.idleMs : ''}|${at}|${r.state}|${r.lastMs}|${r.everyMs}|${r.watchedMs ?? ''}|${heldMs}|${noTtl}`;
     let l = judged.get(key);
     if (l === undefined || l.verdict === 'stopped-renewing') {
+      const input: LivenessInput = { connection: c, process: h === null ? null : processes.get(at)!, renewal: r, heldMs, validityMs: e.validityMs, noTtl };
       l = judgeLiveness(input);
       judged.set(key, l);
     }
