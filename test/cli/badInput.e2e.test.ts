@@ -12,7 +12,7 @@
 // - wrong password: test/cli/cli.e2e.test.ts "a wrong password is reported as such and
 //   never printed"; test/core/lock/redlock.test.ts "never shows a password; a wrong one is
 //   reported as auth".
-// - a cluster node configured as standalone (MOVED): test/core/connection/deployments.test.ts "a
+// - a cluster node configured as standalone (MOVED): test/core/connection/deployments.e2e.test.ts "a
 //   cluster node configured as standalone gets a clear message".
 // - a 50 MB string and list/set/stream/hash keys under the pattern (inspect):
 //   test/core/read/inspect.test.ts "non-lock types and a 50 MB value go to skipped, cheaply and
