@@ -16,6 +16,14 @@ export const MAX_SHAPE_BYTES = 64 * 1024;
  */
 export const CALL_ITEMS = 1024;
 export const CALL_BYTES = 128 * 1024;
+/**
+ * A page call's time on the node (ARGV[11] of SCAN_PAGE), checked every CLOCK_EVERY keys:
+ * past it the call hands back a continuation. The budgets above keep a call near 3 ms on a node that has a core to
+ * itself; a node sharing its core with other work took 11-17 ms for the same call (SLOWLOG),
+ * over the 10 ms no command of ours may take.
+ */
+export const CALL_MICROS = 4000;
+export const CLOCK_EVERY = 64;
 /** A fence counter is at most 15 digits: its first 16 bytes tell whether a value is one. */
 export const FENCE_BYTES = 16;
 
@@ -202,6 +210,8 @@ return out`;
  * keys left unread when the budget ran out]. Saves sending every key name back. The
  * payload of a string read whole is the string itself; any other is { type, payload as
  * readKey gives it }.
+ * The keys are read within the call's budgets: items and bytes (ARGV[7], ARGV[8]), and
+ * ARGV[11] microseconds on the node's clock.
  * Beside it, when ARGV[9] is a cursor (not ''), one page of a second walk over the
  * internal keys of the whole keyspace (COUNT ARGV[10]): its next cursor, and a flat list
  * of name, value: a fence counter's first 16 bytes (FENCE_BYTES), 1 for a waiter set, 0
@@ -219,8 +229,19 @@ local maxBytes, maxItems, maxShape = tonumber(ARGV[4]), tonumber(ARGV[5]), tonum
 local budgetItems, budgetBytes = tonumber(ARGV[7]), tonumber(ARGV[8])
 local maxBytesArg = ARGV[4]
 local items, bytes, n = 0, 0, 0
+local function micros()
+  local t = redis.pcall('TIME')
+  if t.err then return nil end
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+local callMicros = tonumber(ARGV[11])
+local started = micros()
 for i = 1, #keys do
   if n > 0 and (items >= budgetItems or bytes >= budgetBytes) then break end
+  if started and n > 0 and n % ${CLOCK_EVERY} == 0 then
+    local now = micros()
+    if now and now - started > callMicros then break end
+  end
   local k = keys[i]
   local j = 3 * i
   -- Most keys are short strings: read here, without readKey's call and type (a tenth of

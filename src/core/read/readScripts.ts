@@ -8,7 +8,7 @@ import { holderOf } from '../vocabulary/holderToken';
 import type { Observation } from '../vocabulary/types';
 import { callReadScript, readScript } from '../connection/lua';
 import { clockNow } from '../connection/deadline';
-import { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, INSPECT, INTERNAL_OF, SCAN_PAGE, SCAN_TTL_PAGE, SCAN_EXPIRY_PAGE, DIGEST_PAGE } from './readLua';
+import { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, CALL_MICROS, INSPECT, INTERNAL_OF, SCAN_PAGE, SCAN_TTL_PAGE, SCAN_EXPIRY_PAGE, DIGEST_PAGE } from './readLua';
 export { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, FENCE_BYTES, UNDIGESTED } from './readLua';
 
 const BOUNDS = [String(MAX_VALUE_BYTES), String(MAX_ITEMS), String(MAX_SHAPE_BYTES), String(CALL_ITEMS), String(CALL_BYTES)];
@@ -150,11 +150,11 @@ export interface ScannedPage {
 
 /**
  * Sends one server-side SCAN page; keys are read in the same script call, within its
- * budget. With `internalCursor`, the call also walks one page of internal keys (COUNT
+ * budget of items, bytes and `callMicros` on the node. With `internalCursor`, the call also walks one page of internal keys (COUNT
  * `internalCount`).
  */
-export function requestScanPage(client: Redis, cursor: string, pattern: string, count: number, internalCursor: string | null, internalCount: number): Promise<unknown[]> {
-  return callReadScript<unknown[]>(client, SCRIPTS.scanPage, 0, [cursor, pattern, String(count), ...BOUNDS, internalCursor ?? '', String(internalCount)], true);
+export function requestScanPage(client: Redis, cursor: string, pattern: string, count: number, internalCursor: string | null, internalCount: number, callMicros = CALL_MICROS): Promise<unknown[]> {
+  return callReadScript<unknown[]>(client, SCRIPTS.scanPage, 0, [cursor, pattern, String(count), ...BOUNDS, internalCursor ?? '', String(internalCount), String(callMicros)], true);
 }
 
 /** Where the page's per-key reads start (see SCAN_PAGE). */

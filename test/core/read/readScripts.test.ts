@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { setPriority } from 'node:os';
 import { Redlock } from '../../../src/core';
 import { runCli } from '../../cli/runCli';
-import { RedisServer, withClient } from '../../../src/dev/redisServer';
+import { RedisServer, startNodes, withClient } from '../../../src/dev/redisServer';
+import { absentOn, decodeScanPage, requestScanPage, scanPageHead } from '../../../src/core/read/readScripts';
+import { CLOCK_EVERY } from '../../../src/core/read/readLua';
 import { waitFor } from '../../support/wait';
 import { SCRIPTLESS_ROLE } from '../../support/serverProfiles';
 
@@ -155,6 +157,42 @@ describe('bounded reads: no inspector command over 10 ms on the node', function 
       assert.ok(snap.locks.some((x) => x.key === 'lock:page-small:1'), JSON.stringify(snap.skipped));
       assert.equal(snap.skipped.find((x) => x.key === 'lock:page-fat:1')?.reason, 'size-unknown');
       assert.equal(snap.locks.find((x) => x.key === 'lock:str-near-hash')?.verdict, 'held');
+    } finally {
+      await rl.quit();
+    }
+  });
+});
+
+// The item and byte budgets bound a call's work; a node that shares its core with other
+// work still stretched a page call past 10 ms. The call also watches its own time.
+describe('a page call past its time on the node hands back the rest', function () {
+  let server: RedisServer;
+  before(async () => {
+    [server] = await startNodes(1);
+    await withClient(server, async (c) => {
+      const p = c.pipeline();
+      for (let i = 0; i < 500; i++) p.set(`lock:timed:${i}`, `token-${i}`, 'PX', 600_000);
+      await p.exec();
+    });
+  });
+  after(() => server.dispose());
+
+  it(`with no time left a call reads ${CLOCK_EVERY} keys and lists the others unread; a snapshot still reads them all`, async () => {
+    const page = await withClient(server, async (c) => {
+      await c.ping();
+      return requestScanPage(c, '0', 'lock:timed:*', 1000, null, 0, 0);
+    });
+    const head = scanPageHead(page);
+    const read = decodeScanPage(page, 'n', absentOn('n'));
+    assert.equal(head.cursor, '0', 'one SCAN call lists the 500 keys');
+    assert.equal(head.keyCount, 500);
+    assert.equal(read.keys.length, CLOCK_EVERY);
+    assert.equal(read.unread.length, 500 - CLOCK_EVERY);
+    const rl = new Redlock([server.url]);
+    try {
+      const snap = await rl.inspect({ patterns: ['lock:timed:*'] });
+      assert.equal(snap.locks.length, 500);
+      assert.ok(snap.locks.every((l) => l.verdict === 'held' && l.nodes[0].token === `token-${l.key.slice('lock:timed:'.length)}`));
     } finally {
       await rl.quit();
     }
