@@ -1,8 +1,8 @@
-// The tree's countdown steps (src/shared/countdown.ts): every second near the end, coarser
-// further away, never more time than is left.
+// The tree's countdown (src/shared/countdown.ts): entries aged by the time since their read, and
+// steps of every second near the end, coarser further away, never more time than is left.
 import assert from 'node:assert/strict';
-import { LIVE_BELOW_MS, roughTimeLeft, steppedEntry, steppedMs } from '../../src/shared/countdown';
-import { lockEntry, present } from '../support/entries';
+import { agedEntry, agedPttl, LIVE_BELOW_MS, roughTimeLeft, steppedEntry, steppedMs } from '../../src/shared/countdown';
+import { heldEntry, lockEntry, present } from '../support/entries';
 
 describe('countdown steps', () => {
   it('keeps the time under 10 s, then floors it to 5 s, 30 s and 1 min steps', () => {
@@ -35,5 +35,18 @@ describe('countdown steps', () => {
     assert.equal(roughTimeLeft(86_400_000 * 3), '> 1 d');
     // A 30 s lock renewed every 10 s stays between 20 and 30 s: its row never changes.
     assert.equal(new Set([20_000, 24_000, 29_999].map(roughTimeLeft)).size, 1);
+  });
+});
+
+describe('countdown ageing', () => {
+  it('ages validity and PTTLs for the countdown, flagging expiring like the core', () => {
+    const e = heldEntry('k', { validityMs: 5000 });
+    const aged = agedEntry(e, 3500, 2000);
+    assert.equal(aged.validityMs, 1500);
+    assert.deepEqual(aged.flags, ['expiring']);
+    assert.equal(agedEntry(e, 9000, 2000).validityMs, 0);
+    assert.equal(agedEntry(heldEntry('k', { validityMs: null }), 1000, 2000).validityMs, null);
+    assert.equal(agedPttl(present('a', 't', 800), 300), 500);
+    assert.equal(agedPttl(present('a', 't', -1), 300), -1);
   });
 });

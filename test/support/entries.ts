@@ -35,3 +35,12 @@ export function lockEntry(key: string, nodes: Observation[], over: Partial<LockE
   // Fences are read beside the lock, not classified: none unless a test pins one.
   return { key, ...fields, fence: null, fenceRisk: false, nodes, ...over };
 }
+
+/**
+ * The core's entry for three copies of `t` (nodes a, b, c), with a round 5 s validity so a
+ * rendering test's words stay fixed; `over` lays fields on top as in lockEntry(), and
+ * `over.nodes` replaces the copies classified.
+ */
+export function heldEntry(key: string, over: Partial<LockEntry> = {}): LockEntry {
+  return lockEntry(key, over.nodes ?? [present('a', 't'), present('b', 't'), present('c', 't')], { validityMs: 5000, ...over });
+}

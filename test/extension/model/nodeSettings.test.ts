@@ -1,8 +1,8 @@
-// The extension's per-node TLS settings: parsed from `redlock.nodes` objects, refused on
-// a plain URL, and turned into files the core reads.
+// The extension's node settings (src/extension/model/nodeSettings.ts): `redlock.nodes` parsed,
+// passwords kept out of them, per-node TLS refused on a plain URL and turned into files the core reads.
 import assert from 'node:assert/strict';
 import { homedir } from 'node:os';
-import { parseNodeSettings, tlsPaths } from '../../../src/extension/model/nodeSettings';
+import { parseNodeSettings, splitPassword, tlsPaths, withPassword } from '../../../src/extension/model/nodeSettings';
 
 describe('extension node TLS settings', () => {
   it('keeps ca/cert/key of a rediss:// node and refuses them on a plain URL', () => {
@@ -21,5 +21,20 @@ describe('extension node TLS settings', () => {
   it('expands ~/ to the home directory', () => {
     assert.equal(tlsPaths({ ca: '~/pki/ca.pem' }).ca, `${homedir()}/pki/ca.pem`);
     assert.equal(tlsPaths({ ca: '/abs/ca.pem' }).ca, '/abs/ca.pem');
+  });
+});
+
+describe('extension node passwords', () => {
+  it('keeps passwords out of settings and puts them into the URL for the core only', () => {
+    assert.deepEqual(splitPassword('redis://:p%40ss@127.0.0.1:6379/2'), { url: 'redis://127.0.0.1:6379/2', password: 'p@ss' });
+    assert.deepEqual(splitPassword('redis://user:pw@h:1'), { url: 'redis://user:@h:1', password: 'pw' });
+    assert.deepEqual(splitPassword('redis://h:1'), { url: 'redis://h:1' });
+    assert.equal(withPassword('redis://127.0.0.1:6379', 'a:b@c'), 'redis://:a%3Ab%40c@127.0.0.1:6379');
+    assert.equal(withPassword('redis://user:@h:1', 'pw'), 'redis://user:pw@h:1');
+    assert.equal(withPassword('redis://:given@h:1', 'pw'), 'redis://:given@h:1');
+    const nodes = parseNodeSettings(['redis://127.0.0.1:7001', { name: 'b', url: 'redis://127.0.0.1:7002' }]);
+    assert.deepEqual(nodes.map((n) => n.id), ['127.0.0.1:7001', 'b']);
+    assert.throws(() => parseNodeSettings(['redis://127.0.0.1:7001', 'redis://127.0.0.1:7001']), /configured twice/);
+    assert.throws(() => parseNodeSettings(['redis://:hunter2@127.0.0.1:x']), (e: Error) => !e.message.includes('hunter2'));
   });
 });
