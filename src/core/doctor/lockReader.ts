@@ -76,7 +76,7 @@ export class LockReader {
   watch(options: WatchOptions, listener: WatchListener): Watcher {
     const watcher = new Watcher(() => {
       this.nodeSet.checkDistinct();
-      return this.readContext();
+      return this.readContext(true);
     }, options, listener);
     // A refused node set surfaces through the first tick (listener.error), like any failure.
     void this.nodeSet.ready().catch(() => undefined).then(() => watcher.start());
@@ -137,8 +137,8 @@ export class LockReader {
     if (this.owned) await this.nodeSet.close();
   }
 
-  /** Read paths see a cluster as its masters; everything else as configured. */
-  private readContext(): InspectContext {
-    return readContextOf(this.nodes, this.nodeSet.driftFactor, this.nodeSet.readTimeoutMs);
+  /** Read paths see a cluster as its masters; everything else as configured. A watch's copies share their tokens' strings. */
+  private readContext(shareTokens = false): InspectContext {
+    return readContextOf(this.nodes, this.nodeSet.driftFactor, this.nodeSet.readTimeoutMs, shareTokens);
   }
 }

@@ -193,11 +193,11 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         for (let i = 0; i < n; i++) names[i] = page.keys[i].toString('latin1');
         // In byte order, while the node works: a snapshot's sort of all its keys then
         // merges sorted runs, and looks its keys up in nearly the order they were stored.
-        const order = sortedOrder(names);
+        const order = onPage ? sortedOrder(names) : null;
         const ids: string[] = new Array(n);
         const slots: Slot[] = new Array(n);
         for (let j = 0; j < n; j++) {
-          const i = order[j];
+          const i = order ? order[j] : j;
           ids[j] = names[i];
           // Handed on with the ids: no lookup by name per key afterwards.
           slots[j] = { obs: page.observations[i], stamp, facts: { fence: undefined, noWaiters: false, pre: undefined } };

@@ -45,7 +45,8 @@ export function absentOn(node: string): Observation {
 
 /**
  * Tokens already decoded in one read, by value: the copies of one lock on N nodes share
- * one string (a watch holds 100k keys x N nodes). Lives as long as the read's context.
+ * one string (a watch holds 100k keys x N nodes; context.ts says who keeps one). Lives as
+ * long as the read's context.
  */
 export type TokenTable = Map<string, string>;
 
