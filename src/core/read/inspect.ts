@@ -121,6 +121,8 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     const walk = internals ? new InternalWalk() : InternalWalk.none();
     const keysOnNode = await withDeadline(size, ctx.commandTimeoutMs);
     let pages = 0;
+    /** Keys a page call left unread (read apart, see below). */
+    const late: string[] = [];
     /** Pages that arrived while the walk ran: given to onPage then, their counters unknown. */
     const waiting: Array<[string[], Slot[]]> = [];
     const settle = ([ids, slots]: [string[], Slot[]]): void => {
@@ -217,8 +219,12 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
           for (const w of waiting.splice(0)) settleEarly(w);
           settle(read);
         }
-        // The call's budget ran out on a page of fat keys: the rest in calls of their own.
-        if (page.unread.length) pendingReads.push(readBatch(ctx, node, page.unread, scan));
+        // The call's budget ran out (fat keys, or its time on a busy node): the rest in
+        // calls of their own, given what the walk found beside them once it is complete.
+        if (page.unread.length) {
+          pendingReads.push(readBatch(ctx, node, page.unread, scan));
+          for (const k of page.unread) late.push(k.toString('latin1'));
+        }
       }
     }
     scan.logged = walk.logged;
@@ -227,6 +233,14 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     // looked up by name, one call per page, as each page did before the walk existed.
     for (const w of waiting) if (w[0].length) pendingReads.push(lookUpInternal(ctx, node.client as Redis, scan, w, onPage));
     await Promise.all(pendingReads);
+    if (walk.complete) {
+      for (const id of late) {
+        const slot = scan.reads.get(id);
+        if (slot === undefined) continue;
+        slot.facts ??= { fence: undefined, noWaiters: false, pre: undefined };
+        walk.fill(id, slot);
+      }
+    }
   } catch (e) {
     Object.assign(scan.status, downStatus(e, node));
     scan.reads.clear();
@@ -305,10 +319,14 @@ interface ClassifyScratch {
   readAtMs: number[];
   /** Set by classifyKey: whether every fence counter of its lock was read with its page. */
   fencesKnown: boolean;
+  /** Set by classifyKey: whether the page of every copy found no waiter set beside it. */
+  noWaiters: boolean;
+  /** The slots classifyKey looked at, one per node. */
+  slots: Array<Slot | undefined>;
 }
 
 function scratchOf(scans: NodeScan[]): ClassifyScratch {
-  return { unreachable: scans.map((scan) => (readable(scan.status) ? null : unreachableOn(scan))), readAtMs: new Array(scans.length), fencesKnown: false };
+  return { unreachable: scans.map((scan) => (readable(scan.status) ? null : unreachableOn(scan))), readAtMs: new Array(scans.length), fencesKnown: false, noWaiters: false, slots: new Array(scans.length) };
 }
 
 /** Classifies one key (not an internal one) from what each node holds; `onlySlot`: a one-node scan's slot for it, when the caller has it. */
@@ -319,6 +337,7 @@ function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: 
   let fence: number | null = null;
   let holding = 0;
   let fencesKnown = !ctx.ownerOnly;
+  let noWaiters = !ctx.ownerOnly;
   if (ctx.ownerOnly) {
     const owner = scans.findIndex((s) => s.reads.has(id));
     const slot = scans[owner].reads.get(id)!;
@@ -331,8 +350,10 @@ function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: 
       const slot = unreachable[i] ? undefined : (onlySlot ?? scans[i].reads.get(id));
       observations[i] = unreachable[i] ?? slot?.obs ?? scans[i].absent;
       readAtMs[i] = slot?.stamp.at ?? nowMs;
+      scratch.slots[i] = slot;
       if (unreachable[i]) continue;
       const facts = slot?.facts;
+      if (!facts?.noWaiters) noWaiters = false;
       const f = facts?.fence;
       if (f === undefined) {
         fencesKnown = false;
@@ -349,6 +370,7 @@ function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: 
   }
   const c = classify({ observations, readAtMs, nowMs, driftFactor: ctx.driftFactor, expiringThresholdMs });
   scratch.fencesKnown = fencesKnown;
+  scratch.noWaiters = noWaiters;
   if (!c) return { key, reason: skipReason(observations) };
   if (!fencesKnown) fence = null;
   const { holder, owners } = holderFields(observations, c.quorumToken);
@@ -401,7 +423,7 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
   const fencesToRead: number[] = [];
   /**
    * Indexes into `locks` whose waiters readWaiters must still look for: all but the
-   * locks classified with their page when that page had no waiter set at all.
+   * locks whose every copy's page found no waiter set beside it.
    */
   const waitersToRead: number[] = [];
   const scratch = scratchOf(scans);
@@ -432,6 +454,12 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
       // Fence counters, waiter sets and event logs are the core's own bookkeeping, never locks.
       if (isInternalKey(id)) continue;
       result = classifyKey(ctx, scans, id, nowMs, expiringThresholdMs, scratch);
+      // Every node's page found no waiter set beside the key (each node's walk of its
+      // internal keys was complete): readWaiters need not look it up on any node.
+      if (scratch.noWaiters) {
+        waitersKnown = true;
+        for (const slot of scratch.slots) if (slot?.facts) slot.facts.noWaiters = false;
+      }
     }
     if (!isLock(result)) {
       skipped.push(result);

@@ -75,3 +75,41 @@ describe('internal keys walked beside a one-node snapshot', function () {
     assert.deepEqual(seen, wanted);
   });
 });
+
+describe('keys a page call left unread still take what the walk found', function () {
+  this.timeout(60_000);
+  let server: RedisServer;
+  before(async () => {
+    [server] = await startNodes(1);
+  });
+  after(() => server.dispose());
+
+  // 500-byte tokens spend a call's 128 KiB byte budget after about 250 keys: the rest of
+  // each page is read by calls of their own, as on a node too busy for a page's reads.
+  it('no fence counter or waiter set is looked up by name once the walk is complete', async () => {
+    await withClient(server, async (c) => {
+      const p = c.pipeline();
+      for (let i = 0; i < 1000; i++) p.set(`lock:big:${i}`, `${String(i).padStart(4, '0')}${'t'.repeat(496)}`, 'PX', 600_000);
+      p.set(internalKey('fence', 'lock:big:7'), '41');
+      p.zadd(internalKey('waiters', 'lock:big:9'), Date.now() + 600_000, 'waiter-9');
+      await p.exec();
+      await c.config('RESETSTAT');
+    });
+    const rl = new Redlock([server.url]);
+    try {
+      const snap = await rl.inspect({ patterns: ['lock:big:*'] });
+      assert.equal(snap.locks.length, 1000);
+      assert.equal(snap.locks.find((l) => l.key === 'lock:big:7')?.fence, 41);
+      assert.equal(snap.locks.find((l) => l.key === 'lock:big:9')?.waiters?.length, 1);
+      assert.equal(snap.locks.filter((l) => l.fence !== null || (l.waiters?.length ?? 0) > 0).length, 2);
+    } finally {
+      await rl.quit();
+    }
+    const stats = await withClient(server, (c) => c.info('commandstats'));
+    const calls = (cmd: string): number => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+    assert.ok(calls('evalsha_ro') + calls('eval_ro') > 4, 'the pages were read in several calls');
+    // Lookups by name: MGET of counters, EXISTS of internal names, a waiter set read per lock.
+    assert.deepEqual({ mget: calls('mget'), exists: calls('exists') }, { mget: 0, exists: 0 });
+    assert.ok(calls('zrangebyscore') <= 1, `waiter sets read: ${calls('zrangebyscore')}`);
+  });
+});
