@@ -222,6 +222,14 @@ return out`;
  */
 export const SCAN_PAGE = `#!lua flags=no-writes
 ${READ_KEY}
+local function micros()
+  local t = redis.pcall('TIME')
+  if t.err then return nil end
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+-- The call's time counts from here: both walks below, then the keys' reads.
+local callMicros = tonumber(ARGV[11])
+local started = micros()
 local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
 local out = { 0, 0, page[1], 0, '', 0 }
 local keys = page[2]
@@ -229,13 +237,31 @@ local maxBytes, maxItems, maxShape = tonumber(ARGV[4]), tonumber(ARGV[5]), tonum
 local budgetItems, budgetBytes = tonumber(ARGV[7]), tonumber(ARGV[8])
 local maxBytesArg = ARGV[4]
 local items, bytes, n = 0, 0, 0
-local function micros()
-  local t = redis.pcall('TIME')
-  if t.err then return nil end
-  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+if ARGV[9] ~= '' then
+  local walk = redis.call('SCAN', ARGV[9], 'MATCH', '${INTERNAL_PREFIX}*', 'COUNT', ARGV[10])
+  -- Counters read, at most the call's item budget: the rest are read apart.
+  local found, m, reads = {}, 0, 0
+  local from = ${INTERNAL_PREFIX.length + 1}
+  for _, k in ipairs(walk[2]) do
+    local kind = string.sub(k, from, from + 7)
+    if string.sub(kind, 1, 6) == 'fence:' then
+      -- A counter is at most 15 digits: 16 bytes tell whether a value is one.
+      local v = 0
+      if reads < budgetItems then
+        v = redis.pcall('GETRANGE', k, '0', '${FENCE_BYTES - 1}')
+        reads = reads + 1
+        if type(v) ~= 'string' then v = 0 end
+      end
+      if v ~= '' then
+        found[m + 1], found[m + 2], m = k, v, m + 2
+      end
+    elseif kind == 'waiters:' or string.sub(kind, 1, 7) == 'events:' then
+      -- A waiter set or an event log: its name is all the client needs.
+      found[m + 1], found[m + 2], m = k, 1, m + 2
+    end
+  end
+  out[5], out[6] = walk[1], found
 end
-local callMicros = tonumber(ARGV[11])
-local started = micros()
 for i = 1, #keys do
   if n > 0 and (items >= budgetItems or bytes >= budgetBytes) then break end
   if started and n > 0 and n % ${CLOCK_EVERY} == 0 then
@@ -262,31 +288,6 @@ for i = 1, #keys do
   n = n + 1
 end
 out[4] = n
-if ARGV[9] ~= '' then
-  local walk = redis.call('SCAN', ARGV[9], 'MATCH', '${INTERNAL_PREFIX}*', 'COUNT', ARGV[10])
-  -- Counters read, at most the call's item budget: the rest are read apart.
-  local found, m, reads = {}, 0, 0
-  local from = ${INTERNAL_PREFIX.length + 1}
-  for _, k in ipairs(walk[2]) do
-    local kind = string.sub(k, from, from + 7)
-    if string.sub(kind, 1, 6) == 'fence:' then
-      -- A counter is at most 15 digits: 16 bytes tell whether a value is one.
-      local v = 0
-      if reads < budgetItems then
-        v = redis.pcall('GETRANGE', k, '0', '${FENCE_BYTES - 1}')
-        reads = reads + 1
-        if type(v) ~= 'string' then v = 0 end
-      end
-      if v ~= '' then
-        found[m + 1], found[m + 2], m = k, v, m + 2
-      end
-    elseif kind == 'waiters:' or string.sub(kind, 1, 7) == 'events:' then
-      -- A waiter set or an event log: its name is all the client needs.
-      found[m + 1], found[m + 2], m = k, 1, m + 2
-    end
-  end
-  out[5], out[6] = walk[1], found
-end
 for i = n + 1, #keys do out[#out + 1] = keys[i] end
 ${STAMP}
 return out`;
