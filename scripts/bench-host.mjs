@@ -102,6 +102,9 @@ function rssMb(pid) {
 /**
  * CPU and RSS over `seconds`; a phase longer than a minute also notes its RSS at 60 s (growth
  * after the first minute). `at60` runs at 60 s; the time it takes (a forced GC) is not counted.
+ * @param {number} pid
+ * @param {number} seconds
+ * @param {{ at60?: () => Promise<void> }} [hooks]
  */
 async function measure(pid, seconds, { at60 } = {}) {
   const rss0 = rssMb(pid);
