@@ -72,7 +72,9 @@ function churn(servers: RedisServer[], keys: number, perSecond: number): () => P
 function runHost(urls: string[], skipFloor: boolean): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     const script = join(__dirname, '..', '..', 'scripts', 'bench-host.mjs');
-    const child = spawn(process.execPath, [script, EXTENSION_DIR, ...urls], {
+    // The heap probe talks to the inspector over WebSocket, a flag away on Node 20.
+    const flags = /^(1|true|yes)$/i.test(process.env.BENCH_HOST_HEAP ?? '') && typeof WebSocket === 'undefined' ? ['--experimental-websocket'] : [];
+    const child = spawn(process.execPath, [...flags, script, EXTENSION_DIR, ...urls], {
       env: { ...process.env, BENCH_HOST_PHASE_SECONDS: PHASE_SECONDS, BENCH_HOST_VISIBLE_SECONDS: VISIBLE_SECONDS, BENCH_HOST_SKIP_FLOOR: skipFloor ? '1' : '' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -113,6 +115,7 @@ export async function runExtensionHostBench(): Promise<boolean> {
       await Promise.all(servers.map((s) => s.dispose()));
     }
   }
+  const seconds = (ms: unknown): string => `${((ms as number) / 1000).toFixed(2)} s`;
   const pct = (p: unknown): string => `${(p as Phase).cpuPercent.toFixed(1)} %`;
   const rows = results.map((r) => [
     `${Number(r.keys).toLocaleString('en-US')} × 5, ${String(r.changesPerSecond)}/s`,
@@ -120,11 +123,18 @@ export async function runExtensionHostBench(): Promise<boolean> {
     r.rssGrowth60Mb === undefined
       ? `${(r.rssGrowthMb as number).toFixed(0)} MB in ${VISIBLE_SECONDS} s`
       : `${(r.rssGrowth60Mb as number).toFixed(0)} MB in 60 s, ${(r.rssGrowthAfter60Mb as number).toFixed(0)} MB more to ${VISIBLE_SECONDS} s`,
-    `${((r.firstRowsAfterClickMs as number) / 1000).toFixed(2)} s / ${((r.firstRowsAtStartupMs as number) / 1000).toFixed(2)} s` +
-      (r.firstLiveRowsAtStartupMs === undefined ? '' : ` (live ${((r.firstLiveRowsAtStartupMs as number) / 1000).toFixed(2)} s)`),
+    `${seconds(r.firstRowsAfterClickMs)} / ${seconds(r.firstRowsAtStartupMs)}` +
+      (r.firstLiveRowsAtStartupMs === undefined ? '' : ` (live ${seconds(r.firstLiveRowsAtStartupMs)})`) +
+      (r.firstRowsFromReloadMs === undefined ? '' : ` / ${seconds(r.firstRowsFromReloadMs)} (live ${seconds(r.firstLiveRowsFromReloadMs)})`),
   ]);
   console.log(`\nextension host (real VS Code: code-server + Chromium), ${LABEL}; CPU as % of one core; targets: visible < 5 %, RSS < 150 MB in 60 s and < 50 MB more to 300 s, first rows < 1.5 s`);
-  console.log(table(['deployment', 'visible', 'hidden', 'never opened', 'floor (no ext.)', 'RSS growth, visible', 'first rows: click / startup (live)'], rows));
+  console.log(table(['deployment', 'visible', 'hidden', 'never opened', 'floor (no ext.)', 'RSS growth, visible', 'first rows: click / startup, from the workbench (live) / from the reload (live)'], rows));
+  for (const r of results) {
+    const heap = r.heap as { start: { heapUsedMb: number }; at60?: { heapUsedMb: number; rssMb: number }; end: { heapUsedMb: number; rssMb: number }; promotedAfter60?: { totalKb: number; bySiteKb: Array<[string, number]> } } | undefined;
+    if (!heap) continue;
+    console.log(`\n${Number(r.keys).toLocaleString('en-US')} keys, live heap after a full GC: ${heap.start.heapUsedMb} MB at the start, ${heap.at60?.heapUsedMb ?? '-'} MB at 60 s, ${heap.end.heapUsedMb} MB at the end (RSS then ${heap.end.rssMb} MB)`);
+    if (heap.promotedAfter60) console.log(`outlived a young GC after 60 s: ${(heap.promotedAfter60.totalKb / 1024).toFixed(0)} MB, most from\n${heap.promotedAfter60.bySiteKb.slice(0, 8).map(([site, kb]) => `  ${(kb / 1024).toFixed(1)} MB  ${site}`).join('\n')}`);
+  }
   mkdirSync('bench/results', { recursive: true });
   writeFileSync(OUT, JSON.stringify({ date: new Date().toISOString(), label: LABEL, phaseSeconds: Number(PHASE_SECONDS), visibleSeconds: Number(VISIBLE_SECONDS), floor, scales: results }, null, 2) + '\n');
   return true;

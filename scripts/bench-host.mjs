@@ -10,10 +10,18 @@
 //   hidden     the Explorer shown instead
 // and the time to first rows: after the click on the Redlock icon, and after a reload with
 // the view open at startup (first rows, first live rows, and the extension's own startup
-// marks from REDLOCK_STARTUP_TRACE). Prints one JSON line on stdout.
+// marks from REDLOCK_STARTUP_TRACE), each from the workbench appearing and from the reload.
+// Prints one JSON line on stdout.
 //
 //   node scripts/bench-host.mjs <extensionDir> <url>... (env: BENCH_HOST_PHASE_SECONDS,
-//   BENCH_HOST_VISIBLE_SECONDS, BENCH_HOST_SKIP_FLOOR=1, BENCH_HOST_VERBOSE=1)
+//   BENCH_HOST_VISIBLE_SECONDS, BENCH_HOST_SKIP_FLOOR=1, BENCH_HOST_VERBOSE=1, BENCH_HOST_HEAP=1)
+//
+// BENCH_HOST_HEAP=1 (Node 20: with --experimental-websocket) opens the extension host's
+// inspector (`--inspect-extensions`): the visible phase then notes the live heap after a
+// forced GC at its start, at 60 s and at its end, and a sampling heap profile of what was
+// allocated after 60 s and outlived a young-generation GC (alive at the end, or collected
+// by a full GC: what makes the old generation, and so RSS, grow between full GCs), summed
+// by allocating function and by the nearest function of ours on its stack.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +35,7 @@ const verbose = envFlag('BENCH_HOST_VERBOSE');
 const VIEW_CONTAINER = '[id="workbench.view.extension.redlock"]';
 const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
+const heapProbe = envFlag('BENCH_HOST_HEAP');
 const say = (m) => process.stderr.write(`[bench-host] ${m}\n`);
 
 const [extensionDir, ...urls] = process.argv.slice(2);
@@ -90,20 +99,100 @@ function rssMb(pid) {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
-/** CPU of pid over `seconds`, as % of one core; RSS before and after. */
-/** CPU and RSS over `seconds`; a phase longer than a minute also notes its RSS at 60 s (growth after the first minute). */
-async function measure(pid, seconds) {
+/**
+ * CPU and RSS over `seconds`; a phase longer than a minute also notes its RSS at 60 s (growth
+ * after the first minute). `at60` runs at 60 s; the time it takes (a forced GC) is not counted.
+ * @param {number} pid
+ * @param {number} seconds
+ * @param {{ at60?: () => Promise<void> }} [hooks]
+ */
+async function measure(pid, seconds, { at60 } = {}) {
   const rss0 = rssMb(pid);
-  const c0 = cpuTicks(pid);
-  const t0 = Date.now();
+  let c0 = cpuTicks(pid);
+  let t0 = Date.now();
   let rss60Mb;
   if (seconds > 60) {
     await sleep(60_000);
     rss60Mb = rssMb(pid);
+    if (at60) {
+      const c = cpuTicks(pid) - c0;
+      const t = Date.now() - t0;
+      await at60();
+      c0 = cpuTicks(pid) - c;
+      t0 = Date.now() - t;
+    }
     await sleep((seconds - 60) * 1000);
   } else await sleep(seconds * 1000);
   const cpu = ((cpuTicks(pid) - c0) / CLK_TCK / ((Date.now() - t0) / 1000)) * 100;
   return { cpuPercent: cpu, rss0Mb: rss0, rss1Mb: rssMb(pid), ...(rss60Mb === undefined ? {} : { rss60Mb }) };
+}
+
+// ---- the extension host's heap, over the inspector (BENCH_HOST_HEAP=1) ----
+
+/** A DevTools protocol session on the inspector at `port` (the extension host's); `other`: not that host's (the one before a reload). */
+async function inspectorSession(port, other) {
+  const url = await waitFor('the extension host inspector', 30_000, async () => {
+    try {
+      const targets = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+      return targets.map((t) => t.webSocketDebuggerUrl).find((u) => u !== other);
+    } catch {
+      return undefined;
+    }
+  });
+  const ws = new globalThis.WebSocket(url);
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve;
+    ws.onerror = reject;
+  });
+  let id = 0;
+  const pending = new Map();
+  ws.onmessage = (m) => {
+    const msg = JSON.parse(String(m.data));
+    const p = pending.get(msg.id);
+    if (!p) return;
+    pending.delete(msg.id);
+    if (msg.error) p.reject(new Error(`${msg.error.message}`));
+    else p.resolve(msg.result);
+  };
+  /** @type {(method: string, params?: object) => Promise<any>} */
+  const send = (method, params = {}) =>
+    new Promise((resolve, reject) => {
+      pending.set(++id, { resolve, reject });
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  return { url, send, close: () => ws.close() };
+}
+
+/** Live heap after a forced GC, and the process's own view of its memory, in MB. */
+async function liveHeap(session, pid) {
+  await session.send('HeapProfiler.collectGarbage');
+  const { result } = await session.send('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true });
+  const mem = JSON.parse(result.value);
+  const mb = (n) => Math.round((n / 1048576) * 10) / 10;
+  return { rssMb: mb(mem.rss), procRssMb: Math.round(rssMb(pid) * 10) / 10, heapUsedMb: mb(mem.heapUsed), heapTotalMb: mb(mem.heapTotal), externalMb: mb(mem.external), arrayBuffersMb: mb(mem.arrayBuffers) };
+}
+
+/** A sampling heap profile's bytes summed by allocating function, and by the nearest caller in our bundle. */
+function heapGrowers(profile, top = 15) {
+  const bySite = new Map();
+  const byOurs = new Map();
+  const frame = (f) => `${f.functionName || '(anonymous)'} ${(f.url || '').split('/').slice(-2).join('/')}:${f.lineNumber + 1}:${f.columnNumber + 1}`;
+  const walk = (node, stack) => {
+    const here = [...stack, node.callFrame];
+    if (node.selfSize > 0) {
+      const site = frame(node.callFrame);
+      bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
+      const ours = [...here].reverse().find((f) => /redlock/.test(f.url));
+      const key = ours ? frame(ours) : '(no frame of ours)';
+      byOurs.set(key, (byOurs.get(key) ?? 0) + node.selfSize);
+    }
+    for (const c of node.children) walk(c, here);
+  };
+  walk(profile.head, []);
+  const list = (m) => [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([site, bytes]) => [site, Math.round(bytes / 1024)]);
+  let total = 0;
+  for (const v of bySite.values()) total += v;
+  return { totalKb: Math.round(total / 1024), bySiteKb: list(bySite), byOurCallerKb: list(byOurs) };
 }
 
 async function waitFor(what, limitMs, probe) {
@@ -116,6 +205,25 @@ async function waitFor(what, limitMs, probe) {
   throw new Error(`${what}: not within ${limitMs} ms`);
 }
 
+/** A CPU profile's self time by function, and by where the code comes from, in ms. */
+function cpuByFunction(profile, top = 25) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map();
+  const bySource = new Map();
+  const source = (url) => (!url ? '(vm)' : /redlock/.test(url) ? 'ours' : /extHost|vs\/workbench|vs\/base|vs\/platform/.test(url) ? 'vscode' : /^node:/.test(url) ? 'node' : url.split('/').slice(-2).join('/'));
+  for (let i = 0; i < profile.samples.length; i++) {
+    const n = byId.get(profile.samples[i]);
+    const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+    const f = n.callFrame;
+    const name = `${f.functionName || '(anonymous)'} ${(f.url || '').split('/').slice(-2).join('/')}:${f.lineNumber + 1}`;
+    self.set(name, (self.get(name) ?? 0) + ms);
+    const src = f.functionName.startsWith('(') ? f.functionName : source(f.url);
+    bySource.set(src, (bySource.get(src) ?? 0) + ms);
+  }
+  const list = (m, k) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([n, ms]) => [n, Math.round(ms)]);
+  return { totalMs: Math.round((profile.endTime - profile.startTime) / 1000), bySource: list(bySource, 12), byFunction: list(self, top) };
+}
+
 // ---- one workbench ----
 
 async function startWorkbench(tools, { withExtension }) {
@@ -123,6 +231,7 @@ async function startWorkbench(tools, { withExtension }) {
   const dirs = makeWorkbenchDirs(tmp);
   // The extension writes its startup marks here (src/extension/startupTrace.ts); a build without them writes none.
   const env = codeServerEnv(dirs, { REDLOCK_STARTUP_TRACE: join(tmp, 'startup-trace.jsonl') });
+  const inspectPort = heapProbe && withExtension ? await freePort() : undefined;
   if (withExtension) {
     const vsix = join(tmp, 'redlock-inspector.vsix');
     const pack = spawnSync('npx', ['vsce', 'package', '--no-dependencies', '--out', vsix], { cwd: extensionDir, encoding: 'utf8', timeout: 180_000 });
@@ -134,14 +243,16 @@ async function startWorkbench(tools, { withExtension }) {
   mkdirSync(join(dirs.workspace, '.vscode'), { recursive: true });
   writeFileSync(join(dirs.workspace, '.vscode', 'settings.json'), JSON.stringify({ 'redlock.nodes': urls, 'redlock.keyPatterns': ['lock:*'], 'redlock.refreshIntervalMs': 1000, 'redlock.maxKeys': 20_000 }, null, 2));
   const authority = `127.0.0.1:${await freePort()}`;
-  codeServer = spawnCodeServer(tools, serveArgs(tools, dirs, authority), { cwd: dirs.workspace, env, logPath: join(tmp, 'code-server.log'), verbose });
+  codeServer = spawnCodeServer(tools, serveArgs(tools, dirs, authority, { extra: inspectPort ? ['--vscode-option', 'enable-smoke-test-driver'] : [] }), { cwd: dirs.workspace, env, logPath: join(tmp, 'code-server.log'), verbose });
   await waitForHealth(`http://${authority}/healthz`, codeServer, 60_000);
   context = await launchBrowser(tools, dirs, tmp, { viewport: { width: 1400, height: 860 }, deviceScaleFactor: 1 });
   const page = await workbenchPage(context, { verbose, onCrash: () => say('the workbench page crashed') });
-  await page.goto(`http://${authority}/?folder=${encodeURIComponent(dirs.workspace)}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+  // The web workbench takes the extension host's inspector port from its payload, which it reads with the smoke-test driver on.
+  const payload = inspectPort ? `&payload=${encodeURIComponent(JSON.stringify([['inspect-extensions', String(inspectPort)]]))}` : '';
+  await page.goto(`http://${authority}/?folder=${encodeURIComponent(dirs.workspace)}${payload}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
   await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
   const pid = await waitFor('the extension host', 60_000, async () => extensionHostPid());
-  return { page, pid, dirs };
+  return { page, pid, dirs, inspectPort };
 }
 
 async function stopWorkbench() {
@@ -182,7 +293,7 @@ async function main() {
     await stopWorkbench();
   }
 
-  const { page, pid } = await startWorkbench(tools, { withExtension: true });
+  const { page, pid, inspectPort } = await startWorkbench(tools, { withExtension: true });
   // onStartupFinished activates it; its first (hidden-rate) read follows.
   await sleep(8000);
   out.never = await measure(pid, PHASE_S);
@@ -192,7 +303,28 @@ async function main() {
   await page.locator('.activitybar [aria-label="Redlock"]').first().click();
   out.firstRowsAfterClickMs = await firstRows(page, click);
   say(`first rows ${out.firstRowsAfterClickMs} ms after the click`);
-  out.visible = await measure(pid, VISIBLE_S);
+  const session = inspectPort ? await inspectorSession(inspectPort) : undefined;
+  if (session) out.heap = { start: await liveHeap(session, pid) };
+  out.visible = await measure(pid, VISIBLE_S, {
+    at60: session
+      ? async () => {
+          out.heap.at60 = await liveHeap(session, pid);
+          await session.send('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: false });
+        }
+      : undefined,
+  });
+  if (session) {
+    out.heap.end = await liveHeap(session, pid);
+    if (out.heap.at60) {
+      const { profile } = await session.send('HeapProfiler.getSamplingProfile');
+      await session.send('HeapProfiler.stopSampling');
+      out.heap.promotedAfter60 = heapGrowers(profile);
+      if (process.env.BENCH_HOST_HEAP_DUMP) writeFileSync(join(process.env.BENCH_HOST_HEAP_DUMP, 'promoted.heapprofile'), JSON.stringify(profile));
+    }
+    session.close();
+    say(`heap: ${JSON.stringify(out.heap)}`);
+    out.heap.sessionUrl = session.url;
+  }
   out.rssGrowthMb = out.visible.rss1Mb - out.visible.rss0Mb;
   if (out.visible.rss60Mb !== undefined) {
     out.rssGrowth60Mb = out.visible.rss60Mb - out.visible.rss0Mb;
@@ -210,13 +342,33 @@ async function main() {
   await sleep(1500);
   const reload = Date.now();
   await page.reload({ waitUntil: 'domcontentloaded' });
+  // With the heap probe: a CPU profile of the new extension host from its inspector's first answer to the first live rows.
+  const profiling = inspectPort
+    ? inspectorSession(inspectPort, out.heap?.sessionUrl).then(async (s) => {
+        await s.send('Profiler.enable');
+        await s.send('Profiler.setSamplingInterval', { interval: 500 });
+        await s.send('Profiler.start');
+        return { s, at: Date.now() };
+      })
+    : undefined;
   await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
   const shown = Date.now();
   out.workbenchAfterReloadMs = shown - reload;
   out.firstRowsAtStartupMs = await firstRows(page, shown);
   // Rows from the last read (marked not live) may come first: the live ones are timed too.
   out.firstLiveRowsAtStartupMs = await firstRows(page, shown, { live: true });
-  say(`view open at startup: first rows ${out.firstRowsAtStartupMs} ms, first live rows ${out.firstLiveRowsAtStartupMs} ms after the workbench appeared`);
+  if (profiling) {
+    const { s, at } = await profiling;
+    const { profile } = await s.send('Profiler.stop');
+    s.close();
+    out.startupProfile = { fromMs: at - shown, ...cpuByFunction(profile) };
+    if (process.env.BENCH_HOST_HEAP_DUMP) writeFileSync(join(process.env.BENCH_HOST_HEAP_DUMP, 'startup.cpuprofile'), JSON.stringify(profile));
+    say(`startup CPU profile: ${JSON.stringify(out.startupProfile)}`);
+  }
+  // Both clocks: from the reload (what a person waits) and from the workbench appearing (what is left once VS Code drew it).
+  out.firstRowsFromReloadMs = out.workbenchAfterReloadMs + out.firstRowsAtStartupMs;
+  out.firstLiveRowsFromReloadMs = out.workbenchAfterReloadMs + out.firstLiveRowsAtStartupMs;
+  say(`view open at startup: first rows ${out.firstRowsAtStartupMs} ms, first live rows ${out.firstLiveRowsAtStartupMs} ms after the workbench appeared (${out.firstRowsFromReloadMs} and ${out.firstLiveRowsFromReloadMs} ms after the reload)`);
   out.startupSteps = startupSteps(join(tmp, 'startup-trace.jsonl'), shown);
   if (out.startupSteps) say(`startup steps (ms after the workbench appeared): ${out.startupSteps.map(([s, ms]) => `${s} ${ms}`).join(', ')}`);
   await stopWorkbench();

@@ -160,7 +160,12 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
     log, mine, locks, nodes, locksView, nodesView, statusBar, heldStatusBar, connectionStatusBar, guard, notifier, doctor,
     model.onDidChange(showState),
     locksView.onDidChangeVisibility((e) => {
-      if (e.visible) locks.refreshAll();
+      if (e.visible) {
+        mark('view visible');
+        // Shown (also restored open at startup): the rows are wanted now, VS Code's ask follows.
+        start();
+        locks.refreshAll();
+      }
       watchRate();
     }),
     nodesView.onDidChangeVisibility(() => watchRate()),
@@ -189,16 +194,17 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
   watchRate();
   mark('activated');
   // The first read runs after activate() returns: activation stays cheap (docs/decisions.md).
-  // It waits for VS Code's first ask for the Locks view's rows, at most FIRST_READ_WAIT_MS:
-  // its decoding would otherwise hold that ask, and the rows last seen with it (docs/extension.md, "Startup").
+  // It waits for the Locks view to show or VS Code's first ask for its rows, at most
+  // FIRST_READ_WAIT_MS: its decoding would otherwise hold that ask, and the rows last seen
+  // with it (docs/extension.md, "Startup").
   let started = false;
-  const start = (): void => {
+  function start(): void {
     if (started) return;
     started = true;
     clearTimeout(startTimer);
     mark('watch starting');
     model.start();
-  };
+  }
   const startTimer = setTimeout(start, FIRST_READ_WAIT_MS);
   locks.onRootAsked = start;
   // `npm run demo` opens the workbench on the Redlock view: code-server offers no

@@ -39,7 +39,7 @@ export function saveLastSeen(memory: vscode.Memento, scope: string, folders: Las
 export function lastSeenItem(el: LastSeenElement): vscode.TreeItem {
   const item = new vscode.TreeItem(printable(el.prefix), vscode.TreeItemCollapsibleState.None);
   item.id = elementId('lastSeen', el.prefix);
-  const when = new Date(el.at).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
+  const when = clockTime(el.at);
   const count = el.count === 1 ? vscode.l10n.t('1 lock') : vscode.l10n.t('{0} locks', el.count.toLocaleString('en-US'));
   item.description = vscode.l10n.t('{0} at {1} · not live, reading…', count, when);
   item.iconPath = new vscode.ThemeIcon('history');
@@ -47,4 +47,13 @@ export function lastSeenItem(el: LastSeenElement): vscode.TreeItem {
   item.contextValue = 'lastSeen;';
   item.accessibilityInformation = { label: `${printable(el.prefix)}: ${item.description}` };
   return item;
+}
+
+/**
+ * `14:02`, local time. Not toLocaleTimeString: its first call loads the locale data (20 ms
+ * on a quiet machine, 50 ms in a busy extension host), on the path to the first rows.
+ */
+export function clockTime(at: number): string {
+  const d = new Date(at);
+  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
 }

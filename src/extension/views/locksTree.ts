@@ -466,6 +466,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
 
   getChildren(element?: LocksTreeElement): LocksTreeElement[] {
     if (!element) {
+      mark('rows asked');
       this.onRootAsked();
       const lastSeen = this.lastSeenRows();
       if (lastSeen.length > 0) {
