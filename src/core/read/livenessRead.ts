@@ -110,9 +110,10 @@ export function connectionSignal(clients: readonly NodeClients[], id: string | n
 /**
  * `entries` judged: each held lock with its `liveness`, the rest without one. With `pulse`,
  * the renewal pulse a watcher saw; without, a single read's "no renewal seen". A new
- * array; an entry whose judgement is the same as before stands as it was.
+ * array; an entry whose judgement is the same as before (`same`: by default word for
+ * word) stands as it was.
  */
-export async function judgeHolders(ctx: InspectContext, scans: readonly NodeScan[], entries: readonly LockEntry[], nowMs: number, pulse?: RenewalPulse): Promise<LockEntry[]> {
+export async function judgeHolders(ctx: InspectContext, scans: readonly NodeScan[], entries: readonly LockEntry[], nowMs: number, pulse?: RenewalPulse, same: (a: Liveness, b: Liveness) => boolean = sameLiveness): Promise<LockEntry[]> {
   const out = entries.slice();
   // Two arrays, not a pair per lock: a snapshot of 100k held locks made 100k pairs here.
   const heldAt: number[] = [];
@@ -140,6 +141,16 @@ export async function judgeHolders(ctx: InspectContext, scans: readonly NodeScan
   // stopped holder's suggestion, so it is judged apart there).
   const judged = new Map<string, Liveness>();
   const noHolder = connectionSignal(clients, null, false);
+  // One look through the CLIENT LISTs per holder, however many locks it holds: a watch
+  // judges its held locks every tick, and each look lowercased every connection's name.
+  const signals = new Map<string, ConnectionSignal>();
+  const signalOf = (id: string | null, ours: boolean): ConnectionSignal => {
+    if (id === null) return connectionSignal(clients, null, ours);
+    const k = `${ours ? 1 : 0}${id}`;
+    let signal = signals.get(k);
+    if (signal === undefined) signals.set(k, (signal = connectionSignal(clients, id, ours)));
+    return signal;
+  };
   for (let j = 0; j < heldAt.length; j++) {
     const i = heldAt[j];
     const token = heldBy[j];
@@ -150,7 +161,7 @@ export async function judgeHolders(ctx: InspectContext, scans: readonly NodeScan
     const ours = h?.library === 'redlock-inspector';
     const at = h === null ? '' : `${h.host} ${h.pid} ${h.since}`;
     if (h !== null && !processes.has(at)) processes.set(at, localProcessOf(h.host ?? null, h.pid ?? null, h.since ?? null));
-    const c = h === null ? noHolder : connectionSignal(clients, processOfCopies(e.nodes, token), ours);
+    const c = h === null ? noHolder : signalOf(processOfCopies(e.nodes, token), ours);
     const r = pulse ? pulse.signal(e.key, token, nowMs) : ONE_READ;
     const heldMs = h?.since != null ? Math.max(0, nowMs - h.since) : null;
     const noTtl = e.flags.includes('no-ttl');
@@ -168,7 +179,7 @@ export async function judgeHolders(ctx: InspectContext, scans: readonly NodeScan
     }
     // Object.assign, not a spread: V8 gives each spread copy that gains a property a hidden
     // class of its own (8 MB per 20,000 locks, measured).
-    if (e.liveness === undefined || !sameLiveness(e.liveness, l)) out[i] = Object.assign({}, e, { liveness: l });
+    if (e.liveness === undefined || !same(e.liveness, l)) out[i] = Object.assign({}, e, { liveness: l });
   }
   return out;
 }

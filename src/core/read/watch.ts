@@ -388,7 +388,11 @@ export class Watcher {
       knownIds.push(id);
       entries.push(k.entry!);
     }
-    const judged = await judgeHolders(ctx, scans, entries, nowMs, this.pulse);
+    // A lock the tick did not read keeps its entry while its verdict stands: the evidence's
+    // times ("renewed 3.0 s ago") move every tick, so comparing them copied every judged
+    // lock each tick (old-generation garbage that kept an extension host's RSS climbing
+    // for minutes); a change is emitted only when the verdict moves anyway.
+    const judged = await judgeHolders(ctx, scans, entries, nowMs, this.pulse, (a, b) => a.verdict === b.verdict);
     const changed = new Set<string>();
     knownIds.forEach((id, j) => {
       const k = this.known.get(id)!;
