@@ -321,12 +321,10 @@ interface ClassifyScratch {
   fencesKnown: boolean;
   /** Set by classifyKey: whether the page of every copy found no waiter set beside it. */
   noWaiters: boolean;
-  /** The slots classifyKey looked at, one per node. */
-  slots: Array<Slot | undefined>;
 }
 
 function scratchOf(scans: NodeScan[]): ClassifyScratch {
-  return { unreachable: scans.map((scan) => (readable(scan.status) ? null : unreachableOn(scan))), readAtMs: new Array(scans.length), fencesKnown: false, noWaiters: false, slots: new Array(scans.length) };
+  return { unreachable: scans.map((scan) => (readable(scan.status) ? null : unreachableOn(scan))), readAtMs: new Array(scans.length), fencesKnown: false, noWaiters: false };
 }
 
 /** Classifies one key (not an internal one) from what each node holds; `onlySlot`: a one-node scan's slot for it, when the caller has it. */
@@ -350,7 +348,6 @@ function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: 
       const slot = unreachable[i] ? undefined : (onlySlot ?? scans[i].reads.get(id));
       observations[i] = unreachable[i] ?? slot?.obs ?? scans[i].absent;
       readAtMs[i] = slot?.stamp.at ?? nowMs;
-      scratch.slots[i] = slot;
       if (unreachable[i]) continue;
       const facts = slot?.facts;
       if (!facts?.noWaiters) noWaiters = false;
@@ -455,11 +452,10 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
       if (isInternalKey(id)) continue;
       result = classifyKey(ctx, scans, id, nowMs, expiringThresholdMs, scratch);
       // Every node's page found no waiter set beside the key (each node's walk of its
-      // internal keys was complete): readWaiters need not look it up on any node.
-      if (scratch.noWaiters) {
-        waitersKnown = true;
-        for (const slot of scratch.slots) if (slot?.facts) slot.facts.noWaiters = false;
-      }
+      // internal keys was complete): readWaiters need not look it up on any node. The
+      // facts stay for a caller that reads every lock's waiters (a watch: readWaiters
+      // skips a node by them).
+      waitersKnown = scratch.noWaiters;
     }
     if (!isLock(result)) {
       skipped.push(result);

@@ -24,6 +24,19 @@ export const CALL_BYTES = 128 * 1024;
  */
 export const CALL_MICROS = 4000;
 export const CLOCK_EVERY = 64;
+
+/** A call's clock: `micros()` (nil where TIME is refused), and `started`, when the call began. */
+const CALL_CLOCK = `
+local function micros()
+  local t = redis.pcall('TIME')
+  if t.err then return nil end
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+local started = micros()`;
+
+/** Lua: true once `n` keys were read (at least one) and the call has run past `limit` microseconds. */
+const pastCallTime = (n: string, limit: string): string =>
+  `(started and ${n} > 0 and ${n} % ${CLOCK_EVERY} == 0 and (micros() or started) - started > ${limit})`;
 /** A fence counter is at most 15 digits: its first 16 bytes tell whether a value is one. */
 export const FENCE_BYTES = 16;
 
@@ -113,12 +126,15 @@ out[1], out[2] = now[1], now[2]
 /** The given keys: [sec, usec, number read, then type (1 for string), pttl, payload per key read]. */
 export const INSPECT = `#!lua flags=no-writes
 ${READ_KEY}
+${CALL_CLOCK}
 local out = { 0, 0, 0 }
 local maxBytes, maxItems, maxShape = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local budgetItems, budgetBytes = tonumber(ARGV[4]), tonumber(ARGV[5])
+local callMicros = tonumber(ARGV[6])
 local items, bytes, n = 0, 0, 0
 for i = 1, #KEYS do
   if n > 0 and (items >= budgetItems or bytes >= budgetBytes) then break end
+  if ${pastCallTime('n', 'callMicros')} then break end
   local t, p, v, ci, cb = readKey(KEYS[i], maxBytes, maxItems, maxShape, ARGV[1])
   items, bytes, n = items + ci, bytes + cb, n + 1
   out[3 * i + 1] = t == 'string' and 1 or t
@@ -222,14 +238,9 @@ return out`;
  */
 export const SCAN_PAGE = `#!lua flags=no-writes
 ${READ_KEY}
-local function micros()
-  local t = redis.pcall('TIME')
-  if t.err then return nil end
-  return tonumber(t[1]) * 1000000 + tonumber(t[2])
-end
 -- The call's time counts from here: both walks below, then the keys' reads.
+${CALL_CLOCK}
 local callMicros = tonumber(ARGV[11])
-local started = micros()
 local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
 local out = { 0, 0, page[1], 0, '', 0 }
 local keys = page[2]
@@ -264,10 +275,7 @@ if ARGV[9] ~= '' then
 end
 for i = 1, #keys do
   if n > 0 and (items >= budgetItems or bytes >= budgetBytes) then break end
-  if started and n > 0 and n % ${CLOCK_EVERY} == 0 then
-    local now = micros()
-    if now and now - started > callMicros then break end
-  end
+  if ${pastCallTime('n', 'callMicros')} then break end
   local k = keys[i]
   local j = 3 * i
   -- Most keys are short strings: read here, without readKey's call and type (a tenth of

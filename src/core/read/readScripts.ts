@@ -109,14 +109,15 @@ export function timeOf(sec: unknown, usec: unknown): number {
 
 /**
  * Reads a batch of keys on one client; observations in key order. Each script call reads
- * what its budget allows and the next call continues with the keys left.
+ * what its budget allows (items, bytes, `callMicros` on the node) and the next call
+ * continues with the keys left.
  */
-export async function readObservations(client: Redis | Cluster, keys: Buffer[], node: string, absent: Observation, tokens?: TokenTable): Promise<ReadBatch> {
+export async function readObservations(client: Redis | Cluster, keys: Buffer[], node: string, absent: Observation, tokens?: TokenTable, callMicros = CALL_MICROS): Promise<ReadBatch> {
   const observations: Observation[] = new Array(keys.length);
   let nodeTimeMs = 0;
   for (let from = 0; from < keys.length;) {
     const rest = from === 0 ? keys : keys.slice(from);
-    const flat = await callReadScript<unknown[]>(client, SCRIPTS.inspect, rest.length, [...rest, ...BOUNDS], true);
+    const flat = await callReadScript<unknown[]>(client, SCRIPTS.inspect, rest.length, [...rest, ...BOUNDS, String(callMicros)], true);
     if (from === 0) nodeTimeMs = timeOf(flat[0], flat[1]);
     const n = Math.max(1, Number(flat[2]));
     for (let i = 0, j = 3; i < n && from + i < keys.length; i++, j += 3) {

@@ -7,7 +7,7 @@ import { setPriority } from 'node:os';
 import { Redlock } from '../../../src/core';
 import { runCli } from '../../cli/runCli';
 import { RedisServer, startNodes, withClient } from '../../../src/dev/redisServer';
-import { absentOn, decodeScanPage, requestScanPage, scanPageHead } from '../../../src/core/read/readScripts';
+import { absentOn, decodeScanPage, readObservations, requestScanPage, scanPageHead } from '../../../src/core/read/readScripts';
 import { CLOCK_EVERY } from '../../../src/core/read/readLua';
 import { waitFor } from '../../support/wait';
 import { SCRIPTLESS_ROLE } from '../../support/serverProfiles';
@@ -196,5 +196,33 @@ describe('a page call past its time on the node hands back the rest', function (
     } finally {
       await rl.quit();
     }
+  });
+});
+
+describe('a read by name past its time on the node continues in the next call', function () {
+  let server: RedisServer;
+  before(async () => {
+    [server] = await startNodes(1);
+    await withClient(server, async (c) => {
+      const p = c.pipeline();
+      for (let i = 0; i < 300; i++) p.set(`lock:named:${i}`, `token-${i}`, 'PX', 600_000);
+      await p.exec();
+    });
+  });
+  after(() => server.dispose());
+
+  it(`with no time left each call reads ${CLOCK_EVERY} keys, and every key is read`, async () => {
+    const keys = Array.from({ length: 300 }, (_, i) => Buffer.from(`lock:named:${i}`));
+    const { observations, calls, stats } = await withClient(server, async (c) => {
+      await readObservations(c, keys.slice(0, 1), 'n', absentOn('n'));
+      await c.config('RESETSTAT');
+      const batch = await readObservations(c, keys, 'n', absentOn('n'), undefined, 0);
+      const stats = String(await c.info('commandstats'));
+      const count = (cmd: string): number => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+      // The warm-up sent the script's text; each call after it is an EVALSHA_RO.
+      return { observations: batch.observations, calls: count('evalsha_ro'), stats };
+    });
+    assert.equal(calls, Math.ceil(300 / CLOCK_EVERY), stats);
+    assert.deepEqual(observations.map((o) => o.token), keys.map((_, i) => `token-${i}`));
   });
 });
