@@ -233,6 +233,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     // looked up by name, one call per page, as each page did before the walk existed.
     for (const w of waiting) if (w[0].length) pendingReads.push(lookUpInternal(ctx, node.client as Redis, scan, w, onPage));
     await Promise.all(pendingReads);
+    // Keys read apart take what the complete walk found beside them, as their pages' did.
     if (walk.complete) {
       for (const id of late) {
         const slot = scan.reads.get(id);
