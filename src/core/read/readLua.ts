@@ -17,10 +17,11 @@ export const MAX_SHAPE_BYTES = 64 * 1024;
 export const CALL_ITEMS = 1024;
 export const CALL_BYTES = 128 * 1024;
 /**
- * A page call's time on the node (ARGV[11] of SCAN_PAGE), checked every CLOCK_EVERY keys:
- * past it the call hands back a continuation. The budgets above keep a call near 3 ms on a node that has a core to
- * itself; a node sharing its core with other work took 11-17 ms for the same call (SLOWLOG),
- * over the 10 ms no command of ours may take.
+ * A call's time on the node (ARGV[11] of SCAN_PAGE, ARGV[6] of INSPECT), checked every
+ * CLOCK_EVERY keys: past it the call hands back a continuation. The budgets above keep a
+ * page call near 3 ms on a node that has a core to itself; a node sharing its core with
+ * other work took 11-17 ms for the same call (SLOWLOG), over the 10 ms no command of ours
+ * may take.
  */
 export const CALL_MICROS = 4000;
 export const CLOCK_EVERY = 64;

@@ -152,8 +152,8 @@ export interface ScannedPage {
 
 /**
  * Sends one server-side SCAN page; keys are read in the same script call, within its
- * budget of items, bytes and `callMicros` on the node. With `internalCursor`, the call also walks one page of internal keys (COUNT
- * `internalCount`).
+ * budget of items, bytes and `callMicros` on the node. With `internalCursor`, the call also
+ * walks one page of internal keys (COUNT `internalCount`).
  */
 export function requestScanPage(client: Redis, cursor: string, pattern: string, count: number, internalCursor: string | null, internalCount: number, callMicros = CALL_MICROS): Promise<unknown[]> {
   return callReadScript<unknown[]>(client, SCRIPTS.scanPage, 0, [cursor, pattern, String(count), ...BOUNDS, internalCursor ?? '', String(internalCount), String(callMicros)], true);
