@@ -27,8 +27,14 @@ export interface ChaosOptions {
   servers?: RedisServer[];
   clients?: number;
   resources?: number;
-  /** How long the clients contend. */
+  /** How long the clients contend, at least. */
   durationMs: number;
+  /**
+   * The run goes on past durationMs, up to maxDurationMs, until this holds: a run's
+   * claims need an amount of work, and a slow or busy machine does less in the same time.
+   */
+  enough?: (r: Readonly<ChaosResult>) => boolean;
+  maxDurationMs?: number;
   /** Each hold picks its TTL uniformly in [ttlMinMs, ttlMaxMs]. */
   ttlMinMs?: number;
   ttlMaxMs?: number;
@@ -492,6 +498,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     const work = Promise.all(clients.map((_, c) => runClient(c)));
     const faults = driver();
     await delay(options.durationMs);
+    const cap = t0 + Math.max(options.durationMs, options.maxDurationMs ?? 0);
+    // Polled, not awaited on an event: the counts move in many places.
+    while (options.enough && !options.enough(result) && now() < cap) await delay(200);
+    result.durationMs = Math.round(now() - t0);
     stop.abort();
     await work;
     const clientsStopped = now();
