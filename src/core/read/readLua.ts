@@ -316,53 +316,111 @@ return out`;
 /** A watch tick's page: names and PTTLs only. */
 export const SCAN_TTL_PAGE = listPage('PTTL');
 
-/**
- * SCAN_TTL_PAGE where the server has PEXPIRETIME (7.0+): each key's absolute expiry, which
- * stays the same to the millisecond while nothing touches the key, so a watch compares it
- * exactly with the last listing's instead of within the reads' errors (watchNode.ts).
- */
-export const SCAN_EXPIRY_PAGE = listPage('PEXPIRETIME');
+/** The checksum a chunk gets when its keys without expiry are too costly to read in one call: never equal to a previous one. */
+export const UNDIGESTED = '*'.repeat(16);
 
-/** The digest a page gets when its keys without expiry are too costly to read in one call: never equal to a previous one. */
-export const UNDIGESTED = '*';
+/** Keys per chunk of a page in PAGE_CHANGES: a changed key costs the watch its chunk's listing. */
+export const CHUNK_KEYS = 8;
 
 /**
- * A watch tick's cheapest question: has anything on this SCAN page changed? Answered by
- * a checksum over the page's keys: their count and their absolute expiries (PEXPIRETIME,
- * stable while nothing changes; Redis >= 7.0), plain and position-weighted sums, plus a
- * SHA1 over name and bounded value of keys without expiry, whose value may change without
- * touching any TTL. Arithmetic instead of hashing every name keeps a quiet tick at about a
- * microsecond and a half per key on the node. [next cursor, checksum]; the checksum is
- * UNDIGESTED when reading the keys without expiry would exceed the call's budget.
+ * A watch tick's page where the server has PEXPIRETIME (7.0+). The page's checksum: its
+ * key count, its keys' absolute expiries (stable to the millisecond while nothing touches
+ * a key) in plain and position-weighted sums, and a SHA1 over the bounded values of keys
+ * without expiry, whose value may change without touching any TTL. When it moved from the
+ * last tick's (ARGV[11]), the page is cut into chunks of ARGV[9] keys in SCAN order, each
+ * with a checksum of the same and its names, the first 64 bits of a SHA1: an unmoved one
+ * means the same keys in the same places. Only the chunks whose checksum moved from the
+ * last tick's (ARGV[10], 16 characters each in one string) come back, with names and
+ * expiries: under churn a tick lists the changed keys' neighbours, not every page a change
+ * fell on, and a quiet page costs what one checksum does.
+ * [sec, usec, cursor, page's key count, every chunk's checksum in one string, the page's
+ * checksum (both '' when the page's is ARGV[11]; the first also when it is ARGV[10]), then
+ * per moved chunk: its index (1-based), its key count, key, expiry per key]. A checksum is
+ * UNDIGESTED when its keys without expiry would exceed the call's budget.
  */
-export const DIGEST_PAGE = `#!lua flags=no-writes
+export const PAGE_CHANGES = `#!lua flags=no-writes
 ${READ_KEY}
 local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
 local keys = page[2]
-local sum, weighted = 0, 0
-local extra, n = {}, 0
-local items, bytes = 0, 0
 local budgetItems, budgetBytes = tonumber(ARGV[7]), tonumber(ARGV[8])
+local items, bytes = 0, 0
+local extra, unread = {}, 0
+local sum, weighted, spent = 0, 0, false
 for i = 1, #keys do
   local k = keys[i]
   local e = redis.call('PEXPIRETIME', k)
   if e == -1 then
-    if items >= budgetItems or bytes >= budgetBytes then return { page[1], '${UNDIGESTED}' } end
-    -- No expiry (PEXPIRETIME -1) is PTTL -1: not asked again.
-    local t, _, v, ci, cb = readKey(k, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[4], -1)
-    items, bytes = items + ci, bytes + cb
-    if type(v) == 'table' then
-      local parts = {}
-      for j = 1, #v do parts[j] = #v[j] .. ':' .. v[j] end
-      v = table.concat(parts, ',')
+    if items >= budgetItems or bytes >= budgetBytes then spent = true
+    else
+      -- No expiry (PEXPIRETIME -1) is PTTL -1: not asked again.
+      local t, _, v, ci, cb = readKey(k, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[4], -1)
+      items, bytes = items + ci, bytes + cb
+      if type(v) == 'table' then
+        local parts = {}
+        for j = 1, #v do parts[j] = #v[j] .. ':' .. v[j] end
+        v = table.concat(parts, ',')
+      end
+      extra[i] = #k .. ':' .. k .. '=' .. t .. '/' .. tostring(v)
+      unread = unread + 1
     end
-    n = n + 1
-    extra[n] = #k .. ':' .. k .. '=' .. t .. '/' .. tostring(v)
   else
     sum = sum + e
     weighted = weighted + e * i
   end
 end
-local digest = #keys .. ':' .. string.format('%.0f', sum) .. ':' .. string.format('%.0f', weighted)
-if n > 0 then digest = digest .. ':' .. redis.sha1hex(table.concat(extra, '\\n')) end
-return { page[1], digest }`;
+local function checksum(first, last, s, w)
+  local parts = { (last - first + 1) .. ':' .. string.format('%.0f', s) .. ':' .. string.format('%.0f', w), table.concat(keys, '\\n', first, last) }
+  for i = first, last do
+    if extra[i] then parts[#parts + 1] = extra[i] end
+  end
+  return string.sub(redis.sha1hex(table.concat(parts, '\\n')), 1, 16)
+end
+local out = { 0, 0, page[1], #keys, '', '' }
+-- The page's checksum leaves the names out, as hashing them all cost a quiet page 10-15%
+-- more time on the node: a chunk's has them, so what a moved page keeps is exact.
+local whole = '${UNDIGESTED}'
+if not spent then
+  whole = #keys .. ':' .. string.format('%.0f', sum) .. ':' .. string.format('%.0f', weighted)
+  if unread > 0 then
+    local parts = {}
+    for i = 1, #keys do
+      if extra[i] then parts[#parts + 1] = extra[i] end
+    end
+    whole = whole .. ':' .. redis.sha1hex(table.concat(parts, '\\n'))
+  end
+end
+if whole == '${UNDIGESTED}' or whole ~= ARGV[11] then
+  out[6] = whole
+  local before = ARGV[10] or ''
+  local size = tonumber(ARGV[9])
+  local digests, expiry = {}, {}
+  local c = 0
+  for first = 1, #keys, size do
+    c = c + 1
+    local last = math.min(first + size - 1, #keys)
+    local s, w, undone = 0, 0, false
+    for i = first, last do
+      local e = redis.call('PEXPIRETIME', keys[i])
+      expiry[i] = e
+      if e ~= -1 then
+        s = s + e
+        w = w + e * (i - first + 1)
+      elseif not extra[i] then undone = true end
+    end
+    local digest = '${UNDIGESTED}'
+    if not undone then digest = checksum(first, last, s, w) end
+    digests[c] = digest
+    if digest == '${UNDIGESTED}' or digest ~= string.sub(before, 16 * c - 15, 16 * c) then
+      out[#out + 1] = c
+      out[#out + 1] = last - first + 1
+      for i = first, last do
+        out[#out + 1] = keys[i]
+        out[#out + 1] = expiry[i]
+      end
+    end
+  end
+  local now = table.concat(digests)
+  if now ~= before then out[5] = now end
+end
+${STAMP}
+return out`;

@@ -8,7 +8,7 @@ import { holderOf } from '../vocabulary/holderToken';
 import type { Observation } from '../vocabulary/types';
 import { callReadScript, readScript } from '../connection/lua';
 import { clockNow } from '../connection/deadline';
-import { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, CALL_MICROS, INSPECT, INTERNAL_OF, SCAN_PAGE, SCAN_TTL_PAGE, SCAN_EXPIRY_PAGE, DIGEST_PAGE } from './readLua';
+import { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, CALL_MICROS, INSPECT, INTERNAL_OF, SCAN_PAGE, SCAN_TTL_PAGE, PAGE_CHANGES, CHUNK_KEYS } from './readLua';
 export { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, FENCE_BYTES, UNDIGESTED } from './readLua';
 
 const BOUNDS = [String(MAX_VALUE_BYTES), String(MAX_ITEMS), String(MAX_SHAPE_BYTES), String(CALL_ITEMS), String(CALL_BYTES)];
@@ -18,8 +18,7 @@ const SCRIPTS = {
   scanPage: readScript(SCAN_PAGE),
   internalOf: readScript(INTERNAL_OF),
   scanTtlPage: readScript(SCAN_TTL_PAGE),
-  scanExpiryPage: readScript(SCAN_EXPIRY_PAGE),
-  digestPage: readScript(DIGEST_PAGE),
+  pageChanges: readScript(PAGE_CHANGES),
 };
 
 function decodeRaw(type: string, payload: unknown): RawValue {
@@ -210,48 +209,69 @@ export interface TtlPage {
   cursor: string;
   keys: Buffer[];
   pttls: number[];
-  /** With scanExpiryPage only: each key's PEXPIRETIME (node clock; -1 no expiry, -2 gone). */
-  expiresAt?: number[];
 }
 
-/**
- * One listed page ([sec, usec, cursor, then key, value per key]); with `absolute`, each
- * value is the key's PEXPIRETIME, kept as `expiresAt`, and its PTTL is counted to the stamp.
- */
-function decodeListPage(flat: unknown[], absolute: boolean): TtlPage {
+/** One listed page: [sec, usec, cursor, then key, PTTL per key]. */
+function decodeListPage(flat: unknown[]): TtlPage {
   const n = (flat.length - 3) / 2;
-  const nodeTimeMs = timeOf(flat[0], flat[1]);
   const keys: Buffer[] = new Array(n);
   const pttls: number[] = new Array(n);
-  const expiresAt: number[] | undefined = absolute ? new Array(n) : undefined;
   for (let i = 0, j = 3; i < n; i++, j += 2) {
     keys[i] = flat[j] as Buffer;
-    const v = Number(flat[j + 1]);
-    if (expiresAt === undefined) pttls[i] = v;
-    else {
-      expiresAt[i] = v;
-      // A key past its expiry but not yet evicted reads as 0 left, as PTTL would near its end.
-      pttls[i] = v < 0 ? v : Math.max(0, Math.round(v - nodeTimeMs));
-    }
+    pttls[i] = Number(flat[j + 1]);
   }
-  return { nodeTimeMs, cursor: String(flat[2]), keys, pttls, expiresAt };
+  return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: String(flat[2]), keys, pttls };
 }
 
 /** One SCAN page with PTTLs only: what a watch tick compares against what it knows. */
 export async function scanTtlPage(client: Redis, cursor: string, pattern: string, count: number): Promise<TtlPage> {
-  return decodeListPage(await callReadScript<unknown[]>(client, SCRIPTS.scanTtlPage, 0, [cursor, pattern, String(count)], true), false);
+  return decodeListPage(await callReadScript<unknown[]>(client, SCRIPTS.scanTtlPage, 0, [cursor, pattern, String(count)], true));
 }
+
+/** A chunk of a page whose checksum moved (see PAGE_CHANGES). */
+export interface MovedChunk {
+  /** Its position in the page: keys index * CHUNK_KEYS on. */
+  index: number;
+  keys: Buffer[];
+  /** Each key's PEXPIRETIME (node clock; -1 no expiry, -2 gone). */
+  expiresAt: number[];
+}
+
+export interface PageChanges {
+  nodeTimeMs: number;
+  cursor: string;
+  /** Keys on the page; chunk i holds keys i * CHUNK_KEYS on. */
+  size: number;
+  /** Every chunk's checksum, 16 characters each, where they differ from the ones sent. */
+  digests?: string;
+  /** The page's checksum, where it differs from the one sent. */
+  whole?: string;
+  moved: MovedChunk[];
+}
+
+export { CHUNK_KEYS };
 
 /**
- * One SCAN page with each key's absolute expiry (see SCAN_EXPIRY_PAGE); its PTTLs are
- * counted to the page's stamp. Rejects on Redis < 7.0 (no PEXPIRETIME).
+ * One SCAN page's chunks whose checksum differs from `digests` (the last tick's, 16
+ * characters per chunk), none while the page's checksum is `whole`; '' for both on a first
+ * listing, so every chunk comes back. Rejects on Redis < 7.0 (no PEXPIRETIME).
  */
-export async function scanExpiryPage(client: Redis, cursor: string, pattern: string, count: number): Promise<TtlPage> {
-  return decodeListPage(await callReadScript<unknown[]>(client, SCRIPTS.scanExpiryPage, 0, [cursor, pattern, String(count)], true), true);
-}
-
-/** The digest of one SCAN page (see DIGEST_PAGE); rejects on Redis < 7.0 (no PEXPIRETIME). */
-export async function digestPage(client: Redis, cursor: string, pattern: string, count: number): Promise<{ cursor: string; digest: string }> {
-  const [next, digest] = await callReadScript<[string, string]>(client, SCRIPTS.digestPage, 0, [cursor, pattern, String(count), ...BOUNDS]);
-  return { cursor: String(next), digest: String(digest) };
+export async function pageChanges(client: Redis, cursor: string, pattern: string, count: number, digests: string, whole: string): Promise<PageChanges> {
+  const flat = await callReadScript<unknown[]>(client, SCRIPTS.pageChanges, 0, [cursor, pattern, String(count), ...BOUNDS, String(CHUNK_KEYS), digests, whole], true);
+  const moved: MovedChunk[] = [];
+  for (let j = 6; j < flat.length;) {
+    const index = Number(flat[j]) - 1;
+    const n = Number(flat[j + 1]);
+    const keys: Buffer[] = new Array(n);
+    const expiresAt: number[] = new Array(n);
+    j += 2;
+    for (let k = 0; k < n; k++, j += 2) {
+      keys[k] = flat[j] as Buffer;
+      expiresAt[k] = Number(flat[j + 1]);
+    }
+    moved.push({ index, keys, expiresAt });
+  }
+  const all = (flat[4] as Buffer).toString('latin1');
+  const page = (flat[5] as Buffer).toString('latin1');
+  return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: String(flat[2]), size: Number(flat[3]), digests: all === '' ? undefined : all, whole: page === '' ? undefined : page, moved };
 }

@@ -1,7 +1,7 @@
 // Live watch: a full snapshot first, then ticks that emit only what changed.
-// A quiet tick costs almost nothing: each SCAN page is answered by one checksum of its
-// keys' absolute expiries (see DIGEST_PAGE); only a page whose checksum moved is listed
-// with PTTLs, and only a key that appeared, vanished, lost its TTL or whose expiry jumped
+// A quiet tick costs almost nothing: each SCAN page is answered by checksums of its keys'
+// absolute expiries, one per few keys (see PAGE_CHANGES); only the chunks whose checksum
+// moved are listed, and only a key that appeared, vanished, lost its TTL or whose expiry jumped
 // (a new SET, an extend) has its value read again. Only those keys, and keys whose
 // `expiring` flag may have flipped, are classified again. Ticks are single-flight.
 // One watcher serves any number of consumers (the CLI, the editor's views, the exporter):
@@ -278,7 +278,10 @@ export class Watcher {
       for (const id of gone) this.forget(id, scans, removed);
       nowMs = clockNow();
       // A fence read between a grant and its raise looks at risk: read it again next tick.
-      for (const [id, k] of this.known) if (k.recheckAt <= nowMs || k.entry?.fenceRisk) toClassify.add(id);
+      // forEach, not for..of: an entry pair per known key per tick is garbage at 10,000 keys.
+      this.known.forEach((k, id) => {
+        if (k.recheckAt <= nowMs || k.entry?.fenceRisk) toClassify.add(id);
+      });
     }
     // Keys whose related keys some node held are looked at again: a waiter joining a
     // Redisson queue outside the patterns changes its lock, not any page.
@@ -379,15 +382,15 @@ export class Watcher {
     c.locks.forEach((e, i) => this.pulse.note(e, c.lockIds[i], scans, ctx.ownerOnly === true, nowMs));
     const entries = [...c.locks];
     const knownIds: string[] = [];
-    for (const [id, k] of this.known) {
-      if (k.kind !== 'lock' || fresh.has(id)) continue;
+    this.known.forEach((k, id) => {
+      if (k.kind !== 'lock' || fresh.has(id)) return;
       // A holder with no identity and no renewal seen stays "unknown" until its key
       // changes (a renewal moves its expiry, and the key is read again): not worth
       // judging each tick, and such locks are most of a large keyspace.
-      if (k.entry!.holder == null && k.entry!.liveness?.verdict === 'unknown') continue;
+      if (k.entry!.holder == null && k.entry!.liveness?.verdict === 'unknown') return;
       knownIds.push(id);
       entries.push(k.entry!);
-    }
+    });
     // A lock the tick did not read keeps its entry while its verdict stands: the evidence's
     // times ("renewed 3.0 s ago") move every tick, so comparing them copied every judged
     // lock each tick (old-generation garbage that kept an extension host's RSS climbing
@@ -426,7 +429,9 @@ export class Watcher {
       const lockId = lockIdOfInternal(id);
       if (lockId !== null) consider(lockId);
     }
-    for (const [id, k] of this.known) if (k.kind === 'lock' && (k.entry!.waiters?.length ?? 0) > 0) consider(id);
+    this.known.forEach((k, id) => {
+      if (k.kind === 'lock' && (k.entry!.waiters?.length ?? 0) > 0) consider(id);
+    });
     const read = await readWaiters(ctx, scans, entries, ids);
     const locks = read.entries.slice(0, c.locks.length);
     c.lockIds.forEach((id, i) => {
@@ -446,11 +451,11 @@ export class Watcher {
       if (inPlay(entry)) all.push({ entry, processes: read.processes[i] });
     });
     const others = new Map<LockEntry, string>();
-    for (const [id, k] of this.known) {
-      if (k.kind !== 'lock' || fresh.has(id) || !inPlay(k.entry!)) continue;
+    this.known.forEach((k, id) => {
+      if (k.kind !== 'lock' || fresh.has(id) || !inPlay(k.entry!)) return;
       others.set(k.entry!, id);
       all.push({ entry: k.entry!, processes: k.waiterProcesses ?? NO_PROCESSES });
-    }
+    });
     const changed = new Set<string>();
     for (const [was, now] of flagDeadlocks(all)) {
       const id = others.get(was);

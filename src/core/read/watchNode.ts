@@ -1,6 +1,6 @@
-// One node's part of a watch tick: each SCAN page answered by a checksum of its keys'
-// absolute expiries, listed with PTTLs only when the checksum moved, and a key read again
-// only when it appeared, vanished, lost its TTL or its expiry jumped.
+// One node's part of a watch tick: each SCAN page answered by a checksum per chunk of its
+// keys' absolute expiries, the chunks whose checksum moved listed in the same call, and a
+// key read again only when it appeared, vanished, lost its TTL or its expiry jumped.
 import type Redis from 'ioredis';
 import { performance } from 'node:perf_hooks';
 import { clockNow, withDeadline } from '../connection/deadline';
@@ -10,7 +10,7 @@ import { scanTtlPagePlain } from './plainRead';
 import { INTERNAL_PREFIX, parseInternalKey } from '../bookkeeping/internalKeys';
 import type { InspectContext, NodeScan } from './context';
 import { readBatch, stampError } from './inspect';
-import { digestPage, scanExpiryPage, scanTtlPage, UNDIGESTED } from './readScripts';
+import { CHUNK_KEYS, pageChanges, scanTtlPage, type PageChanges } from './readScripts';
 import { JUMP_TOLERANCE_MS } from './watchDiff';
 
 /**
@@ -45,24 +45,44 @@ export const PEXPIRETIME_MISSING = /unknown (redis )?command|PEXPIRETIME/i;
 
 
 export interface PageMemo {
-  digest: string;
+  /** Each chunk's checksum, 16 characters each, and the page's (see PAGE_CHANGES); '' where the page was listed with PTTLs. */
+  digests: string;
+  whole: string;
   ids: string[];
   /** The keys' PEXPIRETIMEs at the page's last listing (beside `ids`), where the server has it. */
   expiresAt?: number[];
 }
 
 /**
- * A key's absolute expiry at the page's last listing, or undefined when that listing had
- * none for it. SCAN lists an unchanged page in the same order, so the key is looked for at
- * its own position first.
+ * A key's absolute expiry at its page's last listing, by id and its position now, or
+ * undefined when that listing had none for it. SCAN lists an unchanged page in the same
+ * order, so the key is looked for at its own position first.
  */
-function expiryBefore(memo: PageMemo | undefined, id: string, k: number, index: { byId?: Map<string, number> }): number | undefined {
+function lookup(memo: PageMemo | undefined): (id: string, k: number) => number | undefined {
   const before = memo?.expiresAt;
-  if (before === undefined) return undefined;
-  if (memo!.ids[k] === id) return before[k];
-  index.byId ??= new Map(memo!.ids.map((x, i) => [x, i]));
-  const i = index.byId.get(id);
-  return i === undefined ? undefined : before[i];
+  if (before === undefined) return () => undefined;
+  let byId: Map<string, number> | undefined;
+  return (id, k) => {
+    if (memo!.ids[k] === id) return before[k];
+    byId ??= new Map(memo!.ids.map((x, i) => [x, i]));
+    const i = byId.get(id);
+    return i === undefined ? undefined : before[i];
+  };
+}
+
+/**
+ * Whether a listed key must be read again: new here, no lock copy before, without expiry,
+ * or its expiry moved. Exact where both listings had the absolute expiry (`expiresAt`,
+ * `before`): a new holder taking the same TTL a few ms later moves it, however slow either
+ * read was. Otherwise by PTTL, beyond what either stamp may be late by (Stamp.err).
+ */
+function mayHaveChanged(known: NodeScan, id: string, pttl: number, at: number, pageErr: number, expiresAt?: number, before?: number): boolean {
+  if (pttl === -2) return false;
+  const slot = known.reads.get(id);
+  const o = slot?.obs;
+  if (!o || o.state !== 'present' || o.pttlMs === null || pttl === -1 || o.pttlMs === -1) return true;
+  if (before !== undefined) return expiresAt !== before;
+  return Math.abs(at + pttl - (slot!.stamp.at + o.pttlMs)) > JUMP_TOLERANCE_MS + pageErr + slot!.stamp.err;
 }
 
 export interface NodeWatch {
@@ -88,6 +108,11 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
   const known = w.scan;
   const pages = new Map<string, PageMemo>();
   let listed = false;
+  // Keys gone from a chunk that moved, and keys listed in one: while every page read has
+  // its last listing, a key that vanished is among the first and not among the second.
+  let exact = w.pages.size > 0;
+  const dropped: string[] = [];
+  const relisted = new Set<string>();
   let scanned = 0;
   // Each page loaded reads at least one more SCAN page, however small maxKeys is.
   let scanPages = 0;
@@ -116,59 +141,105 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
         }
         const memoKey = `${p} ${cursor}`;
         const memo = w.pages.get(memoKey);
-        let digest: string | undefined;
+        const sent = clockNow();
         if (w.digests) {
+          let changes: PageChanges | undefined;
           try {
-            const d = await withDeadline(digestPage(client, cursor, pattern, SCAN_COUNT), ctx.commandTimeoutMs, true);
-            digest = d.digest;
-            if (memo && memo.digest === digest && digest !== UNDIGESTED) {
-              pages.set(memoKey, memo);
-              scanned += memo.ids.length;
-              scanPages++;
-              cursor = d.cursor;
-              continue;
-            }
+            changes = await withDeadline(pageChanges(client, cursor, pattern, SCAN_COUNT, memo?.digests ?? '', memo?.whole ?? ''), ctx.commandTimeoutMs, true);
           } catch (e) {
             if (!PEXPIRETIME_MISSING.test(e instanceof Error ? e.message : '')) throw e;
             w.digests = false;
           }
+          if (changes) {
+            if (!memo) exact = false;
+            let next = memo!;
+            if (changes.moved.length > 0 || changes.size !== memo?.ids.length) {
+              listed = true;
+              const chunks = Math.ceil(changes.size / CHUNK_KEYS);
+              next = { digests: changes.digests ?? memo?.digests ?? '', whole: changes.whole ?? memo?.whole ?? '', ids: new Array(changes.size), expiresAt: new Array(changes.size) };
+              const toRead: Buffer[] = [];
+              const look = lookup(memo);
+              const at = changes.nodeTimeMs - known.offsetMs;
+              const pageErr = stampError(at, sent);
+              let m = 0;
+              for (let c = 0; c < chunks; c++) {
+                const from = c * CHUNK_KEYS;
+                const chunk = changes.moved[m];
+                if (chunk?.index !== c) {
+                  // Unmoved: the same keys, in the same places, as at the last listing.
+                  for (let k = from; k < Math.min(from + CHUNK_KEYS, changes.size); k++) {
+                    next.ids[k] = memo!.ids[k];
+                    next.expiresAt![k] = memo!.expiresAt![k];
+                  }
+                  continue;
+                }
+                m++;
+                if (memo) for (let k = from; k < Math.min(from + CHUNK_KEYS, memo.ids.length); k++) dropped.push(memo.ids[k]);
+                for (let k = 0; k < chunk.keys.length; k++) {
+                  const id = chunk.keys[k].toString('latin1');
+                  const e = chunk.expiresAt[k];
+                  next.ids[from + k] = id;
+                  next.expiresAt![from + k] = e;
+                  // A key past its expiry but not yet evicted reads as 0 left, as PTTL would near its end.
+                  const pttl = e < 0 ? e : Math.max(0, Math.round(e - changes.nodeTimeMs));
+                  relisted.add(id);
+                  if (mayHaveChanged(known, id, pttl, at, pageErr, e, look(id, from + k))) {
+                    toRead.push(chunk.keys[k]);
+                    dirty.add(id);
+                  }
+                }
+              }
+              if (memo) for (let k = chunks * CHUNK_KEYS; k < memo.ids.length; k++) dropped.push(memo.ids[k]);
+              await readBatch(ctx, node, toRead, known);
+            } else if (changes.whole !== undefined) {
+              next = { ...memo!, digests: changes.digests ?? memo!.digests, whole: changes.whole };
+            }
+            pages.set(memoKey, next);
+            scanned += changes.size;
+            scanPages++;
+            cursor = changes.cursor;
+            continue;
+          }
         }
         listed = true;
-        const sent = clockNow();
-        // With PEXPIRETIME (the digests use it too) a key's expiry is compared exactly with the last listing's.
-        const list = plain ? scanTtlPagePlain : w.digests ? scanExpiryPage : scanTtlPage;
+        exact = false;
+        // Without PEXPIRETIME (Redis < 7.0, or no scripts) a page is listed with PTTLs, compared within the reads' errors.
+        const list = plain ? scanTtlPagePlain : scanTtlPage;
         const page = await withDeadline(list(client, cursor, pattern, SCAN_COUNT), ctx.commandTimeoutMs, true);
-        const index: { byId?: Map<string, number> } = {};
         const at = page.nodeTimeMs - known.offsetMs;
-        // A jump must exceed what either stamp may be late by (Stamp.err), or it is the read's own error.
         const pageErr = stampError(at, sent);
         const ids: string[] = new Array(page.keys.length);
         const toRead: Buffer[] = [];
         for (let k = 0; k < page.keys.length; k++) {
           const id = page.keys[k].toString('latin1');
           ids[k] = id;
-          const pttl = page.pttls[k];
-          if (pttl === -2) continue;
-          const slot = known.reads.get(id);
-          const o = slot?.obs;
-          // Exact where both listings had the absolute expiry: a new holder taking the same
-          // TTL a few ms later moves it, however slow either read was.
-          const exact = page.expiresAt === undefined ? undefined : expiryBefore(memo, id, k, index);
-          // New here, not a lock copy before, without expiry, or its expiry moved: read it.
-          if (!o || o.state !== 'present' || o.pttlMs === null || pttl === -1 || o.pttlMs === -1
-            || (exact !== undefined ? page.expiresAt![k] !== exact : Math.abs(at + pttl - (slot!.stamp.at + o.pttlMs)) > JUMP_TOLERANCE_MS + pageErr + slot!.stamp.err)) {
+          if (mayHaveChanged(known, id, page.pttls[k], at, pageErr)) {
             toRead.push(page.keys[k]);
             dirty.add(id);
           }
         }
         await readBatch(ctx, node, toRead, known);
-        pages.set(memoKey, { digest: digest ?? '', ids, expiresAt: page.expiresAt });
+        pages.set(memoKey, { digests: '', whole: '', ids });
         scanned += page.keys.length;
         scanPages++;
         cursor = page.cursor;
       } while (cursor !== '0');
     }
-    if (complete && listed) {
+    if (complete && listed && exact && pages.size === w.pages.size) {
+      // The same pages as last time: a key dropped from a chunk and listed in none is read
+      // by name. It may be gone, or listed by an unmoved page too (SCAN may list a key
+      // twice while the node rehashes).
+      const vanished: Buffer[] = [];
+      for (const id of dropped) {
+        if (relisted.has(id)) continue;
+        const slot = known.reads.get(id);
+        if (slot && slot.obs !== known.absent) {
+          vanished.push(Buffer.from(id, 'latin1'));
+          dirty.add(id);
+        }
+      }
+      await readBatch(ctx, node, vanished, known);
+    } else if (complete && listed) {
       // A key this node held but no longer lists is gone from it.
       const seen = new Set<string>();
       for (const memo of pages.values()) for (const id of memo.ids) seen.add(id);

@@ -7,7 +7,7 @@ import { setPriority } from 'node:os';
 import { Redlock } from '../../../src/core';
 import { runCli } from '../../cli/runCli';
 import { RedisServer, startNodes, withClient } from '../../../src/dev/redisServer';
-import { absentOn, decodeScanPage, readObservations, requestScanPage, scanPageHead } from '../../../src/core/read/readScripts';
+import { absentOn, CHUNK_KEYS, decodeScanPage, pageChanges, readObservations, requestScanPage, scanPageHead } from '../../../src/core/read/readScripts';
 import { CLOCK_EVERY } from '../../../src/core/read/readLua';
 import { waitFor } from '../../support/wait';
 import { SCRIPTLESS_ROLE } from '../../support/serverProfiles';
@@ -212,5 +212,69 @@ describe('a call past its time on the node hands back the rest', function () {
     });
     assert.equal(calls, Math.ceil(300 / CLOCK_EVERY), stats);
     assert.deepEqual(observations.map((o) => o.token), keys.map((_, i) => `token-${i}`));
+  });
+});
+
+describe('a watch page by its chunks (pageChanges)', function () {
+  let server: RedisServer;
+  before(async () => {
+    server = await RedisServer.start();
+  });
+  after(async () => {
+    await server.dispose();
+  });
+
+  it('lists every chunk first, then only a chunk whose key, expiry, value or names moved', async () => {
+    await withClient(server, async (c) => {
+      const p = c.pipeline();
+      for (let i = 0; i < 100; i++) p.set(`lock:chunk:${i}`, `token-${i}`, 'PX', 600_000);
+      p.set('lock:chunk:forever', 'first');
+      await p.exec();
+      const total = 101;
+      const chunks = Math.ceil(total / CHUNK_KEYS);
+      const first = await pageChanges(c, '0', 'lock:chunk:*', 1000, '', '');
+      assert.equal(first.cursor, '0', 'one SCAN call lists the page');
+      assert.equal(first.size, total);
+      assert.equal(first.moved.length, chunks);
+      assert.equal(first.digests?.length, 16 * chunks);
+      assert.ok(first.whole, 'the page\'s checksum');
+      const names = first.moved.flatMap((m) => m.keys.map((k) => k.toString()));
+      assert.equal(new Set(names).size, total);
+      const at = (key: string): number => names.indexOf(key);
+      const chunkOf = (key: string): number => Math.floor(at(key) / CHUNK_KEYS);
+      const expiry = first.moved.flatMap((m) => m.expiresAt)[at('lock:chunk:7')];
+      assert.ok(expiry > Date.now() + 500_000, `PEXPIRETIME ${expiry}`);
+      assert.equal(first.moved.flatMap((m) => m.expiresAt)[at('lock:chunk:forever')], -1);
+
+      const quiet = await pageChanges(c, '0', 'lock:chunk:*', 1000, first.digests!, first.whole!);
+      assert.deepEqual(quiet.moved, [], 'nothing moved');
+      assert.equal(quiet.digests, undefined, 'the checksums sent are the ones now');
+      assert.equal(quiet.whole, undefined);
+      assert.equal(quiet.size, total);
+
+      // A renewal moves its chunk's checksum only.
+      await c.pexpire('lock:chunk:7', 900_000);
+      const renewed = await pageChanges(c, '0', 'lock:chunk:*', 1000, first.digests!, first.whole!);
+      assert.deepEqual(renewed.moved.map((m) => m.index), [chunkOf('lock:chunk:7')]);
+      const chunk = renewed.moved[0];
+      assert.deepEqual(chunk.keys.map((k) => k.toString()), names.slice(chunk.index * CHUNK_KEYS, (chunk.index + 1) * CHUNK_KEYS));
+      assert.ok(chunk.expiresAt[at('lock:chunk:7') - chunk.index * CHUNK_KEYS] > expiry + 200_000);
+
+      // A key without expiry has no expiry to move: its value is in the checksum.
+      await c.set('lock:chunk:forever', 'second');
+      const rewritten = await pageChanges(c, '0', 'lock:chunk:*', 1000, renewed.digests!, renewed.whole!);
+      assert.deepEqual(rewritten.moved.map((m) => m.index), [chunkOf('lock:chunk:forever')]);
+
+      // Another key with the same expiry where a key was, beside a renewal that moves the
+      // page: the chunks that come back, and the ones kept, list the keys there are now.
+      const victim = names[CHUNK_KEYS * 2];
+      const tx = await c.multi().pexpiretime(victim).del(victim).exec();
+      await c.set(`${victim}x`, 'v', 'PXAT', Number(tx![0][1]));
+      await c.pexpire('lock:chunk:7', 950_000);
+      const renamed = await pageChanges(c, '0', 'lock:chunk:*', 1000, rewritten.digests!, rewritten.whole!);
+      const kept = new Map(renamed.moved.map((m) => [m.index, m.keys.map((k) => k.toString())]));
+      const now = Array.from({ length: chunks }, (_, i) => kept.get(i) ?? names.slice(i * CHUNK_KEYS, (i + 1) * CHUNK_KEYS)).flat();
+      assert.deepEqual(new Set(now), new Set([...names.filter((n) => n !== victim), `${victim}x`]));
+    });
   });
 });
