@@ -21,7 +21,8 @@
 // forced GC at its start, at 60 s and at its end, and a sampling heap profile of what was
 // allocated after 60 s and outlived a young-generation GC (alive at the end, or collected
 // by a full GC: what makes the old generation, and so RSS, grow between full GCs), summed
-// by allocating function and by the nearest function of ours on its stack.
+// by allocating function and by the nearest function of ours on its stack. With
+// BENCH_HOST_HEAP_DUMP=dir too, the profiles go there, the visible phase's CPU profile with them.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -305,6 +306,13 @@ async function main() {
   say(`first rows ${out.firstRowsAfterClickMs} ms after the click`);
   const session = inspectPort ? await inspectorSession(inspectPort) : undefined;
   if (session) out.heap = { start: await liveHeap(session, pid) };
+  // With a dump folder: where the visible phase's CPU goes, for DevTools (visible.cpuprofile).
+  const cpuDump = session && process.env.BENCH_HOST_HEAP_DUMP;
+  if (cpuDump) {
+    await session.send('Profiler.enable');
+    await session.send('Profiler.setSamplingInterval', { interval: 1000 });
+    await session.send('Profiler.start');
+  }
   out.visible = await measure(pid, VISIBLE_S, {
     at60: session
       ? async () => {
@@ -313,6 +321,7 @@ async function main() {
         }
       : undefined,
   });
+  if (cpuDump) writeFileSync(join(cpuDump, 'visible.cpuprofile'), JSON.stringify((await session.send('Profiler.stop')).profile));
   if (session) {
     out.heap.end = await liveHeap(session, pid);
     if (out.heap.at60) {

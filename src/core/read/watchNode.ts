@@ -85,6 +85,61 @@ function mayHaveChanged(known: NodeScan, id: string, pttl: number, at: number, p
   return Math.abs(at + pttl - (slot!.stamp.at + o.pttlMs)) > JUMP_TOLERANCE_MS + pageErr + slot!.stamp.err;
 }
 
+/** Keys a page's moved chunks no longer list where they were, and keys they list where others were. */
+interface Moves {
+  dropped: string[];
+  relisted: Set<string>;
+}
+
+/**
+ * A page's last listing brought up to the chunks that moved, each listed key handed to
+ * `listed` with its expiry at the last listing (undefined if it had none). Unmoved chunks
+ * hold the same keys in the same places. A page of the same size is updated in place:
+ * under churn every page moves, and new arrays for each were most of a tick's garbage.
+ */
+function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (id: string, pttl: number, expiresAt: number, before: number | undefined, key: Buffer) => void, moves: Moves): PageMemo {
+  const inPlace = memo !== undefined && memo.expiresAt !== undefined && memo.ids.length === changes.size;
+  const next: PageMemo = inPlace ? memo : { digests: '', whole: '', ids: new Array(changes.size), expiresAt: new Array(changes.size) };
+  const look = lookup(memo);
+  // Writes wait until every moved key was looked up in the last listing, which they change.
+  const writes: Array<number | string> = [];
+  let m = 0;
+  for (let c = 0, from = 0; from < changes.size; c++, from += CHUNK_KEYS) {
+    const chunk = changes.moved[m];
+    if (chunk?.index !== c) {
+      if (!inPlace) {
+        for (let k = from; k < Math.min(from + CHUNK_KEYS, changes.size); k++) {
+          next.ids[k] = memo!.ids[k];
+          next.expiresAt![k] = memo!.expiresAt![k];
+        }
+      }
+      continue;
+    }
+    m++;
+    for (let k = 0; k < chunk.keys.length; k++) {
+      const id = chunk.keys[k].toString('latin1');
+      const e = chunk.expiresAt[k];
+      // Without a last listing the tick cannot tell what vanished by what moved (refreshNode).
+      const was = memo?.ids[from + k];
+      if (memo && was !== id) {
+        if (was !== undefined) moves.dropped.push(was);
+        moves.relisted.add(id);
+      }
+      // A key past its expiry but not yet evicted reads as 0 left, as PTTL would near its end.
+      listed(id, e < 0 ? e : Math.max(0, Math.round(e - changes.nodeTimeMs)), e, look(id, from + k), chunk.keys[k]);
+      writes.push(from + k, id, e);
+    }
+  }
+  if (memo) for (let k = changes.size; k < memo.ids.length; k++) moves.dropped.push(memo.ids[k]);
+  for (let j = 0; j < writes.length; j += 3) {
+    next.ids[writes[j] as number] = writes[j + 1] as string;
+    next.expiresAt![writes[j] as number] = writes[j + 2] as number;
+  }
+  next.digests = changes.digests ?? memo?.digests ?? '';
+  next.whole = changes.whole ?? memo?.whole ?? '';
+  return next;
+}
+
 export interface NodeWatch {
   scan: NodeScan;
   /** `${pattern index} ${cursor}` -> what that page held when its digest was taken. */
@@ -111,8 +166,10 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
   // Keys gone from a chunk that moved, and keys listed in one: while every page read has
   // its last listing, a key that vanished is among the first and not among the second.
   let exact = w.pages.size > 0;
-  const dropped: string[] = [];
-  const relisted = new Set<string>();
+  const moves: Moves = { dropped: [], relisted: new Set() };
+  // Keys whose chunk moved and that may have changed: read once the pages are listed, in
+  // as few calls as they fill, not one read per page.
+  const moved: Buffer[] = [];
   let scanned = 0;
   // Each page loaded reads at least one more SCAN page, however small maxKeys is.
   let scanPages = 0;
@@ -155,42 +212,13 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
             let next = memo!;
             if (changes.moved.length > 0 || changes.size !== memo?.ids.length) {
               listed = true;
-              const chunks = Math.ceil(changes.size / CHUNK_KEYS);
-              next = { digests: changes.digests ?? memo?.digests ?? '', whole: changes.whole ?? memo?.whole ?? '', ids: new Array(changes.size), expiresAt: new Array(changes.size) };
-              const toRead: Buffer[] = [];
-              const look = lookup(memo);
               const at = changes.nodeTimeMs - known.offsetMs;
-              const pageErr = stampError(at, sent);
-              let m = 0;
-              for (let c = 0; c < chunks; c++) {
-                const from = c * CHUNK_KEYS;
-                const chunk = changes.moved[m];
-                if (chunk?.index !== c) {
-                  // Unmoved: the same keys, in the same places, as at the last listing.
-                  for (let k = from; k < Math.min(from + CHUNK_KEYS, changes.size); k++) {
-                    next.ids[k] = memo!.ids[k];
-                    next.expiresAt![k] = memo!.expiresAt![k];
-                  }
-                  continue;
+              next = applyChunks(memo, changes, (id, pttl, expiresAt, before, key) => {
+                if (mayHaveChanged(known, id, pttl, at, stampError(at, sent), expiresAt, before)) {
+                  moved.push(key);
+                  dirty.add(id);
                 }
-                m++;
-                if (memo) for (let k = from; k < Math.min(from + CHUNK_KEYS, memo.ids.length); k++) dropped.push(memo.ids[k]);
-                for (let k = 0; k < chunk.keys.length; k++) {
-                  const id = chunk.keys[k].toString('latin1');
-                  const e = chunk.expiresAt[k];
-                  next.ids[from + k] = id;
-                  next.expiresAt![from + k] = e;
-                  // A key past its expiry but not yet evicted reads as 0 left, as PTTL would near its end.
-                  const pttl = e < 0 ? e : Math.max(0, Math.round(e - changes.nodeTimeMs));
-                  relisted.add(id);
-                  if (mayHaveChanged(known, id, pttl, at, pageErr, e, look(id, from + k))) {
-                    toRead.push(chunk.keys[k]);
-                    dirty.add(id);
-                  }
-                }
-              }
-              if (memo) for (let k = chunks * CHUNK_KEYS; k < memo.ids.length; k++) dropped.push(memo.ids[k]);
-              await readBatch(ctx, node, toRead, known);
+              }, moves);
             } else if (changes.whole !== undefined) {
               next = { ...memo!, digests: changes.digests ?? memo!.digests, whole: changes.whole };
             }
@@ -225,13 +253,14 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
         cursor = page.cursor;
       } while (cursor !== '0');
     }
+    await readBatch(ctx, node, moved, known);
     if (complete && listed && exact && pages.size === w.pages.size) {
       // The same pages as last time: a key dropped from a chunk and listed in none is read
       // by name. It may be gone, or listed by an unmoved page too (SCAN may list a key
       // twice while the node rehashes).
       const vanished: Buffer[] = [];
-      for (const id of dropped) {
-        if (relisted.has(id)) continue;
+      for (const id of moves.dropped) {
+        if (moves.relisted.has(id)) continue;
         const slot = known.reads.get(id);
         if (slot && slot.obs !== known.absent) {
           vanished.push(Buffer.from(id, 'latin1'));

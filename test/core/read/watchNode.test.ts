@@ -1,0 +1,48 @@
+// A watch tick reads a page by its chunks (watchNode.ts): what it keeps of a page whose
+// checksum moved must list the keys there are now, whatever moved beside them.
+import assert from 'node:assert/strict';
+import type { WatchChange } from '../../../src/core';
+import { useNodes } from '../../support/nodesFixture';
+import { withClient } from '../../../src/dev/redisServer';
+import { waitFor } from '../../support/wait';
+
+const summary = (changes: readonly WatchChange[]): { added: string[]; removed: string[]; changed: string[] } => ({
+  added: changes.flatMap((ch) => ch.added.map((l) => l.key)),
+  removed: changes.flatMap((ch) => ch.removed),
+  changed: changes.flatMap((ch) => ch.changed.map((l) => l.key)),
+});
+
+describe('watch: a page read by its chunks', function () {
+  const fx = useNodes(1, { commandTimeoutMs: 300, readTimeoutMs: 300 });
+
+  it('a key gone and another come in one tick, on a page of the same size: one removed, one added, nothing else', async () => {
+    await withClient(fx.servers[0], async (c) => {
+      const p = c.pipeline();
+      for (let i = 0; i < 300; i++) p.set(`lock:chunked:${i}`, `token-${i}`, 'PX', 600_000);
+      await p.exec();
+    });
+    const changes: WatchChange[] = [];
+    let snapshots = 0;
+    const w = fx.rl.watch({ intervalMs: 3_600_000 }, { snapshot: () => snapshots++, change: (ch) => changes.push(ch) });
+    try {
+      await waitFor(() => snapshots === 1, 5000, 'first snapshot');
+      // The second tick lists every chunk; the third has a last listing of every page.
+      await w.refresh();
+      await w.refresh();
+      assert.deepEqual(changes, [], 'quiet ticks');
+      await withClient(fx.servers[0], async (c) => {
+        await c.del('lock:chunked:17');
+        await c.set('lock:chunked:new', 'token-new', 'PX', 600_000);
+        await c.pexpire('lock:chunked:200', 900_000);
+      });
+      await w.refresh();
+      assert.deepEqual(summary(changes), { added: ['lock:chunked:new'], removed: ['lock:chunked:17'], changed: ['lock:chunked:200'] });
+      changes.length = 0;
+      await w.refresh();
+      assert.deepEqual(changes, [], 'the tick after is quiet again');
+      assert.equal(w.snapshot()!.locks.length, 300);
+    } finally {
+      await w.stop();
+    }
+  });
+});
