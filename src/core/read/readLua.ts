@@ -321,6 +321,12 @@ export const UNDIGESTED = '*'.repeat(16);
 
 /** Keys per chunk of a page in PAGE_CHANGES: a changed key costs the watch its chunk's listing. */
 export const CHUNK_KEYS = 8;
+/**
+ * How long a PAGE_CHANGES call goes on over quiet pages after its first (a quiet page of
+ * 1,000 keys takes about 0.55 ms on this machine's nodes), and over how many at most.
+ */
+export const CHAIN_MICROS = 3000;
+export const CHAIN_PAGES = 8;
 
 /**
  * A watch tick's page where the server has PEXPIRETIME (7.0+). The page's checksum: its
@@ -332,26 +338,34 @@ export const CHUNK_KEYS = 8;
  * means the same keys in the same places. Only the chunks whose checksum moved from the
  * last tick's (ARGV[10], 16 characters each in one string) come back, with names and
  * expiries: under churn a tick lists the changed keys' neighbours, not every page a change
- * fell on, and a quiet page costs what one checksum does.
+ * fell on.
+ * Then, while the call has run under ARGV[12] microseconds, it goes on to the pages the
+ * caller expects next (ARGV[13] on: a cursor, that page's last checksum, ...) as long as
+ * each is where expected and its checksum did not move: a quiet tick over many pages
+ * takes a few calls, not one per page. It stops before a page that moved.
  * [sec, usec, cursor, page's key count, every chunk's checksum in one string, the page's
- * checksum (both '' when the page's is ARGV[11]; the first also when it is ARGV[10]), then
- * per moved chunk: its index (1-based), its key count, key, expiry per key]. A checksum is
- * UNDIGESTED when its keys without expiry would exceed the call's budget.
+ * checksum (both '' when the page's is ARGV[11]; the first also when it is ARGV[10]),
+ * quiet pages read after it, the cursor to go on from, then per moved chunk of the first
+ * page: its index (1-based), its key count, key, expiry per key]. A checksum is UNDIGESTED
+ * when its keys without expiry would exceed the call's budget.
  */
 export const PAGE_CHANGES = `#!lua flags=no-writes
 ${READ_KEY}
-local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
-local keys = page[2]
+${CALL_CLOCK}
 local budgetItems, budgetBytes = tonumber(ARGV[7]), tonumber(ARGV[8])
 local items, bytes = 0, 0
-local extra, unread = {}, 0
-local sum, weighted, spent = 0, 0, false
-for i = 1, #keys do
-  local k = keys[i]
-  local e = redis.call('PEXPIRETIME', k)
-  if e == -1 then
-    if items >= budgetItems or bytes >= budgetBytes then spent = true
-    else
+local extra = {}
+-- The page's checksum, and each key's value where it has no expiry (in extra). It leaves
+-- the names out, as hashing them all cost a quiet page 10-15% more time on the node: a
+-- chunk's has them, so what a moved page keeps is exact.
+local function pageChecksum(keys)
+  extra = {}
+  local sum, weighted, unread = 0, 0, 0
+  for i = 1, #keys do
+    local k = keys[i]
+    local e = redis.call('PEXPIRETIME', k)
+    if e == -1 then
+      if items >= budgetItems or bytes >= budgetBytes then return '${UNDIGESTED}' end
       -- No expiry (PEXPIRETIME -1) is PTTL -1: not asked again.
       local t, _, v, ci, cb = readKey(k, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[4], -1)
       items, bytes = items + ci, bytes + cb
@@ -362,25 +376,12 @@ for i = 1, #keys do
       end
       extra[i] = #k .. ':' .. k .. '=' .. t .. '/' .. tostring(v)
       unread = unread + 1
+    else
+      sum = sum + e
+      weighted = weighted + e * i
     end
-  else
-    sum = sum + e
-    weighted = weighted + e * i
   end
-end
-local function checksum(first, last, s, w)
-  local parts = { (last - first + 1) .. ':' .. string.format('%.0f', s) .. ':' .. string.format('%.0f', w), table.concat(keys, '\\n', first, last) }
-  for i = first, last do
-    if extra[i] then parts[#parts + 1] = extra[i] end
-  end
-  return string.sub(redis.sha1hex(table.concat(parts, '\\n')), 1, 16)
-end
-local out = { 0, 0, page[1], #keys, '', '' }
--- The page's checksum leaves the names out, as hashing them all cost a quiet page 10-15%
--- more time on the node: a chunk's has them, so what a moved page keeps is exact.
-local whole = '${UNDIGESTED}'
-if not spent then
-  whole = #keys .. ':' .. string.format('%.0f', sum) .. ':' .. string.format('%.0f', weighted)
+  local whole = #keys .. ':' .. string.format('%.0f', sum) .. ':' .. string.format('%.0f', weighted)
   if unread > 0 then
     local parts = {}
     for i = 1, #keys do
@@ -388,7 +389,19 @@ if not spent then
     end
     whole = whole .. ':' .. redis.sha1hex(table.concat(parts, '\\n'))
   end
+  return whole
 end
+local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
+local keys = page[2]
+local whole = pageChecksum(keys)
+local function checksum(first, last, s, w)
+  local parts = { (last - first + 1) .. ':' .. string.format('%.0f', s) .. ':' .. string.format('%.0f', w), table.concat(keys, '\\n', first, last) }
+  for i = first, last do
+    if extra[i] then parts[#parts + 1] = extra[i] end
+  end
+  return string.sub(redis.sha1hex(table.concat(parts, '\\n')), 1, 16)
+end
+local out = { 0, 0, page[1], #keys, '', '', 0, page[1] }
 if whole == '${UNDIGESTED}' or whole ~= ARGV[11] then
   out[6] = whole
   local before = ARGV[10] or ''
@@ -422,5 +435,16 @@ if whole == '${UNDIGESTED}' or whole ~= ARGV[11] then
   local now = table.concat(digests)
   if now ~= before then out[5] = now end
 end
+local quiet, cursor, j = 0, page[1], 13
+local limit = tonumber(ARGV[12]) or 0
+while started and ARGV[j + 1] and cursor == ARGV[j] and (micros() or started) - started < limit do
+  local next = redis.call('SCAN', cursor, 'MATCH', ARGV[2], 'COUNT', ARGV[3])
+  local sum = pageChecksum(next[2])
+  if sum == '${UNDIGESTED}' or sum ~= ARGV[j + 1] then break end
+  quiet = quiet + 1
+  cursor = next[1]
+  j = j + 2
+end
+out[7], out[8] = quiet, cursor
 ${STAMP}
 return out`;

@@ -8,7 +8,7 @@ import { holderOf } from '../vocabulary/holderToken';
 import type { Observation } from '../vocabulary/types';
 import { callReadScript, readScript } from '../connection/lua';
 import { clockNow } from '../connection/deadline';
-import { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, CALL_MICROS, INSPECT, INTERNAL_OF, SCAN_PAGE, SCAN_TTL_PAGE, PAGE_CHANGES, CHUNK_KEYS } from './readLua';
+import { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, CALL_MICROS, INSPECT, INTERNAL_OF, SCAN_PAGE, SCAN_TTL_PAGE, PAGE_CHANGES, CHUNK_KEYS, CHAIN_MICROS } from './readLua';
 export { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, FENCE_BYTES, UNDIGESTED } from './readLua';
 
 const BOUNDS = [String(MAX_VALUE_BYTES), String(MAX_ITEMS), String(MAX_SHAPE_BYTES), String(CALL_ITEMS), String(CALL_BYTES)];
@@ -247,19 +247,26 @@ export interface PageChanges {
   /** The page's checksum, where it differs from the one sent. */
   whole?: string;
   moved: MovedChunk[];
+  /** Pages of `ahead` read after it and found quiet, and the cursor to go on from. */
+  quiet: number;
+  next: string;
 }
 
-export { CHUNK_KEYS };
+export { CHUNK_KEYS, CHAIN_PAGES } from './readLua';
 
 /**
  * One SCAN page's chunks whose checksum differs from `digests` (the last tick's, 16
  * characters per chunk), none while the page's checksum is `whole`; '' for both on a first
- * listing, so every chunk comes back. Rejects on Redis < 7.0 (no PEXPIRETIME).
+ * listing, so every chunk comes back. Then the pages `ahead` (each where the last tick
+ * found it, with its checksum then), as long as they are quiet and time is left. Rejects
+ * on Redis < 7.0 (no PEXPIRETIME).
  */
-export async function pageChanges(client: Redis, cursor: string, pattern: string, count: number, digests: string, whole: string): Promise<PageChanges> {
-  const flat = await callReadScript<unknown[]>(client, SCRIPTS.pageChanges, 0, [cursor, pattern, String(count), ...BOUNDS, String(CHUNK_KEYS), digests, whole], true);
+export async function pageChanges(client: Redis, cursor: string, pattern: string, count: number, digests: string, whole: string, ahead: ReadonlyArray<{ cursor: string; whole: string }> = [], chainMicros = CHAIN_MICROS): Promise<PageChanges> {
+  const args = [cursor, pattern, String(count), ...BOUNDS, String(CHUNK_KEYS), digests, whole, String(chainMicros)];
+  for (const a of ahead) args.push(a.cursor, a.whole);
+  const flat = await callReadScript<unknown[]>(client, SCRIPTS.pageChanges, 0, args, true);
   const moved: MovedChunk[] = [];
-  for (let j = 6; j < flat.length;) {
+  for (let j = 8; j < flat.length;) {
     const index = Number(flat[j]) - 1;
     const n = Number(flat[j + 1]);
     const keys: Buffer[] = new Array(n);
@@ -273,5 +280,5 @@ export async function pageChanges(client: Redis, cursor: string, pattern: string
   }
   const all = (flat[4] as Buffer).toString('latin1');
   const page = (flat[5] as Buffer).toString('latin1');
-  return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: String(flat[2]), size: Number(flat[3]), digests: all === '' ? undefined : all, whole: page === '' ? undefined : page, moved };
+  return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: String(flat[2]), size: Number(flat[3]), digests: all === '' ? undefined : all, whole: page === '' ? undefined : page, moved, quiet: Number(flat[6]), next: String(flat[7]) };
 }

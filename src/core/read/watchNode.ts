@@ -10,7 +10,7 @@ import { scanTtlPagePlain } from './plainRead';
 import { INTERNAL_PREFIX, parseInternalKey } from '../bookkeeping/internalKeys';
 import type { InspectContext, NodeScan } from './context';
 import { readBatch, stampError } from './inspect';
-import { CHUNK_KEYS, pageChanges, scanTtlPage, type PageChanges } from './readScripts';
+import { CHAIN_PAGES, CHUNK_KEYS, pageChanges, scanTtlPage, type PageChanges } from './readScripts';
 import { JUMP_TOLERANCE_MS } from './watchDiff';
 
 /**
@@ -48,6 +48,9 @@ export interface PageMemo {
   /** Each chunk's checksum, 16 characters each, and the page's (see PAGE_CHANGES); '' where the page was listed with PTTLs. */
   digests: string;
   whole: string;
+  /** The cursor after this page, and whether its checksum stood at its last reading: a quiet page is read in a chain with the one before it. */
+  next?: string;
+  quiet?: boolean;
   ids: string[];
   /** The keys' PEXPIRETIMEs at the page's last listing (beside `ids`), where the server has it. */
   expiresAt?: number[];
@@ -140,6 +143,23 @@ function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (
   return next;
 }
 
+/**
+ * The pages after `memo` that were quiet at their last reading, in SCAN order, as far as
+ * `room` keys: one call reads them on if they still are (PAGE_CHANGES). A page that moved
+ * last time likely moves again, and would cost that call a checksum for nothing.
+ */
+function quietAhead(w: NodeWatch, p: number, memo: PageMemo, room: number): Array<{ cursor: string; whole: string }> {
+  const ahead: Array<{ cursor: string; whole: string }> = [];
+  for (let cursor = memo.next; ahead.length < CHAIN_PAGES && cursor !== undefined && cursor !== '0';) {
+    const page = w.pages.get(`${p} ${cursor}`);
+    if (!page?.quiet || page.whole === '' || page.ids.length > room) break;
+    room -= page.ids.length;
+    ahead.push({ cursor, whole: page.whole });
+    cursor = page.next;
+  }
+  return ahead;
+}
+
 export interface NodeWatch {
   scan: NodeScan;
   /** `${pattern index} ${cursor}` -> what that page held when its digest was taken. */
@@ -201,8 +221,9 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
         const sent = clockNow();
         if (w.digests) {
           let changes: PageChanges | undefined;
+          const ahead = memo ? quietAhead(w, p, memo, budgeted ? budget - scanned - memo.ids.length : Infinity) : [];
           try {
-            changes = await withDeadline(pageChanges(client, cursor, pattern, SCAN_COUNT, memo?.digests ?? '', memo?.whole ?? ''), ctx.commandTimeoutMs, true);
+            changes = await withDeadline(pageChanges(client, cursor, pattern, SCAN_COUNT, memo?.digests ?? '', memo?.whole ?? '', ahead), ctx.commandTimeoutMs, true);
           } catch (e) {
             if (!PEXPIRETIME_MISSING.test(e instanceof Error ? e.message : '')) throw e;
             w.digests = false;
@@ -222,10 +243,22 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
             } else if (changes.whole !== undefined) {
               next = { ...memo!, digests: changes.digests ?? memo!.digests, whole: changes.whole };
             }
+            // The page's checksum stood (and so did its size and every chunk).
+            next.quiet = changes.whole === undefined;
+            next.next = changes.cursor;
             pages.set(memoKey, next);
             scanned += changes.size;
             scanPages++;
-            cursor = changes.cursor;
+            // Pages after it the call found where, and as, the last tick left them.
+            for (let j = 0; j < changes.quiet; j++) {
+              const key = `${p} ${ahead[j].cursor}`;
+              const same = w.pages.get(key)!;
+              if (j === changes.quiet - 1) same.next = changes.next;
+              pages.set(key, same);
+              scanned += same.ids.length;
+              scanPages++;
+            }
+            cursor = changes.next;
             continue;
           }
         }

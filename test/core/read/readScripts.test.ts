@@ -277,4 +277,42 @@ describe('a watch page by its chunks (pageChanges)', function () {
       assert.deepEqual(new Set(now), new Set([...names.filter((n) => n !== victim), `${victim}x`]));
     });
   });
+
+  it('goes on over the pages expected next while they are where, and as, they were; stops before one that moved', async () => {
+    await withClient(server, async (c) => {
+      await c.flushall();
+      for (let i = 0; i < 4000; i += 1000) {
+        const p = c.pipeline();
+        for (let j = i; j < i + 1000; j++) p.set(`lock:chain:${j}`, `token-${j}`, 'PX', 600_000);
+        await p.exec();
+      }
+      // Every page once, as a first tick lists them.
+      const pages: Array<{ cursor: string; whole: string; keys: string[] }> = [];
+      let cursor = '0';
+      do {
+        const r = await pageChanges(c, cursor, 'lock:chain:*', 1000, '', '');
+        assert.equal(r.quiet, 0, 'nothing ahead was asked for');
+        pages.push({ cursor, whole: r.whole!, keys: r.moved.flatMap((m) => m.keys.map((k) => k.toString())) });
+        cursor = r.cursor;
+      } while (cursor !== '0');
+      assert.ok(pages.length >= 3, `${pages.length} pages`);
+      const ahead = pages.slice(1).map((p) => ({ cursor: p.cursor, whole: p.whole }));
+
+      // Time enough for every page (the chain's time bound is a busy node's, not this test's).
+      const quiet = await pageChanges(c, '0', 'lock:chain:*', 1000, '', pages[0].whole, ahead, 1_000_000);
+      assert.deepEqual([quiet.quiet, quiet.next], [pages.length - 1, '0'], 'every page in one call');
+      const none = await pageChanges(c, '0', 'lock:chain:*', 1000, '', pages[0].whole, ahead, 0);
+      assert.deepEqual([none.quiet, none.next], [0, pages[1].cursor], 'no time: the first page only');
+
+      // The second page moves: the call stops before it, for the caller to read it.
+      await c.pexpire(pages[1].keys[0], 900_000);
+      const stopped = await pageChanges(c, '0', 'lock:chain:*', 1000, '', pages[0].whole, ahead, 1_000_000);
+      assert.equal(stopped.quiet, 0);
+      assert.equal(stopped.next, pages[1].cursor);
+      assert.equal(stopped.cursor, pages[1].cursor);
+      // A page expected elsewhere than SCAN goes on from is not read as quiet either.
+      const elsewhere = await pageChanges(c, '0', 'lock:chain:*', 1000, '', pages[0].whole, [{ cursor: '12345', whole: pages[1].whole }], 1_000_000);
+      assert.equal(elsewhere.quiet, 0);
+    });
+  });
 });
