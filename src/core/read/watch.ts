@@ -1,8 +1,8 @@
 // Live watch: a full snapshot first, then ticks that emit only what changed.
 // A quiet tick costs almost nothing: each SCAN page is answered by checksums of its keys'
 // absolute expiries, one per few keys (see PAGE_CHANGES); only the chunks whose checksum
-// moved are listed, and only a key that appeared, vanished, lost its TTL or whose expiry jumped
-// (a new SET, an extend) has its value read again. Only those keys, and keys whose
+// moved are listed, and only a key that appeared, vanished, lost its TTL or whose expiry
+// jumped (a new SET, an extend) has its value read again. Only those keys, and keys whose
 // `expiring` flag may have flipped, are classified again. Ticks are single-flight.
 // One watcher serves any number of consumers (the CLI, the editor's views, the exporter):
 // see docs/architecture.md for the flow and docs/decisions.md for the rates.
