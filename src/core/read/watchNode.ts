@@ -187,9 +187,9 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
   // its last listing, a key that vanished is among the first and not among the second.
   let exact = w.pages.size > 0;
   const moves: Moves = { dropped: [], relisted: new Set() };
-  // Keys whose chunk moved and that may have changed: read once the pages are listed, in
-  // as few calls as they fill, not one read per page.
-  const moved: Buffer[] = [];
+  // Keys that may have changed, and keys that may have vanished: read once the pages are
+  // listed, in as few calls as they fill, not one read per page.
+  const toRead: Buffer[] = [];
   let scanned = 0;
   // Each page loaded reads at least one more SCAN page, however small maxKeys is.
   let scanPages = 0;
@@ -236,7 +236,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
               const at = changes.nodeTimeMs - known.offsetMs;
               next = applyChunks(memo, changes, (id, pttl, expiresAt, before, key) => {
                 if (mayHaveChanged(known, id, pttl, at, stampError(at, sent), expiresAt, before)) {
-                  moved.push(key);
+                  toRead.push(key);
                   dirty.add(id);
                 }
               }, moves);
@@ -270,7 +270,6 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
         const at = page.nodeTimeMs - known.offsetMs;
         const pageErr = stampError(at, sent);
         const ids: string[] = new Array(page.keys.length);
-        const toRead: Buffer[] = [];
         for (let k = 0; k < page.keys.length; k++) {
           const id = page.keys[k].toString('latin1');
           ids[k] = id;
@@ -279,29 +278,28 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
             dirty.add(id);
           }
         }
-        await readBatch(ctx, node, toRead, known);
         pages.set(memoKey, { digests: '', whole: '', ids });
         scanned += page.keys.length;
         scanPages++;
         cursor = page.cursor;
       } while (cursor !== '0');
     }
-    await readBatch(ctx, node, moved, known);
-    if (complete && listed && exact && pages.size === w.pages.size) {
+    const same = complete && listed && exact && pages.size === w.pages.size;
+    if (same) {
       // The same pages as last time: a key dropped from a chunk and listed in none is read
-      // by name. It may be gone, or listed by an unmoved page too (SCAN may list a key
-      // twice while the node rehashes).
-      const vanished: Buffer[] = [];
+      // by name, with the rest. It may be gone, or listed by an unmoved page too (SCAN may
+      // list a key twice while the node rehashes). No key listed is among them.
       for (const id of moves.dropped) {
         if (moves.relisted.has(id)) continue;
         const slot = known.reads.get(id);
         if (slot && slot.obs !== known.absent) {
-          vanished.push(Buffer.from(id, 'latin1'));
+          toRead.push(Buffer.from(id, 'latin1'));
           dirty.add(id);
         }
       }
-      await readBatch(ctx, node, vanished, known);
-    } else if (complete && listed) {
+    }
+    await readBatch(ctx, node, toRead, known);
+    if (!same && complete && listed) {
       // A key this node held but no longer lists is gone from it.
       const seen = new Set<string>();
       for (const memo of pages.values()) for (const id of memo.ids) seen.add(id);
