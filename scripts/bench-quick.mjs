@@ -25,6 +25,9 @@ run('node', ['out/bench/run.js', 'snapshot', 'discover', 'locks'], {
   BENCH_SECONDS: '0.4',
   BENCH_ROUNDS: '2',
   BENCH_WARMUP_SECONDS: '0.2',
+  // One contention phase, the issue's harness (held across one turn, retry every 10 ms).
+  BENCH_HOLD_MS: '0',
+  BENCH_RETRY_DELAY_MS: '10',
   BENCH_PEER_PIPELINING: 'off',
   BENCH_OUT: 'out/bench-quick/locks.json',
   ...(baseline ? { BENCH_BASELINE_CORE: `${baseline}/dist/core/index.js`, BENCH_CORE_VARIANTS: `before=${baseline}/out/src/core/index.js` } : {}),

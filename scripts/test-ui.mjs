@@ -229,6 +229,15 @@ async function waitFor(what, limitMs, probe) {
 const lockRow = (key) => page.locator(`${VIEW_CONTAINER} .monaco-list-row`, { hasText: key }).first();
 /** A row's text, whitespace folded. */
 const textOf = (locator) => locator.evaluate((r) => (r.textContent ?? '').replace(/\s+/g, ' ').trim());
+/** Every row the Locks view shows, as text: what a vanished tooltip's failure compares. */
+const viewRows = () => page.locator(`${VIEW_CONTAINER} .monaco-list-row`).evaluateAll((rows) => rows.map((r) => (r.textContent ?? '').replace(/\s+/g, ' ').trim()));
+/** Fails for a tooltip gone while it should stay, naming the rows that changed meanwhile. */
+async function tooltipVanished(what, ms, rowsBefore) {
+  const now = await viewRows().catch(() => []);
+  const gone = rowsBefore.filter((r) => !now.includes(r));
+  const came = now.filter((r) => !rowsBefore.includes(r));
+  fail(`${what} tooltip vanished ${ms} ms after it appeared; rows since: gone ${JSON.stringify(gone)}, new ${JSON.stringify(came)}`);
+}
 
 /** Opens a folder row (level 1 or deeper) and waits for it to say so. */
 async function openFolder(label) {
@@ -535,8 +544,9 @@ async function main() {
     // text changed is re-rendered, and the order does not move (docs/decisions.md).
     const stayMs = 4000;
     const tShown = Date.now();
+    const rowsBefore = await viewRows();
     while (Date.now() - tShown < stayMs) {
-      if (!(await hover.isVisible())) fail(`the lock:no-ttl:nightly-cleanup tooltip vanished ${Date.now() - tShown} ms after it appeared`);
+      if (!(await hover.isVisible())) await tooltipVanished('the lock:no-ttl:nightly-cleanup', Date.now() - tShown, rowsBefore);
       await sleep(200);
     }
     say(`the tooltip stayed ${stayMs} ms`);
@@ -588,8 +598,9 @@ async function main() {
     const heldText = await description();
     const stayMs = 4000;
     const tShown = Date.now();
+    const rowsBefore = await viewRows();
     while (Date.now() - tShown < stayMs) {
-      if (!(await hover.isVisible())) fail(`the ${key} tooltip vanished ${Date.now() - tShown} ms after it appeared, with its countdown running`);
+      if (!(await hover.isVisible())) await tooltipVanished(`the counting-down ${key}`, Date.now() - tShown, rowsBefore);
       await sleep(200);
     }
     say(`the counting-down ${key} tooltip stayed ${stayMs} ms (row read "${heldText}")`);

@@ -12,6 +12,7 @@ import { CliResult, runCli, startCli } from '../../cli/runCli';
 import { RedisServer, startNodes, withClient } from '../../../src/dev/redisServer';
 import { waitFor } from '../../support/wait';
 import { scanCalls } from '../../support/commandCounts';
+import { openMonitor } from '../../support/monitor';
 
 
 const digests = (servers: RedisServer[]): Promise<string[]> => Promise.all(servers.map((s) => withClient(s, async (c) => String(await c.call('DEBUG', 'DIGEST')))));
@@ -52,18 +53,14 @@ interface Seen {
 async function monitorAll(servers: RedisServer[]): Promise<{ seen: Seen[]; stop: () => Promise<void> }> {
   const seen: Seen[] = [];
   const monitors = await Promise.all(servers.map(async (s, i) => {
-    const c = s.client();
-    const m = await c.monitor();
-    m.on('monitor', (_time: string, args: string[], source: string) => seen.push({ node: i, args, source }));
-    return { c, m };
+    const m = await openMonitor(s);
+    m.monitor.on('monitor', (_time: string, args: string[], source: string) => seen.push({ node: i, args, source }));
+    return m;
   }));
   return {
     seen,
     stop: async () => {
-      for (const { c, m } of monitors) {
-        m.disconnect();
-        c.disconnect();
-      }
+      for (const m of monitors) m.close();
     },
   };
 }

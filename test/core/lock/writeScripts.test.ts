@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { acquireKeysOn, releaseKeysOn } from '../../../src/core/lock/writeScripts';
 import { RedisServer, withClient } from '../../../src/dev/redisServer';
 import { waitFor } from '../../support/wait';
+import { openMonitor } from '../../support/monitor';
 
 describe('scripts sent by hand', function () {
   this.timeout(20_000);
@@ -18,11 +19,7 @@ describe('scripts sent by hand', function () {
 
   /** The script commands `run` sends, as the node's MONITOR lists them (eval / evalsha). */
   async function scriptCommands(run: () => Promise<unknown>): Promise<string[]> {
-    const base = server.client();
-    // Ready first: its connect-time INFO must not reach a MONITOR still starting (ioredis
-    // then reads that line as a reply and fails with a command queue state error).
-    await base.ping();
-    const monitor = await base.monitor();
+    const { monitor, close } = await openMonitor(server);
     const seen: string[] = [];
     let marked = false;
     monitor.on('monitor', (_t: string, args: string[]) => {
@@ -37,8 +34,7 @@ describe('scripts sent by hand', function () {
       await withClient(server, (c) => c.call('ECHO', 'scripts-test-marker'));
       await waitFor(() => marked, 2_000, 'MONITOR to list the marker');
     } finally {
-      monitor.disconnect();
-      base.disconnect();
+      close();
     }
     return seen;
   }
