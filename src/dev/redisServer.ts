@@ -44,6 +44,9 @@ function redisCliTls(t: NonNullable<RedisServerOptions['tls']> | undefined): str
 
 const live = new Set<RedisServer>();
 
+/** The server could not bind its port: someone else listens there. */
+class PortTaken extends Error {}
+
 export function redisServerBinary(): string {
   const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).stdout.trim();
   if (!found) {
@@ -52,7 +55,23 @@ export function redisServerBinary(): string {
   return found;
 }
 
-export function freePort(): Promise<number> {
+/** Ports freePort handed out in this process: the OS may offer a port again once it was closed. */
+const handedOut = new Set<number>();
+
+/**
+ * A loopback port nothing listens on, never one handed out before in this process (a TLS
+ * server's two ports, or nodes started side by side, came out equal once in a while).
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await anyFreePort();
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
+}
+
+function anyFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.unref();
@@ -106,7 +125,15 @@ export class RedisServer {
     const server = new RedisServer(options.tls?.only ? tlsPort! : (options.port ?? (await freePort())), args, options.sentinelOf, options.tls, options.config);
     server.tlsPort = tlsPort;
     live.add(server);
-    await server.spawn();
+    try {
+      await server.spawn();
+    } catch (e) {
+      // Another process took a free port between our check and the server's bind: once
+      // more on new ports, unless the caller chose them.
+      await server.dispose();
+      if (!(e instanceof PortTaken) || options.port !== undefined) throw e;
+      return RedisServer.start(options);
+    }
     return server;
   }
 
@@ -129,10 +156,14 @@ export class RedisServer {
       '--dir', this.dir, '--enable-debug-command', 'local', '--daemonize', 'no', '--loglevel', 'warning',
       ...this.args,
     ];
-    const proc = spawn(redisServerBinary(), argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+    // Its log goes to stdout (a bind failure among it), errors of its arguments to stderr.
+    const proc = spawn(redisServerBinary(), argv, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.proc = proc;
     let stderr = '';
-    proc.stderr?.on('data', (d) => (stderr += String(d)));
+    // The last of it only: a demo's servers run for hours.
+    const keep = (d: Buffer): void => void (stderr = (stderr + String(d)).slice(-4096));
+    proc.stderr?.on('data', keep);
+    proc.stdout?.on('data', keep);
     this.exited = new Promise((resolve) => proc.once('exit', () => resolve()));
     proc.once('exit', () => {
       if (this.proc === proc) this.proc = undefined;
@@ -158,7 +189,10 @@ export class RedisServer {
   private async waitReady(stderr: () => string): Promise<void> {
     const deadline = Date.now() + 10_000;
     for (;;) {
-      if (!this.proc) throw new Error(`redis-server on port ${this.port} exited: ${stderr()}`);
+      if (!this.proc) {
+        const message = `redis-server on port ${this.port} exited: ${stderr()}`;
+        throw /Address already in use/.test(stderr()) ? new PortTaken(message) : new Error(message);
+      }
       const probe = new Redis({ port: this.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false, enableReadyCheck: false, ...this.clientExtras });
       probe.on('error', () => undefined);
       try {
@@ -167,6 +201,11 @@ export class RedisServer {
           // A password-protected or still loading node still proves it is up.
           if (!/NOAUTH|WRONGPASS|LOADING/.test(e.message)) throw e;
         });
+        // Ours, not another process that took the port first (ours then exits: PortTaken).
+        // Where INFO is refused (a password, an ACL), the answer above has to do.
+        const info = await probe.info('server').catch(() => undefined);
+        const pid = info === undefined ? undefined : /process_id:(\d+)/.exec(info)?.[1];
+        if (pid !== undefined && Number(pid) !== this.proc.pid) throw new Error(`port ${this.port} answered by pid ${pid}`);
         return;
       } catch {
         if (Date.now() > deadline) throw new Error(`redis-server on port ${this.port} did not start: ${stderr()}`);

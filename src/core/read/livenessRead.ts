@@ -4,7 +4,7 @@
 // for the snapshot and the watcher alike; one CLIENT LIST per node per run at most.
 import { quorumTokenOf } from '../vocabulary/actions';
 import { processOfCopies } from '../vocabulary/holderToken';
-import { judgeLiveness, namesHolder, renewalOf, type ConnectionSignal, type LivenessInput, type ProcessSignal, type RenewalSignal } from '../vocabulary/liveness';
+import { judgeLiveness, MISSED_INTERVALS, namesHolder, renewalOf, type ConnectionSignal, type LivenessInput, type ProcessSignal, type RenewalSignal } from '../vocabulary/liveness';
 import type { Liveness, LockEntry } from '../vocabulary/types';
 import { slotOf, type InspectContext, type NodeScan } from './context';
 import { readClients, reasonsText, type NodeClients } from './clientsRead';
@@ -73,6 +73,19 @@ export class RenewalPulse {
   /** Pulses kept: at most the bound given at construction. */
   get size(): number {
     return this.pulses.size;
+  }
+
+  /**
+   * The instant time alone would turn `key`'s pulse from renewing to stopped (renewalOf:
+   * a renewal missed); Infinity where time alone changes nothing: no pulse, a new token,
+   * fewer than two renewals, or already stopped, where only a renewal (read anew) does.
+   */
+  stopsAt(key: string, token: string): number {
+    const p = this.pulses.get(key);
+    if (p === undefined || p.token !== token || p.renewals.length < 2) return Infinity;
+    const last = p.renewals[p.renewals.length - 1];
+    const every = renewalOf(p.renewals, p.from, last).everyMs;
+    return every === null ? Infinity : last + MISSED_INTERVALS * every;
   }
 
   /** The renewal signal of `key` held by `token`, as of `nowMs`. */

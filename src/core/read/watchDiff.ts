@@ -23,6 +23,11 @@ export interface Known {
   skipped?: SkippedKey;
   /** Its waiters' process ids (holdersRead.ts), kept for the cycles of later ticks; none without waiters. */
   waiterProcesses?: WaiterProcesses;
+  /**
+   * Local epoch ms until which its liveness verdict cannot move unless the lock is read
+   * again (watch.ts `judgeAgainAt`); a lock whose token names its holder is judged every tick.
+   */
+  judgeAt?: number;
 }
 
 /** The same entry with each present copy's PTTL counted down to `nowMs`. */

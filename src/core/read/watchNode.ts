@@ -88,6 +88,16 @@ function mayHaveChanged(known: NodeScan, id: string, pttl: number, at: number, p
   return Math.abs(at + pttl - (slot!.stamp.at + o.pttlMs)) > JUMP_TOLERANCE_MS + pageErr + slot!.stamp.err;
 }
 
+/**
+ * Whether `id` is the latin1 form of `key`'s bytes. Most keys of a moved chunk are the ones
+ * it listed before: comparing spares a new string for each (a chunk moves for one key of 8).
+ */
+function isLatin1Of(id: string, key: Buffer): boolean {
+  if (id.length !== key.length) return false;
+  for (let i = 0; i < key.length; i++) if (id.charCodeAt(i) !== key[i]) return false;
+  return true;
+}
+
 /** Keys a page's moved chunks no longer list where they were, and keys they list where others were. */
 interface Moves {
   dropped: string[];
@@ -105,7 +115,10 @@ function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (
   const next: PageMemo = inPlace ? memo : { digests: '', whole: '', ids: new Array(changes.size), expiresAt: new Array(changes.size) };
   const look = lookup(memo);
   // Writes wait until every moved key was looked up in the last listing, which they change.
-  const writes: Array<number | string> = [];
+  // Three arrays, not one of triples: an expiry in a mixed array is a boxed number each.
+  const at: number[] = [];
+  const ids: string[] = [];
+  const expiries: number[] = [];
   let m = 0;
   for (let c = 0, from = 0; from < changes.size; c++, from += CHUNK_KEYS) {
     const chunk = changes.moved[m];
@@ -120,23 +133,25 @@ function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (
     }
     m++;
     for (let k = 0; k < chunk.keys.length; k++) {
-      const id = chunk.keys[k].toString('latin1');
-      const e = chunk.expiresAt[k];
       // Without a last listing the tick cannot tell what vanished by what moved (refreshNode).
       const was = memo?.ids[from + k];
+      const id = was !== undefined && isLatin1Of(was, chunk.keys[k]) ? was : chunk.keys[k].toString('latin1');
+      const e = chunk.expiresAt[k];
       if (memo && was !== id) {
         if (was !== undefined) moves.dropped.push(was);
         moves.relisted.add(id);
       }
       // A key past its expiry but not yet evicted reads as 0 left, as PTTL would near its end.
       listed(id, e < 0 ? e : Math.max(0, Math.round(e - changes.nodeTimeMs)), e, look(id, from + k), chunk.keys[k]);
-      writes.push(from + k, id, e);
+      at.push(from + k);
+      ids.push(id);
+      expiries.push(e);
     }
   }
   if (memo) for (let k = changes.size; k < memo.ids.length; k++) moves.dropped.push(memo.ids[k]);
-  for (let j = 0; j < writes.length; j += 3) {
-    next.ids[writes[j] as number] = writes[j + 1] as string;
-    next.expiresAt![writes[j] as number] = writes[j + 2] as number;
+  for (let j = 0; j < at.length; j++) {
+    next.ids[at[j]] = ids[j];
+    next.expiresAt![at[j]] = expiries[j];
   }
   next.digests = changes.digests ?? memo?.digests ?? '';
   next.whole = changes.whole ?? memo?.whole ?? '';

@@ -1,6 +1,7 @@
 // Is the holder alive? Real holders in processes of their own, killed and paused, a
-// Redisson-layout lock renewed by a script, and a user denied CLIENT LIST; on real nodes.
-// The renewal pulse's bound, on built entries.
+// Redisson-layout lock and a lock whose token names no holder, renewed by a script, and a
+// user denied CLIENT LIST; on real nodes. The renewal pulse's bound and its stopping
+// instant, on built entries.
 import assert from 'node:assert/strict';
 import Redis from 'ioredis';
 import { Redlock, type LockEntry, type LivenessVerdict, type Watcher } from '../../../src/core';
@@ -92,29 +93,47 @@ describe('liveness: is the holder alive?', function () {
     assert.ok(!seen.includes('gone'), `verdicts seen: ${seen.join(', ')}`);
   });
 
-  it('a Redisson-layout lock renewed by a script is "alive"; when the script stops, "stopped renewing" after 1.5 intervals', async () => {
+  /**
+   * `key`, written on every node by `write`, renewed every second by a script until it is
+   * "alive" with an interval (`alive` checks that entry); then the renewals stop, and it
+   * must turn "stopped renewing" once a renewal is missed, 1.5 intervals after the last.
+   */
+  async function renewThenStop(key: string, write: (c: Redis) => Promise<unknown>, alive: (e: LockEntry) => void): Promise<void> {
     const cs = fx.servers.map((s) => new Redis(s.url));
     clients.push(...cs);
-    const renew = (): Promise<unknown> => Promise.all(cs.map((c) => c.pexpire('myLock:job', 3000)));
-    await Promise.all(cs.map((c) => c.hset('myLock:job', `${UUID}:61`, '1')));
+    const renew = (): Promise<unknown> => Promise.all(cs.map((c) => c.pexpire(key, 3000)));
+    await Promise.all(cs.map(write));
     await renew();
     const w = watch(fx.rl);
     // The script's pulse: every 1 s (Redisson's watchdog: every lockWatchdogTimeout/3).
     let renewals = 0;
     const timer = setInterval(() => void renew().then(() => renewals++), 1000);
     try {
-      const alive = await untilSays(w, 'myLock:job', 'renewal', /^renewed .* ago, every/, 10_000);
-      assert.equal(alive.liveness!.verdict, 'alive');
-      assert.match(says(alive, 'renewal'), /^renewed .* ago, every (9\d\d ms|1\.[01] s)$/);
-      assert.match(says(alive, 'connection'), /no connection names this holder/);
+      const e = await untilSays(w, key, 'renewal', /^renewed .* ago, every/, 10_000);
+      assert.equal(e.liveness!.verdict, 'alive');
+      assert.match(says(e, 'renewal'), /^renewed .* ago, every (9\d\d ms|1\.[01] s)$/);
+      alive(e);
     } finally {
       clearInterval(timer);
     }
     const stoppedAt = Date.now();
-    const stopped = await until(w, 'myLock:job', 'stopped-renewing', 5_000);
+    const stopped = await until(w, key, 'stopped-renewing', 5_000);
     assert.ok(Date.now() - stoppedAt >= 300, 'not before a renewal was missed');
     assert.match(says(stopped, 'renewal'), /^no renewal for (1\.[4-9]|2\.\d) s \(every (9\d\d ms|1\.[01] s) before\)$/);
     assert.ok(renewals >= 2);
+  }
+
+  it('a Redisson-layout lock renewed by a script is "alive"; when the script stops, "stopped renewing" after 1.5 intervals', async () => {
+    await renewThenStop('myLock:job', (c) => c.hset('myLock:job', `${UUID}:61`, '1'), (e) => {
+      assert.match(says(e, 'connection'), /no connection names this holder/);
+    });
+  });
+
+  it('a lock whose token names no holder (a random hex token) renewed every second is "alive", and "stopped renewing" 1.5 intervals after its last renewal though its key is never read again', async () => {
+    await renewThenStop('lock:anonymous', (c) => c.set('lock:anonymous', 'a3f1'.repeat(10), 'PX', 3000), (e) => {
+      assert.equal(e.holder ?? null, null, 'a token that names no holder');
+      assert.match(says(e, 'connection'), /its token names no client to look for/);
+    });
   });
 
   it('a user denied CLIENT LIST gets "unknown" with the reason, and no error', async () => {
@@ -165,5 +184,19 @@ describe('liveness: the renewal pulse a watch keeps', () => {
     // The oldest was dropped: the same jump starts it anew, no renewal seen.
     pulse.note(lockEntry('k0', [present('a', 't0', 10_000)]), 'k0', [], false, 5_000);
     assert.equal(pulse.signal('k0', 't0', 5_000).lastMs, null);
+  });
+
+  it('says when time alone would turn a renewing lock stopped: 1.5 of its intervals after its last renewal, never with fewer than two renewals or for another token', () => {
+    const pulse = new RenewalPulse();
+    const at = (t: number): void => pulse.note(lockEntry('k', [present('a', 't', 10_000)]), 'k', [], false, t);
+    at(1_000);
+    at(2_000);
+    assert.equal(pulse.stopsAt('k', 't'), Infinity, 'one renewal: no interval yet');
+    at(3_000);
+    assert.equal(pulse.stopsAt('k', 't'), 4_500);
+    assert.equal(pulse.signal('k', 't', 4_500).state, 'renewing');
+    assert.equal(pulse.signal('k', 't', 4_501).state, 'stopped');
+    assert.equal(pulse.stopsAt('k', 'another'), Infinity);
+    assert.equal(pulse.stopsAt('unknown', 't'), Infinity);
   });
 });
