@@ -112,7 +112,7 @@ export class RedisServer {
   /** The TLS port, when started with `tls`. */
   tlsPort: number | undefined;
 
-  static async start(options: RedisServerOptions = {}): Promise<RedisServer> {
+  static async start(options: RedisServerOptions = {}, attempt = 1): Promise<RedisServer> {
     const args = [...(options.args ?? [])];
     let tlsPort: number | undefined;
     if (options.tls) {
@@ -128,11 +128,11 @@ export class RedisServer {
     try {
       await server.spawn();
     } catch (e) {
-      // Another process took a free port between our check and the server's bind: once
-      // more on new ports, unless the caller chose them.
+      // Another process took a free port between our check and the server's bind: again
+      // on new ports (twice at most), unless the caller chose them.
       await server.dispose();
-      if (!(e instanceof PortTaken) || options.port !== undefined) throw e;
-      return RedisServer.start(options);
+      if (!(e instanceof PortTaken) || options.port !== undefined || attempt >= 3) throw e;
+      return RedisServer.start(options, attempt + 1);
     }
     return server;
   }
