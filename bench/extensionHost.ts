@@ -72,8 +72,9 @@ function churn(servers: RedisServer[], keys: number, perSecond: number): () => P
 function runHost(urls: string[], skipFloor: boolean): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     const script = join(__dirname, '..', '..', 'scripts', 'bench-host.mjs');
-    // The heap probe talks to the inspector over WebSocket, a flag away on Node 20.
-    const flags = /^(1|true|yes)$/i.test(process.env.BENCH_HOST_HEAP ?? '') && typeof WebSocket === 'undefined' ? ['--experimental-websocket'] : [];
+    // The heap and share probes talk to the inspector over WebSocket, a flag away on Node 20.
+    const probe = /^(1|true|yes)$/i.test(process.env.BENCH_HOST_HEAP ?? '') || /^(1|true|yes)$/i.test(process.env.BENCH_HOST_SHARE ?? '');
+    const flags = probe && typeof WebSocket === 'undefined' ? ['--experimental-websocket'] : [];
     const child = spawn(process.execPath, [...flags, script, EXTENSION_DIR, ...urls], {
       env: { ...process.env, BENCH_HOST_PHASE_SECONDS: PHASE_SECONDS, BENCH_HOST_VISIBLE_SECONDS: VISIBLE_SECONDS, BENCH_HOST_SKIP_FLOOR: skipFloor ? '1' : '' },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -129,6 +130,12 @@ export async function runExtensionHostBench(): Promise<boolean> {
   ]);
   console.log(`\nextension host (real VS Code: code-server + Chromium), ${LABEL}; CPU as % of one core; targets: visible < 5 %, RSS < 150 MB in 60 s and < 50 MB more to 300 s, first rows < 1.5 s`);
   console.log(table(['deployment', 'visible', 'hidden', 'never opened', 'floor (no ext.)', 'RSS growth, visible', 'first rows: click / startup, from the workbench (live) / from the reload (live)'], rows));
+  for (const r of results) {
+    const share = r.share as Record<'never' | 'visible' | 'hidden', { oursPercent: number; gcPercent: number }> | undefined;
+    if (!share) continue;
+    const each = (k: 'never' | 'visible' | 'hidden'): string => `${k} ${share[k].oursPercent.toFixed(2)} %`;
+    console.log(`\n${Number(r.keys).toLocaleString('en-US')} keys, our code's share of the host's main thread (CPU profile; target < 1 %): ${each('never')}, ${each('visible')}, ${each('hidden')}; the garbage collector's, everyone's: ${share.never.gcPercent.toFixed(2)} / ${share.visible.gcPercent.toFixed(2)} / ${share.hidden.gcPercent.toFixed(2)} %`);
+  }
   for (const r of results) {
     const heap = r.heap as { start: { heapUsedMb: number }; at60?: { heapUsedMb: number; rssMb: number }; end: { heapUsedMb: number; rssMb: number }; promotedAfter60?: { totalKb: number; bySiteKb: Array<[string, number]> } } | undefined;
     if (!heap) continue;

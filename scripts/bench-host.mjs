@@ -14,7 +14,14 @@
 // Prints one JSON line on stdout.
 //
 //   node scripts/bench-host.mjs <extensionDir> <url>... (env: BENCH_HOST_PHASE_SECONDS,
-//   BENCH_HOST_VISIBLE_SECONDS, BENCH_HOST_SKIP_FLOOR=1, BENCH_HOST_VERBOSE=1, BENCH_HOST_HEAP=1)
+//   BENCH_HOST_VISIBLE_SECONDS, BENCH_HOST_SKIP_FLOOR=1, BENCH_HOST_VERBOSE=1, BENCH_HOST_HEAP=1,
+//   BENCH_HOST_SHARE=1)
+//
+// BENCH_HOST_SHARE=1 (Node 20: with --experimental-websocket) profiles the extension host's
+// main thread through each phase with the extension (never opened, visible, hidden) and
+// notes our own share: the samples with a frame of our bundle on their stack, in % of a
+// core, beside the garbage collector's (everyone's). The profiler costs the host CPU of
+// its own, so the phases' process CPU of such a run is not the figure to report.
 //
 // BENCH_HOST_HEAP=1 (Node 20: with --experimental-websocket) opens the extension host's
 // inspector (`--inspect-extensions`): the visible phase then notes the live heap after a
@@ -22,7 +29,8 @@
 // allocated after 60 s and outlived a young-generation GC (alive at the end, or collected
 // by a full GC: what makes the old generation, and so RSS, grow between full GCs), summed
 // by allocating function and by the nearest function of ours on its stack. With
-// BENCH_HOST_HEAP_DUMP=dir too, the profiles go there, the visible phase's CPU profile with them.
+// BENCH_HOST_HEAP_DUMP=dir too, the profiles go there, the visible phase's CPU profile with them
+// (and, with BENCH_HOST_SHARE, the never-opened and hidden phases' too).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +45,12 @@ const VIEW_CONTAINER = '[id="workbench.view.extension.redlock"]';
 const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 const heapProbe = envFlag('BENCH_HOST_HEAP');
+/**
+ * A frame of our installed bundle. Not just "redlock": code-server itself runs from the
+ * tools cache (`~/.cache/redlock-inspector-tools`), so every VS Code frame says it too.
+ */
+const OUR_BUNDLE = /\/extensions\/redlock-inspector\.redlock-inspector-[^/]+\//;
+const shareProbe = envFlag('BENCH_HOST_SHARE');
 const say = (m) => process.stderr.write(`[bench-host] ${m}\n`);
 
 const [extensionDir, ...urls] = process.argv.slice(2);
@@ -183,7 +197,7 @@ function heapGrowers(profile, top = 15) {
     if (node.selfSize > 0) {
       const site = frame(node.callFrame);
       bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
-      const ours = [...here].reverse().find((f) => /redlock/.test(f.url));
+      const ours = [...here].reverse().find((f) => OUR_BUNDLE.test(f.url));
       const key = ours ? frame(ours) : '(no frame of ours)';
       byOurs.set(key, (byOurs.get(key) ?? 0) + node.selfSize);
     }
@@ -206,12 +220,60 @@ async function waitFor(what, limitMs, probe) {
   throw new Error(`${what}: not within ${limitMs} ms`);
 }
 
+/**
+ * The extension's own share of a phase, from a CPU profile of the extension host's main
+ * thread: the samples with a frame of our bundle on their stack, as % of one core over the
+ * profile's span, and the garbage collector's (everyone's: VS Code's and ours) beside it.
+ * The host's process CPU cannot tell us from its floor within a point; this can.
+ */
+function shareOf(profile) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const oursById = new Map();
+  const isOurs = (id) => {
+    let v = oursById.get(id);
+    if (v === undefined) {
+      const n = byId.get(id);
+      v = OUR_BUNDLE.test(n.callFrame.url) || (parent.has(id) && isOurs(parent.get(id)));
+      oursById.set(id, v);
+    }
+    return v;
+  };
+  let ours = 0;
+  let gc = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const us = profile.timeDeltas[i + 1] ?? 0;
+    const id = profile.samples[i];
+    if (byId.get(id).callFrame.functionName === '(garbage collector)') gc += us;
+    else if (isOurs(id)) ours += us;
+  }
+  const span = profile.endTime - profile.startTime;
+  const pct = (us) => Math.round((us / span) * 10000) / 100;
+  return { oursPercent: pct(ours), gcPercent: pct(gc), seconds: Math.round(span / 1e5) / 10 };
+}
+
+/** Keeps a profile in BENCH_HOST_HEAP_DUMP, where one is given (for DevTools). */
+function keepProfile(name, profile) {
+  if (process.env.BENCH_HOST_HEAP_DUMP) writeFileSync(join(process.env.BENCH_HOST_HEAP_DUMP, name), JSON.stringify(profile));
+}
+
+/** `run` with the host's CPU profiled: its result and the extension's share (shareOf). */
+async function profiled(session, run) {
+  await session.send('Profiler.enable');
+  await session.send('Profiler.setSamplingInterval', { interval: 1000 });
+  await session.send('Profiler.start');
+  const result = await run();
+  const { profile } = await session.send('Profiler.stop');
+  return { result, profile, share: shareOf(profile) };
+}
+
 /** A CPU profile's self time by function, and by where the code comes from, in ms. */
 function cpuByFunction(profile, top = 25) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map();
   const bySource = new Map();
-  const source = (url) => (!url ? '(vm)' : /redlock/.test(url) ? 'ours' : /extHost|vs\/workbench|vs\/base|vs\/platform/.test(url) ? 'vscode' : /^node:/.test(url) ? 'node' : url.split('/').slice(-2).join('/'));
+  const source = (url) => (!url ? '(vm)' : OUR_BUNDLE.test(url) ? 'ours' : /extHost|vs\/workbench|vs\/base|vs\/platform/.test(url) ? 'vscode' : /^node:/.test(url) ? 'node' : url.split('/').slice(-2).join('/'));
   for (let i = 0; i < profile.samples.length; i++) {
     const n = byId.get(profile.samples[i]);
     const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
@@ -232,7 +294,7 @@ async function startWorkbench(tools, { withExtension }) {
   const dirs = makeWorkbenchDirs(tmp);
   // The extension writes its startup marks here (src/extension/startupTrace.ts); a build without them writes none.
   const env = codeServerEnv(dirs, { REDLOCK_STARTUP_TRACE: join(tmp, 'startup-trace.jsonl') });
-  const inspectPort = heapProbe && withExtension ? await freePort() : undefined;
+  const inspectPort = (heapProbe || shareProbe) && withExtension ? await freePort() : undefined;
   if (withExtension) {
     const vsix = join(tmp, 'redlock-inspector.vsix');
     const pack = spawnSync('npx', ['vsce', 'package', '--no-dependencies', '--out', vsix], { cwd: extensionDir, encoding: 'utf8', timeout: 180_000 });
@@ -295,34 +357,43 @@ async function main() {
   }
 
   const { page, pid, inspectPort } = await startWorkbench(tools, { withExtension: true });
+  // The share probe profiles every phase, the one before the view opens too.
+  let session = shareProbe ? await inspectorSession(inspectPort) : undefined;
+  if (shareProbe) out.share = {};
   // onStartupFinished activates it; its first (hidden-rate) read follows.
   await sleep(8000);
-  out.never = await measure(pid, PHASE_S);
+  if (shareProbe) {
+    const p = await profiled(session, () => measure(pid, PHASE_S));
+    out.never = p.result;
+    out.share.never = p.share;
+    keepProfile('never.cpuprofile', p.profile);
+  } else out.never = await measure(pid, PHASE_S);
   say(`never opened: ${out.never.cpuPercent.toFixed(1)} %`);
 
   const click = Date.now();
   await page.locator('.activitybar [aria-label="Redlock"]').first().click();
   out.firstRowsAfterClickMs = await firstRows(page, click);
   say(`first rows ${out.firstRowsAfterClickMs} ms after the click`);
-  const session = inspectPort ? await inspectorSession(inspectPort) : undefined;
-  if (session) out.heap = { start: await liveHeap(session, pid) };
+  session ??= heapProbe ? await inspectorSession(inspectPort) : undefined;
+  if (heapProbe) out.heap = { start: await liveHeap(session, pid) };
   // With a dump folder: where the visible phase's CPU goes, for DevTools (visible.cpuprofile).
-  const cpuDump = session && process.env.BENCH_HOST_HEAP_DUMP;
-  if (cpuDump) {
-    await session.send('Profiler.enable');
-    await session.send('Profiler.setSamplingInterval', { interval: 1000 });
-    await session.send('Profiler.start');
-  }
-  out.visible = await measure(pid, VISIBLE_S, {
-    at60: session
-      ? async () => {
-          out.heap.at60 = await liveHeap(session, pid);
-          await session.send('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: false });
-        }
-      : undefined,
-  });
-  if (cpuDump) writeFileSync(join(cpuDump, 'visible.cpuprofile'), JSON.stringify((await session.send('Profiler.stop')).profile));
-  if (session) {
+  const cpuDump = heapProbe && process.env.BENCH_HOST_HEAP_DUMP;
+  const visible = () =>
+    measure(pid, VISIBLE_S, {
+      at60: heapProbe
+        ? async () => {
+            out.heap.at60 = await liveHeap(session, pid);
+            await session.send('HeapProfiler.startSampling', { samplingInterval: 16384, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: false });
+          }
+        : undefined,
+    });
+  if (cpuDump || shareProbe) {
+    const p = await profiled(session, visible);
+    out.visible = p.result;
+    if (shareProbe) out.share.visible = p.share;
+    keepProfile('visible.cpuprofile', p.profile);
+  } else out.visible = await visible();
+  if (heapProbe) {
     out.heap.end = await liveHeap(session, pid);
     if (out.heap.at60) {
       const { profile } = await session.send('HeapProfiler.getSamplingProfile');
@@ -330,7 +401,6 @@ async function main() {
       out.heap.promotedAfter60 = heapGrowers(profile);
       if (process.env.BENCH_HOST_HEAP_DUMP) writeFileSync(join(process.env.BENCH_HOST_HEAP_DUMP, 'promoted.heapprofile'), JSON.stringify(profile));
     }
-    session.close();
     say(`heap: ${JSON.stringify(out.heap)}`);
     out.heap.sessionUrl = session.url;
   }
@@ -343,7 +413,15 @@ async function main() {
 
   await page.locator('.activitybar [aria-label^="Explorer"]').first().click();
   await sleep(1000);
-  out.hidden = await measure(pid, PHASE_S);
+  if (shareProbe) {
+    const p = await profiled(session, () => measure(pid, PHASE_S));
+    out.hidden = p.result;
+    out.share.hidden = p.share;
+    keepProfile('hidden.cpuprofile', p.profile);
+    say(`our share by CPU profile: ${JSON.stringify(out.share)}`);
+  } else out.hidden = await measure(pid, PHASE_S);
+  const before = session?.url;
+  session?.close();
   say(`hidden: ${out.hidden.cpuPercent.toFixed(1)} %`);
 
   // The view open at startup: a new window (and extension host) on the Redlock container.
@@ -353,7 +431,7 @@ async function main() {
   await page.reload({ waitUntil: 'domcontentloaded' });
   // With the heap probe: a CPU profile of the new extension host from its inspector's first answer to the first live rows.
   const profiling = inspectPort
-    ? inspectorSession(inspectPort, out.heap?.sessionUrl).then(async (s) => {
+    ? inspectorSession(inspectPort, before).then(async (s) => {
         await s.send('Profiler.enable');
         await s.send('Profiler.setSamplingInterval', { interval: 500 });
         await s.send('Profiler.start');
