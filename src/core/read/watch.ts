@@ -385,11 +385,10 @@ export class Watcher {
     const knownIds: string[] = [];
     this.known.forEach((k, id) => {
       if (k.kind !== 'lock' || fresh.has(id)) return;
-      // A holder its token does not name has no connection or process to look at: its
-      // verdict moves only with its renewal pulse, that is when its key is read again or
-      // when a renewal comes late. Such locks are most of a large keyspace; judging each
-      // of them every tick cost a watch of 10,000 renewed locks a tenth of its tick.
-      if (k.entry!.holder == null && nowMs <= (k.judgeAt ?? -Infinity)) return;
+      // Not before its verdict may have moved (judgeAgainAt): a holder its token does not
+      // name moves only with its renewal pulse. Such locks are most of a large keyspace;
+      // judging each of them every tick cost a watch of 10,000 renewed locks a tenth of its tick.
+      if (nowMs <= (k.judgeAt ?? -Infinity)) return;
       knownIds.push(id);
       entries.push(k.entry!);
     });
