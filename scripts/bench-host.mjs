@@ -15,7 +15,8 @@
 //
 //   node scripts/bench-host.mjs <extensionDir> <url>... (env: BENCH_HOST_PHASE_SECONDS,
 //   BENCH_HOST_VISIBLE_SECONDS, BENCH_HOST_SKIP_FLOOR=1, BENCH_HOST_VERBOSE=1, BENCH_HOST_HEAP=1,
-//   BENCH_HOST_SHARE=1)
+//   BENCH_HOST_SHARE=1, BENCH_HOST_STARTUPS=N: N reloads with the view open, medians reported,
+//   BENCH_HOST_SKIP_BARE=1: without the plain extension's startups)
 //
 // BENCH_HOST_SHARE=1 (Node 20: with --experimental-websocket) profiles the extension host's
 // main thread through each phase with the extension (never opened, visible, hidden) and
@@ -34,12 +35,16 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ensureTools } from './vscode-tools.mjs';
 import { closeBrowser, codeServerEnv, dataDirArgs, envFlag, finishOnSignals, freePort, killGroupsOnExit, launchBrowser, makeWorkbenchDirs, QUIET_USER_SETTINGS, serveArgs, sleep, spawnCodeServer, stopGroup, waitForHealth, workbenchPage, writeUserSettings } from './workbench.mjs';
 
 const PHASE_S = Number(process.env.BENCH_HOST_PHASE_SECONDS ?? 60);
 const VISIBLE_S = Number(process.env.BENCH_HOST_VISIBLE_SECONDS ?? PHASE_S);
+/** This repository's vsce: it packages ours, or another extension's folder. */
+const VSCE = join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '.bin', 'vsce');
+const STARTUPS = Math.max(1, Number(process.env.BENCH_HOST_STARTUPS ?? 5));
 const verbose = envFlag('BENCH_HOST_VERBOSE');
 const VIEW_CONTAINER = '[id="workbench.view.extension.redlock"]';
 const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
@@ -289,16 +294,18 @@ function cpuByFunction(profile, top = 25) {
 
 // ---- one workbench ----
 
+/** `withExtension`: ours (true), none (false), or the folder of another extension. */
 async function startWorkbench(tools, { withExtension }) {
   tmp = mkdtempSync(join(tmpdir(), 'redlock-bench-host-'));
   const dirs = makeWorkbenchDirs(tmp);
   // The extension writes its startup marks here (src/extension/startupTrace.ts); a build without them writes none.
   const env = codeServerEnv(dirs, { REDLOCK_STARTUP_TRACE: join(tmp, 'startup-trace.jsonl') });
-  const inspectPort = (heapProbe || shareProbe) && withExtension ? await freePort() : undefined;
+  const inspectPort = (heapProbe || shareProbe) && withExtension === true ? await freePort() : undefined;
   if (withExtension) {
     const vsix = join(tmp, 'redlock-inspector.vsix');
-    const pack = spawnSync('npx', ['vsce', 'package', '--no-dependencies', '--out', vsix], { cwd: extensionDir, encoding: 'utf8', timeout: 180_000 });
-    if (pack.status !== 0) throw new Error(`vsce package failed in ${extensionDir}:\n${pack.stdout}${pack.stderr}`);
+    const dir = typeof withExtension === 'string' ? withExtension : extensionDir;
+    const pack = spawnSync(VSCE, ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', vsix], { cwd: dir, encoding: 'utf8', timeout: 180_000 });
+    if (pack.status !== 0) throw new Error(`vsce package failed in ${dir}:\n${pack.stdout}${pack.stderr}`);
     const inst = spawnSync(tools.node, [tools.codeServerEntry, ...dataDirArgs(dirs), '--install-extension', vsix], { env, encoding: 'utf8', timeout: 180_000 });
     if (!/successfully installed/i.test(inst.stdout + inst.stderr)) throw new Error(`--install-extension did not confirm:\n${inst.stdout}${inst.stderr}`);
   }
@@ -342,6 +349,117 @@ function startupSteps(file, shown) {
   }
   const { marks } = JSON.parse(lines[lines.length - 1]);
   return marks.map(([step, at]) => [step, at - shown]);
+}
+
+/** STARTUPS reloads with the Locks view open; medians, each run kept when there are several. */
+async function startups(page, inspectPort, before, who = 'ours') {
+  await page.locator('.activitybar [aria-label="Redlock"]').first().click();
+  await sleep(1500);
+  const runs = [];
+  for (let i = 0; i < STARTUPS; i++) {
+    const one = await startupOnce(page, inspectPort, before, i === 0);
+    before = one.url;
+    delete one.url;
+    runs.push(one);
+    say(`${who}, view open at startup: first rows ${one.firstRowsAtStartupMs} ms, first live rows ${one.firstLiveRowsAtStartupMs} ms after the workbench appeared (${one.firstRowsFromReloadMs} and ${one.firstLiveRowsFromReloadMs} ms after the reload)`);
+    if (one.startupSteps) say(`startup steps (ms after the workbench appeared): ${one.startupSteps.map(([s, ms]) => `${s} ${ms}`).join(', ')}`);
+  }
+  const out = {};
+  for (const k of ['workbenchAfterReloadMs', 'firstRowsAtStartupMs', 'firstLiveRowsAtStartupMs', 'firstRowsFromReloadMs', 'firstLiveRowsFromReloadMs']) out[k] = median(runs.map((r) => r[k]));
+  const steps = (runs.find((r) => r.firstRowsAtStartupMs === out.firstRowsAtStartupMs) ?? runs[0]).startupSteps;
+  if (steps) out.startupSteps = steps;
+  if (runs[0].startupProfile) out.startupProfile = runs[0].startupProfile;
+  if (STARTUPS > 1) {
+    out.startups = runs.map(({ startupProfile: _, ...r }) => r);
+    say(`${who}, startups (median of ${STARTUPS}): first rows ${out.firstRowsAtStartupMs} ms (${runs.map((r) => r.firstRowsAtStartupMs).join(', ')}), live ${out.firstLiveRowsAtStartupMs} ms (${runs.map((r) => r.firstLiveRowsAtStartupMs).join(', ')})`);
+  }
+  return out;
+}
+
+/**
+ * The plain extension beside ours, written to `dir`: the same view container and Locks view,
+ * activated on it, answering with one row at once. Its first rows at startup are VS Code's
+ * part of ours.
+ */
+function bareExtension(dir) {
+  mkdirSync(join(dir, 'media'), { recursive: true });
+  const manifest = {
+    name: 'bare-tree', publisher: 'bench', version: '0.0.1', engines: { vscode: '^1.80.0' }, main: './extension.js',
+    activationEvents: ['onView:redlock.locks'],
+    contributes: { viewsContainers: { activitybar: [{ id: 'redlock', title: 'Redlock', icon: 'media/icon.svg' }] }, views: { redlock: [{ id: 'redlock.locks', name: 'Locks' }] } },
+  };
+  writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
+  writeFileSync(join(dir, 'README.md'), 'The host bench\'s plain extension: one tree row.\n');
+  writeFileSync(join(dir, 'extension.js'), [
+    "const vscode = require('vscode');",
+    'exports.activate = (context) => {',
+    "  const rows = { getChildren: (e) => (e ? [] : ['lock: one row']), getTreeItem: (e) => new vscode.TreeItem(e) };",
+    "  context.subscriptions.push(vscode.window.registerTreeDataProvider('redlock.locks', rows));",
+    '};',
+    '',
+  ].join('\n'));
+  writeFileSync(join(dir, 'media', 'icon.svg'), '<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24"><rect width="24" height="24"/></svg>\n');
+  return dir;
+}
+
+/** Middle value (the lower of the two middle ones); undefined for none. */
+function median(xs) {
+  const v = xs.filter((x) => x !== undefined).sort((a, b) => a - b);
+  return v.length ? v[Math.floor((v.length - 1) / 2)] : undefined;
+}
+
+/** One reload with the Locks view open: first rows (last-seen, then live) and the new host's marks; `profile`: a CPU profile of its start (with an inspector). */
+async function startupOnce(page, inspectPort, before, profile) {
+  const one = {};
+  // BENCH_HOST_RENDERER_PROFILE=<dir>: the workbench page's own CPU profile of the first startup.
+  const rendererDir = profile ? process.env.BENCH_HOST_RENDERER_PROFILE : undefined;
+  const cdp = rendererDir ? await page.context().newCDPSession(page) : undefined;
+  if (cdp) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
+    await cdp.send('Profiler.start');
+  }
+  const reload = Date.now();
+  await page.reload({ waitUntil: 'domcontentloaded' });
+  // With the heap probe: a CPU profile of the new extension host from its inspector's first answer to the first live rows.
+  const session = inspectPort ? inspectorSession(inspectPort, before) : undefined;
+  const profiling = profile && session
+    ? session.then(async (s) => {
+        await s.send('Profiler.enable');
+        await s.send('Profiler.setSamplingInterval', { interval: 500 });
+        await s.send('Profiler.start');
+        return { s, at: Date.now() };
+      })
+    : undefined;
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+  const shown = Date.now();
+  one.workbenchAfterReloadMs = shown - reload;
+  one.firstRowsAtStartupMs = await firstRows(page, shown);
+  // Rows from the last read (marked not live) may come first: the live ones are timed too.
+  one.firstLiveRowsAtStartupMs = await firstRows(page, shown, { live: true });
+  if (cdp) {
+    const { profile: p } = await cdp.send('Profiler.stop');
+    writeFileSync(join(rendererDir, 'renderer-startup.cpuprofile'), JSON.stringify(p));
+    writeFileSync(join(rendererDir, 'renderer-startup.json'), JSON.stringify({ reload, shown, firstRows: shown + one.firstRowsAtStartupMs }));
+    await cdp.detach();
+  }
+  if (profiling) {
+    const { s, at } = await profiling;
+    const { profile: p } = await s.send('Profiler.stop');
+    one.startupProfile = { fromMs: at - shown, ...cpuByFunction(p) };
+    if (process.env.BENCH_HOST_HEAP_DUMP) writeFileSync(join(process.env.BENCH_HOST_HEAP_DUMP, 'startup.cpuprofile'), JSON.stringify(p));
+    say(`startup CPU profile: ${JSON.stringify(one.startupProfile)}`);
+  }
+  if (session) {
+    const s = await session;
+    one.url = s.url;
+    s.close();
+  }
+  // Both clocks: from the reload (what a person waits) and from the workbench appearing (what is left once VS Code drew it).
+  one.firstRowsFromReloadMs = one.workbenchAfterReloadMs + one.firstRowsAtStartupMs;
+  one.firstLiveRowsFromReloadMs = one.workbenchAfterReloadMs + one.firstLiveRowsAtStartupMs;
+  one.startupSteps = startupSteps(join(tmp, 'startup-trace.jsonl'), shown);
+  return one;
 }
 
 async function main() {
@@ -420,45 +538,23 @@ async function main() {
     keepProfile('hidden.cpuprofile', p.profile);
     say(`our share by CPU profile: ${JSON.stringify(out.share)}`);
   } else out.hidden = await measure(pid, PHASE_S);
-  const before = session?.url;
+  const beforeUrl = session?.url;
   session?.close();
   say(`hidden: ${out.hidden.cpuPercent.toFixed(1)} %`);
 
-  // The view open at startup: a new window (and extension host) on the Redlock container.
-  await page.locator('.activitybar [aria-label="Redlock"]').first().click();
-  await sleep(1500);
-  const reload = Date.now();
-  await page.reload({ waitUntil: 'domcontentloaded' });
-  // With the heap probe: a CPU profile of the new extension host from its inspector's first answer to the first live rows.
-  const profiling = inspectPort
-    ? inspectorSession(inspectPort, before).then(async (s) => {
-        await s.send('Profiler.enable');
-        await s.send('Profiler.setSamplingInterval', { interval: 500 });
-        await s.send('Profiler.start');
-        return { s, at: Date.now() };
-      })
-    : undefined;
-  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
-  const shown = Date.now();
-  out.workbenchAfterReloadMs = shown - reload;
-  out.firstRowsAtStartupMs = await firstRows(page, shown);
-  // Rows from the last read (marked not live) may come first: the live ones are timed too.
-  out.firstLiveRowsAtStartupMs = await firstRows(page, shown, { live: true });
-  if (profiling) {
-    const { s, at } = await profiling;
-    const { profile } = await s.send('Profiler.stop');
-    s.close();
-    out.startupProfile = { fromMs: at - shown, ...cpuByFunction(profile) };
-    if (process.env.BENCH_HOST_HEAP_DUMP) writeFileSync(join(process.env.BENCH_HOST_HEAP_DUMP, 'startup.cpuprofile'), JSON.stringify(profile));
-    say(`startup CPU profile: ${JSON.stringify(out.startupProfile)}`);
-  }
-  // Both clocks: from the reload (what a person waits) and from the workbench appearing (what is left once VS Code drew it).
-  out.firstRowsFromReloadMs = out.workbenchAfterReloadMs + out.firstRowsAtStartupMs;
-  out.firstLiveRowsFromReloadMs = out.workbenchAfterReloadMs + out.firstLiveRowsAtStartupMs;
-  say(`view open at startup: first rows ${out.firstRowsAtStartupMs} ms, first live rows ${out.firstLiveRowsAtStartupMs} ms after the workbench appeared (${out.firstRowsFromReloadMs} and ${out.firstLiveRowsFromReloadMs} ms after the reload)`);
-  out.startupSteps = startupSteps(join(tmp, 'startup-trace.jsonl'), shown);
-  if (out.startupSteps) say(`startup steps (ms after the workbench appeared): ${out.startupSteps.map(([s, ms]) => `${s} ${ms}`).join(', ')}`);
+  // The view open at startup: a new window (and extension host) on the Redlock container,
+  // BENCH_HOST_STARTUPS times (each figure is then the median, each run is kept).
+  Object.assign(out, await startups(page, inspectPort, beforeUrl));
   await stopWorkbench();
+  // The floor of that figure: the plain extension a good engineer would write, the same view
+  // answering with one row at once, in a workbench of its own.
+  if (!envFlag('BENCH_HOST_SKIP_BARE')) {
+    const dir = bareExtension(mkdtempSync(join(tmpdir(), 'redlock-bench-bare-')));
+    const bare = await startWorkbench(tools, { withExtension: dir });
+    const r = await startups(bare.page, undefined, undefined, 'the plain extension').finally(() => rmSync(dir, { recursive: true, force: true }));
+    out.plain = { workbenchAfterReloadMs: r.workbenchAfterReloadMs, firstRowsAtStartupMs: r.firstRowsAtStartupMs, firstRowsFromReloadMs: r.firstRowsFromReloadMs, ...(r.startups ? { startups: r.startups.map((x) => x.firstRowsAtStartupMs) } : {}) };
+    await stopWorkbench();
+  }
   process.stdout.write(JSON.stringify(out) + '\n');
 }
 
