@@ -192,6 +192,19 @@ async function liveHeap(session, pid) {
   return { rssMb: mb(mem.rss), procRssMb: Math.round(rssMb(pid) * 10) / 10, heapUsedMb: mb(mem.heapUsed), heapTotalMb: mb(mem.heapTotal), externalMb: mb(mem.external), arrayBuffersMb: mb(mem.arrayBuffers) };
 }
 
+/**
+ * The host's garbage collections through the visible phase, by kind (count and main-thread
+ * ms), from a PerformanceObserver placed in the host: `start` places it, then it is read.
+ */
+async function gcCounter(session, start) {
+  const expression = start
+    ? `(() => { const { PerformanceObserver, constants: c } = process.getBuiltinModule('node:perf_hooks'); const kinds = { [c.NODE_PERFORMANCE_GC_MAJOR]: 'major', [c.NODE_PERFORMANCE_GC_MINOR]: 'minor', [c.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [c.NODE_PERFORMANCE_GC_WEAKCB]: 'weak' }; const seen = {}; const o = new PerformanceObserver((l) => { for (const e of l.getEntries()) { const why = Object.keys(c).filter((n) => n.startsWith('NODE_PERFORMANCE_GC_FLAGS_') && c[n] && e.detail.flags & c[n]).map((n) => n.slice(26).toLowerCase()).join('+'); const k = (kinds[e.detail.kind] ?? String(e.detail.kind)) + (why ? ' ' + why : ''); const v = (seen[k] ??= { count: 0, ms: 0 }); v.count++; v.ms = Math.round((v.ms + e.duration) * 10) / 10; } }); o.observe({ entryTypes: ['gc'] }); globalThis.__benchGcs = { o, seen }; return 'ok'; })()`
+    : `(() => { const g = globalThis.__benchGcs; g.o.disconnect(); delete globalThis.__benchGcs; return JSON.stringify(g.seen); })()`;
+  const { result, exceptionDetails } = await session.send('Runtime.evaluate', { expression, returnByValue: true });
+  if (exceptionDetails) throw new Error(`the GC counter: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
+  return start ? undefined : JSON.parse(result.value);
+}
+
 /** A sampling heap profile's bytes summed by allocating function, and by the nearest caller in our bundle. */
 function heapGrowers(profile, top = 15) {
   const bySite = new Map();
@@ -493,7 +506,10 @@ async function main() {
   out.firstRowsAfterClickMs = await firstRows(page, click);
   say(`first rows ${out.firstRowsAfterClickMs} ms after the click`);
   session ??= heapProbe ? await inspectorSession(inspectPort) : undefined;
-  if (heapProbe) out.heap = { start: await liveHeap(session, pid) };
+  if (heapProbe) {
+    out.heap = { start: await liveHeap(session, pid) };
+    await gcCounter(session, true);
+  }
   // With a dump folder: where the visible phase's CPU goes, for DevTools (visible.cpuprofile).
   const cpuDump = heapProbe && process.env.BENCH_HOST_HEAP_DUMP;
   const visible = () =>
@@ -512,6 +528,7 @@ async function main() {
     keepProfile('visible.cpuprofile', p.profile);
   } else out.visible = await visible();
   if (heapProbe) {
+    out.heap.gcs = await gcCounter(session, false);
     out.heap.end = await liveHeap(session, pid);
     if (out.heap.at60) {
       const { profile } = await session.send('HeapProfiler.getSamplingProfile');

@@ -82,7 +82,7 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
     expiringThresholdMs: () => model.settings.expiringThresholdMs,
     onDidChange: anyEvent(model.onDidChange, mine.onDidChange, vscode.workspace.onDidChangeConfiguration),
     warn: (m) => log.warn(m),
-    hasSnapshot: () => model.snapshot !== undefined,
+    hasSnapshot: () => model.hasSnapshot,
     recordedEvents: async (key) => {
       const redlock = await model.redlock();
       return redlock ? (await redlock.history(parseKeyArg(key))).events : [];
@@ -115,11 +115,11 @@ export function activate(context: vscode.ExtensionContext): RedlockInspectorApi 
 
   const showState = (): void => {
     const error = model.error;
-    const empty = !error && model.snapshot !== undefined && model.snapshot.locks.length === 0;
+    const empty = !error && model.hasSnapshot && model.lockCount === 0;
     const found = empty ? lastDiscovered() : undefined;
     // Nothing matches: one short walk looks for lock-shaped keys elsewhere, then says where.
     if (empty && found === undefined) void quickDiscover(s).then(showState);
-    else if (!empty && model.snapshot !== undefined) forgetDiscovered();
+    else if (!empty && model.hasSnapshot) forgetDiscovered();
     const outside = found?.length ? ` ${vscode.l10n.t('Lock-shaped keys were seen under {0}: run Discover Lock Patterns to add them.', found.slice(0, 5).map((p) => p.pattern).join(', '))}` : '';
     locksView.message = error ? `⚠ ${error}` : empty ? vscode.l10n.t('No lock keys match {0}.', model.settings.keyPatterns.join(', ')) + outside : undefined;
     nodesView.message = model.configError ? `⚠ ${model.configError}` : undefined;

@@ -23,7 +23,7 @@ export class DeploymentDoctor implements vscode.Disposable {
     // node list changes or a node comes back or drops out (a password set, a node restarted).
     this.subscription = model.onDidChangeNodes(() => {
       // Wait for the first read: it says which nodes answer (facts follow it).
-      if (!this.model.snapshot) return;
+      if (!this.model.hasSnapshot) return;
       const seen = this.signature();
       if (seen !== this.ranFor && this.nodeIds() !== '') void this.run();
     });
@@ -34,7 +34,7 @@ export class DeploymentDoctor implements vscode.Disposable {
   }
 
   private signature(): string {
-    const up = new Map((this.model.snapshot?.nodes ?? []).map((n) => [n.node, n.reachable]));
+    const up = new Map(this.model.nodeStates.map((n) => [n.node, n.reachable]));
     return this.model.configuredNodes.map((n) => `${n.id} ${up.get(n.id) ?? '?'}`).join('\n');
   }
 

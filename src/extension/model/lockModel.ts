@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { NodeConfigError, quorumOf, readTlsFiles, Redlock, type LockEntry, type NodeFacts, type NodeStatus, type Snapshot, type WatchChange, type Watcher, type WatchStatus } from '../../core';
 import type { Log } from '../log';
 import { mark } from '../startupTrace';
+import { needsAttention } from '../../shared/lockOrder';
 import { parseNodeSettings, tlsPaths, withPassword, type ConfiguredNode } from './nodeSettings';
 import { MineLocks } from './mineLocks';
 import type { PasswordStore } from './passwords';
@@ -69,6 +70,8 @@ export class LockModel implements vscode.Disposable {
   private status: WatchStatus | undefined;
   /** Built on demand from byKey; dropped at every change. */
   private cached: Snapshot | undefined;
+  /** How many entries of byKey need attention, kept at each change: the status bar asks at every one. */
+  private attention = 0;
   private paused = false;
   private visible = false;
   /** The interval last given to the watcher. */
@@ -113,6 +116,10 @@ export class LockModel implements vscode.Disposable {
     return (this.cachedSettings ??= readSettings());
   }
 
+  /**
+   * The locks sorted by key, built when asked (and kept until the next change). What a
+   * change asks for at every tick (counts, node states) is below, without this sort.
+   */
   get snapshot(): Snapshot | undefined {
     if (!this.status) return undefined;
     if (!this.cached) {
@@ -120,6 +127,25 @@ export class LockModel implements vscode.Disposable {
       this.cached = { quorum: this.status.quorum, nodes: this.status.nodes, locks, skipped: [], truncated: this.status.truncated };
     }
     return this.cached;
+  }
+
+  /** Whether a read has answered since the nodes or patterns were set. */
+  get hasSnapshot(): boolean {
+    return this.status !== undefined;
+  }
+
+  get lockCount(): number {
+    return this.byKey.size;
+  }
+
+  /** The locks that need attention (shared/lockOrder.ts needsAttention). */
+  get attentionCount(): number {
+    return this.attention;
+  }
+
+  /** Each node's state at the last read (none before the first). */
+  get nodeStates(): readonly NodeStatus[] {
+    return this.status?.nodes ?? [];
   }
 
   get configuredNodes(): ConfiguredNode[] {
@@ -236,6 +262,7 @@ export class LockModel implements vscode.Disposable {
     const removed = [...this.byKey.keys()];
     const before = new Map(this.byKey);
     this.byKey.clear();
+    this.attention = 0;
     this.takenAt.clear();
     this.status = undefined;
     this.cached = undefined;
@@ -305,6 +332,7 @@ export class LockModel implements vscode.Disposable {
       const removed = [...this.byKey.keys()];
       const before = new Map(this.byKey);
       this.byKey.clear();
+      this.attention = 0;
       this.takenAt.clear();
       this.cached = undefined;
       if (removed.length) this.changeEmitter.fire({ added: [], changed: [], removed, before });
@@ -331,9 +359,11 @@ export class LockModel implements vscode.Disposable {
     const added: string[] = [];
     const changed: string[] = [];
     this.byKey.clear();
+    this.attention = 0;
     this.takenAt.clear();
     for (const e of snap.locks) {
       this.byKey.set(e.key, e);
+      if (needsAttention(e)) this.attention++;
       this.takenAt.set(e.key, at);
       (before.has(e.key) ? changed : added).push(e.key);
     }
@@ -354,7 +384,9 @@ export class LockModel implements vscode.Disposable {
       if (old) {
         before.set(e.key, old);
         changed.push(e.key);
+        if (needsAttention(old)) this.attention--;
       } else added.push(e.key);
+      if (needsAttention(e)) this.attention++;
       this.byKey.set(e.key, e);
       this.takenAt.set(e.key, at);
     }
@@ -364,6 +396,7 @@ export class LockModel implements vscode.Disposable {
       if (!old) continue;
       before.set(key, old);
       removed.push(key);
+      if (needsAttention(old)) this.attention--;
       this.byKey.delete(key);
       this.takenAt.delete(key);
     }

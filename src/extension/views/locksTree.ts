@@ -452,13 +452,13 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
 
   /** Before the first read answers (and while nothing failed): the folders last seen, marked as such. */
   private lastSeenRows(): LastSeenElement[] {
-    if (!this.memory || this.model.snapshot !== undefined || this.model.error !== undefined) return [];
+    if (!this.memory || this.model.hasSnapshot || this.model.error !== undefined) return [];
     return lastSeenElements(this.memory, this.scope());
   }
 
   /** The root's folders at this live read, kept when the whole list is shown (no filter). */
   private keepLastSeen(): void {
-    if (!this.memory || !this.model.snapshot || this.filterText || this.anomalies) return;
+    if (!this.memory || !this.model.hasSnapshot || this.filterText || this.anomalies) return;
     const folders: Array<[string, number]> = [];
     if (this.grouped) for (const c of this.groups.root) if (c.kind === 'folder') folders.push([c.prefix, this.groups.folder(c.prefix)?.count ?? 0]);
     saveLastSeen(this.memory, this.scope(), folders);
@@ -485,7 +485,7 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
         items.push(...this.groups.root.map((c) => (c.kind === 'folder' ? this.folderOf(c.prefix) : this.rowOf(c.key))));
       }
       if (this.model.truncated) items.push(this.more);
-      if (this.model.snapshot?.locks.length) this.onFirstRows();
+      if (this.model.lockCount > 0) this.onFirstRows();
       return items;
     }
     if (element instanceof HeldGroupElement) return this.mine.all().map((m) => new HeldElement(m.key));

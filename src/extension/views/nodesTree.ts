@@ -101,7 +101,7 @@ export class NodesTreeProvider implements vscode.TreeDataProvider<NodesTreeEleme
 
   private nodeItem(element: NodeElement): vscode.TreeItem {
     const facts = this.model.nodeFacts?.find((f) => f.node === element.id);
-    const status = this.model.snapshot?.nodes.find((s) => s.node === element.id);
+    const status = this.model.nodeStates.find((s) => s.node === element.id);
     const item = new vscode.TreeItem(printable(element.id), vscode.TreeItemCollapsibleState.None);
     item.id = elementId('node', element.id);
     item.description = nodeDescription(facts, status);

@@ -180,7 +180,7 @@ export class Notifier implements vscode.Disposable {
   }
 
   private checkAuth(): void {
-    for (const n of this.model.snapshot?.nodes ?? []) {
+    for (const n of this.model.nodeStates) {
       if (n.outcome !== 'auth' || this.askedPassword.has(n.node)) continue;
       this.askedPassword.add(n.node);
       this.sent.push(`auth: ${n.node}`);

@@ -1,9 +1,9 @@
 // Lock count and the locks that need attention, in words (the CLI summary's count, one
-// definition: src/shared/lockOrder.ts needsAttention); a warning background while any does.
+// definition: src/shared/lockOrder.ts needsAttention, counted by the model as entries
+// change); a warning background while any does.
 import * as vscode from 'vscode';
 import type { DeploymentDoctor } from '../model/deployment';
 import type { LockModel } from '../model/lockModel';
-import { needsAttention } from '../../shared/lockOrder';
 
 export class LockStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('redlock.status', vscode.StatusBarAlignment.Left, 50);
@@ -33,13 +33,13 @@ export class LockStatusBar implements vscode.Disposable {
       this.item.hide();
       return;
     }
-    const snap = this.model.snapshot;
-    const locks = snap?.locks.length ?? 0;
-    const attention = snap?.locks.filter(needsAttention).length ?? 0;
+    const locks = this.model.lockCount;
+    const attention = this.model.attentionCount;
     const error = this.model.error;
     const unsafe = this.doctor?.errorCount ?? 0;
-    const count = `${locks}${snap?.truncated ? '+' : ''}`;
-    const lockWords = locks === 1 && !snap?.truncated ? vscode.l10n.t('1 lock') : vscode.l10n.t('{0} locks', count);
+    const truncated = this.model.truncated;
+    const count = `${locks}${truncated ? '+' : ''}`;
+    const lockWords = locks === 1 && !truncated ? vscode.l10n.t('1 lock') : vscode.l10n.t('{0} locks', count);
     const attentionWords = !attention ? '' : attention === 1 ? vscode.l10n.t(', 1 needs attention') : vscode.l10n.t(', {0} need attention', attention);
     const deployment = !unsafe ? '' : unsafe === 1 ? vscode.l10n.t(', 1 deployment error') : vscode.l10n.t(', {0} deployment errors', unsafe);
     this.item.text = `$(lock) ${lockWords}${attentionWords}${deployment}${error ? ' $(error)' : ''}${this.model.isPaused ? ' $(debug-pause)' : ''}`;

@@ -8,6 +8,7 @@ import type * as ModelModule from '../../../src/extension/model/lockModel';
 import type * as TreeModule from '../../../src/extension/views/locksTree';
 import type { LockEntry } from '../../../src/core/vocabulary/types';
 import { lockEntry, present } from '../../support/entries';
+import { needsAttention } from '../../../src/shared/lockOrder';
 
 describe('extension costs (stand-in vscode)', () => {
   const standIn = useStandInVscode(['../../src/extension/model/lockModel', '../../src/extension/views/locksTree']);
@@ -113,6 +114,36 @@ describe('extension costs (stand-in vscode)', () => {
       assert.equal(m.pollIntervalMs, 80_000, 'a slower setting still wins');
     } finally {
       fake.settings.clear();
+      await m.dispose();
+    }
+  });
+
+  it('keeps the count of locks that need attention through snapshots, changes and removals, as a recount gives it', async () => {
+    const m = new model.LockModel(passwords as never, log as never);
+    try {
+      const nodes = ['a:1', 'b:2', 'c:3'];
+      const held = (key: string): LockEntry => lockEntry(key, nodes.map((n) => present(n, 't1')));
+      const split = (key: string): LockEntry => lockEntry(key, [present('a:1', 't1'), present('b:2', 't2'), present('c:3', 't3')]);
+      const status = { quorum: 2, truncated: false, nodes: [] };
+      const recount = (): number => m.snapshot!.locks.filter(needsAttention).length;
+      assert.ok(needsAttention(split('x')) && !needsAttention(held('x')), 'the two builders stand on either side of the line');
+      m['applySnapshot']({ ...status, locks: [held('a'), split('b'), split('c')], skipped: [] }, 0);
+      assert.equal(m.attentionCount, 2);
+      assert.equal(m.lockCount, 3);
+      const steps: Array<{ added?: LockEntry[]; changed?: LockEntry[]; removed?: string[] }> = [
+        { changed: [held('b')] },
+        { changed: [split('a')], added: [split('d'), held('e')] },
+        { removed: ['c', 'e', 'never-seen'] },
+        { changed: [split('a')] },
+        { added: [held('c')], removed: ['d'] },
+      ];
+      for (const [i, step] of steps.entries()) {
+        m['applyChange']({ added: step.added ?? [], changed: step.changed ?? [], removed: step.removed ?? [] } as never, 0);
+        assert.equal(m.attentionCount, recount(), `after step ${i}`);
+        assert.equal(m.lockCount, m.snapshot!.locks.length, `after step ${i}`);
+      }
+      assert.equal(m.attentionCount, 1);
+    } finally {
       await m.dispose();
     }
   });
