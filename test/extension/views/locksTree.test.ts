@@ -32,6 +32,10 @@ describe('Locks tree (stand-in vscode)', () => {
       get snapshot() {
         return { quorum: 2, nodes: [], locks: [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : 1)), skipped: [], truncated: false };
       },
+      hasSnapshot: true,
+      get lockCount() {
+        return byKey.size;
+      },
       settings: { expiringThresholdMs: 2000 },
       truncated: false,
       entry: (k: string) => byKey.get(k),
@@ -290,6 +294,12 @@ describe('Locks tree at startup: the folders last seen (stand-in vscode)', () =>
       onDidChangeState: (l: () => void) => (state.push(l), { dispose() {} }),
       get snapshot() {
         return snapshot;
+      },
+      get hasSnapshot() {
+        return snapshot !== undefined;
+      },
+      get lockCount() {
+        return snapshot === undefined ? 0 : locks.length;
       },
       get error() {
         return error;
