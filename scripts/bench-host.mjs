@@ -199,7 +199,7 @@ async function liveHeap(session, pid) {
 async function gcCounter(session, start) {
   const expression = start
     ? `(() => { const { PerformanceObserver, constants: c } = process.getBuiltinModule('node:perf_hooks'); const kinds = { [c.NODE_PERFORMANCE_GC_MAJOR]: 'major', [c.NODE_PERFORMANCE_GC_MINOR]: 'minor', [c.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [c.NODE_PERFORMANCE_GC_WEAKCB]: 'weak' }; const seen = {}; const o = new PerformanceObserver((l) => { for (const e of l.getEntries()) { const why = Object.keys(c).filter((n) => n.startsWith('NODE_PERFORMANCE_GC_FLAGS_') && c[n] && e.detail.flags & c[n]).map((n) => n.slice(26).toLowerCase()).join('+'); const k = (kinds[e.detail.kind] ?? String(e.detail.kind)) + (why ? ' ' + why : ''); const v = (seen[k] ??= { count: 0, ms: 0 }); v.count++; v.ms = Math.round((v.ms + e.duration) * 10) / 10; } }); o.observe({ entryTypes: ['gc'] }); globalThis.__benchGcs = { o, seen }; return 'ok'; })()`
-    : `(() => { const g = globalThis.__benchGcs; g.o.disconnect(); delete globalThis.__benchGcs; return JSON.stringify(g.seen); })()`;
+    : `(() => { const g = globalThis.__benchGcs; g.o.disconnect(); delete globalThis.__benchGcs; const spaces = Object.fromEntries(process.getBuiltinModule('node:v8').getHeapSpaceStatistics().map((x) => [x.space_name, Math.round(x.space_size / 1048576)])); return JSON.stringify({ ...g.seen, spacesMb: spaces, execArgv: process.execArgv.join(' ') }); })()`;
   const { result, exceptionDetails } = await session.send('Runtime.evaluate', { expression, returnByValue: true });
   if (exceptionDetails) throw new Error(`the GC counter: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
   return start ? undefined : JSON.parse(result.value);
@@ -489,7 +489,9 @@ async function main() {
 
   const { page, pid, inspectPort } = await startWorkbench(tools, { withExtension: true });
   // The share probe profiles every phase, the one before the view opens too.
-  let session = shareProbe ? await inspectorSession(inspectPort) : undefined;
+  let session = shareProbe || heapProbe ? await inspectorSession(inspectPort) : undefined;
+  // With the heap probe: the host's collections in each phase (gcCounter).
+  const gcs = {};
   if (shareProbe) out.share = {};
   // onStartupFinished activates it; its first (hidden-rate) read follows.
   await sleep(8000);
@@ -498,6 +500,10 @@ async function main() {
     out.never = p.result;
     out.share.never = p.share;
     keepProfile('never.cpuprofile', p.profile);
+  } else if (heapProbe) {
+    await gcCounter(session, true);
+    out.never = await measure(pid, PHASE_S);
+    gcs.never = await gcCounter(session, false);
   } else out.never = await measure(pid, PHASE_S);
   say(`never opened: ${out.never.cpuPercent.toFixed(1)} %`);
 
@@ -528,7 +534,8 @@ async function main() {
     keepProfile('visible.cpuprofile', p.profile);
   } else out.visible = await visible();
   if (heapProbe) {
-    out.heap.gcs = await gcCounter(session, false);
+    gcs.visible = await gcCounter(session, false);
+    out.heap.gcs = gcs;
     out.heap.end = await liveHeap(session, pid);
     if (out.heap.at60) {
       const { profile } = await session.send('HeapProfiler.getSamplingProfile');
@@ -554,6 +561,10 @@ async function main() {
     out.share.hidden = p.share;
     keepProfile('hidden.cpuprofile', p.profile);
     say(`our share by CPU profile: ${JSON.stringify(out.share)}`);
+  } else if (heapProbe) {
+    await gcCounter(session, true);
+    out.hidden = await measure(pid, PHASE_S);
+    gcs.hidden = await gcCounter(session, false);
   } else out.hidden = await measure(pid, PHASE_S);
   const beforeUrl = session?.url;
   session?.close();
