@@ -193,13 +193,14 @@ async function liveHeap(session, pid) {
 }
 
 /**
- * The host's garbage collections through the visible phase, by kind (count and main-thread
- * ms), from a PerformanceObserver placed in the host: `start` places it, then it is read.
+ * The host's garbage collections through a phase, by kind and V8's flags (count and
+ * main-thread ms), with the heap spaces' sizes at its end, from a PerformanceObserver
+ * placed in the host: `start` places it, then it is read.
  */
 async function gcCounter(session, start) {
   const expression = start
     ? `(() => { const { PerformanceObserver, constants: c } = process.getBuiltinModule('node:perf_hooks'); const kinds = { [c.NODE_PERFORMANCE_GC_MAJOR]: 'major', [c.NODE_PERFORMANCE_GC_MINOR]: 'minor', [c.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [c.NODE_PERFORMANCE_GC_WEAKCB]: 'weak' }; const seen = {}; const o = new PerformanceObserver((l) => { for (const e of l.getEntries()) { const why = Object.keys(c).filter((n) => n.startsWith('NODE_PERFORMANCE_GC_FLAGS_') && c[n] && e.detail.flags & c[n]).map((n) => n.slice(26).toLowerCase()).join('+'); const k = (kinds[e.detail.kind] ?? String(e.detail.kind)) + (why ? ' ' + why : ''); const v = (seen[k] ??= { count: 0, ms: 0 }); v.count++; v.ms = Math.round((v.ms + e.duration) * 10) / 10; } }); o.observe({ entryTypes: ['gc'] }); globalThis.__benchGcs = { o, seen }; return 'ok'; })()`
-    : `(() => { const g = globalThis.__benchGcs; g.o.disconnect(); delete globalThis.__benchGcs; const spaces = Object.fromEntries(process.getBuiltinModule('node:v8').getHeapSpaceStatistics().map((x) => [x.space_name, Math.round(x.space_size / 1048576)])); return JSON.stringify({ ...g.seen, spacesMb: spaces, execArgv: process.execArgv.join(' ') }); })()`;
+    : `(() => { const g = globalThis.__benchGcs; g.o.disconnect(); delete globalThis.__benchGcs; const spaces = Object.fromEntries(process.getBuiltinModule('node:v8').getHeapSpaceStatistics().map((x) => [x.space_name, Math.round(x.space_size / 1048576)])); return JSON.stringify({ ...g.seen, spacesMb: spaces }); })()`;
   const { result, exceptionDetails } = await session.send('Runtime.evaluate', { expression, returnByValue: true });
   if (exceptionDetails) throw new Error(`the GC counter: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
   return start ? undefined : JSON.parse(result.value);
@@ -434,7 +435,7 @@ async function startupOnce(page, inspectPort, before, profile) {
   }
   const reload = Date.now();
   await page.reload({ waitUntil: 'domcontentloaded' });
-  // With the heap probe: a CPU profile of the new extension host from its inspector's first answer to the first live rows.
+  // With an inspector (heap or share probe): a CPU profile of the new extension host from its inspector's first answer to the first live rows.
   const session = inspectPort ? inspectorSession(inspectPort, before) : undefined;
   const profiling = profile && session
     ? session.then(async (s) => {
@@ -460,7 +461,7 @@ async function startupOnce(page, inspectPort, before, profile) {
     const { s, at } = await profiling;
     const { profile: p } = await s.send('Profiler.stop');
     one.startupProfile = { fromMs: at - shown, ...cpuByFunction(p) };
-    if (process.env.BENCH_HOST_HEAP_DUMP) writeFileSync(join(process.env.BENCH_HOST_HEAP_DUMP, 'startup.cpuprofile'), JSON.stringify(p));
+    keepProfile('startup.cpuprofile', p);
     say(`startup CPU profile: ${JSON.stringify(one.startupProfile)}`);
   }
   if (session) {
@@ -488,30 +489,34 @@ async function main() {
   }
 
   const { page, pid, inspectPort } = await startWorkbench(tools, { withExtension: true });
-  // The share probe profiles every phase, the one before the view opens too.
-  let session = shareProbe || heapProbe ? await inspectorSession(inspectPort) : undefined;
+  // The probes use the host's inspector from the first phase on (the one before the view opens).
+  const session = shareProbe || heapProbe ? await inspectorSession(inspectPort) : undefined;
   // With the heap probe: the host's collections in each phase (gcCounter).
   const gcs = {};
   if (shareProbe) out.share = {};
   // onStartupFinished activates it; its first (hidden-rate) read follows.
   await sleep(8000);
-  if (shareProbe) {
-    const p = await profiled(session, () => measure(pid, PHASE_S));
-    out.never = p.result;
-    out.share.never = p.share;
-    keepProfile('never.cpuprofile', p.profile);
-  } else if (heapProbe) {
+  /** A phase without the view: with the share probe profiled, with the heap probe its collections counted. */
+  const phase = async (name) => {
+    if (shareProbe) {
+      const p = await profiled(session, () => measure(pid, PHASE_S));
+      out.share[name] = p.share;
+      keepProfile(`${name}.cpuprofile`, p.profile);
+      return p.result;
+    }
+    if (!heapProbe) return measure(pid, PHASE_S);
     await gcCounter(session, true);
-    out.never = await measure(pid, PHASE_S);
-    gcs.never = await gcCounter(session, false);
-  } else out.never = await measure(pid, PHASE_S);
+    const r = await measure(pid, PHASE_S);
+    gcs[name] = await gcCounter(session, false);
+    return r;
+  };
+  out.never = await phase('never');
   say(`never opened: ${out.never.cpuPercent.toFixed(1)} %`);
 
   const click = Date.now();
   await page.locator('.activitybar [aria-label="Redlock"]').first().click();
   out.firstRowsAfterClickMs = await firstRows(page, click);
   say(`first rows ${out.firstRowsAfterClickMs} ms after the click`);
-  session ??= heapProbe ? await inspectorSession(inspectPort) : undefined;
   if (heapProbe) {
     out.heap = { start: await liveHeap(session, pid) };
     await gcCounter(session, true);
@@ -555,17 +560,8 @@ async function main() {
 
   await page.locator('.activitybar [aria-label^="Explorer"]').first().click();
   await sleep(1000);
-  if (shareProbe) {
-    const p = await profiled(session, () => measure(pid, PHASE_S));
-    out.hidden = p.result;
-    out.share.hidden = p.share;
-    keepProfile('hidden.cpuprofile', p.profile);
-    say(`our share by CPU profile: ${JSON.stringify(out.share)}`);
-  } else if (heapProbe) {
-    await gcCounter(session, true);
-    out.hidden = await measure(pid, PHASE_S);
-    gcs.hidden = await gcCounter(session, false);
-  } else out.hidden = await measure(pid, PHASE_S);
+  out.hidden = await phase('hidden');
+  if (shareProbe) say(`our share by CPU profile: ${JSON.stringify(out.share)}`);
   const beforeUrl = session?.url;
   session?.close();
   say(`hidden: ${out.hidden.cpuPercent.toFixed(1)} %`);

@@ -159,16 +159,16 @@ export class RedisServer {
     // Its log goes to stdout (a bind failure among it), errors of its arguments to stderr.
     const proc = spawn(redisServerBinary(), argv, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.proc = proc;
-    let stderr = '';
+    let output = '';
     // The last of it only: a demo's servers run for hours.
-    const keep = (d: Buffer): void => void (stderr = (stderr + String(d)).slice(-4096));
+    const keep = (d: Buffer): void => void (output = (output + String(d)).slice(-4096));
     proc.stderr?.on('data', keep);
     proc.stdout?.on('data', keep);
     this.exited = new Promise((resolve) => proc.once('exit', () => resolve()));
     proc.once('exit', () => {
       if (this.proc === proc) this.proc = undefined;
     });
-    await this.waitReady(() => stderr);
+    await this.waitReady(() => output);
   }
 
   /** Sentinel rewrites its config file, so it gets one of its own in the temp dir. */
@@ -186,12 +186,12 @@ export class RedisServer {
     return [conf, '--sentinel', '--port', this.plainPortArg, '--bind', '127.0.0.1', '--dir', this.dir, '--daemonize', 'no', '--loglevel', 'warning', ...this.args];
   }
 
-  private async waitReady(stderr: () => string): Promise<void> {
+  private async waitReady(output: () => string): Promise<void> {
     const deadline = Date.now() + 10_000;
     for (;;) {
       if (!this.proc) {
-        const message = `redis-server on port ${this.port} exited: ${stderr()}`;
-        throw /Address already in use/.test(stderr()) ? new PortTaken(message) : new Error(message);
+        const message = `redis-server on port ${this.port} exited: ${output()}`;
+        throw /Address already in use/.test(output()) ? new PortTaken(message) : new Error(message);
       }
       const probe = new Redis({ port: this.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false, enableReadyCheck: false, ...this.clientExtras });
       probe.on('error', () => undefined);
@@ -208,7 +208,7 @@ export class RedisServer {
         if (pid !== undefined && Number(pid) !== this.proc.pid) throw new Error(`port ${this.port} answered by pid ${pid}`);
         return;
       } catch {
-        if (Date.now() > deadline) throw new Error(`redis-server on port ${this.port} did not start: ${stderr()}`);
+        if (Date.now() > deadline) throw new Error(`redis-server on port ${this.port} did not start: ${output()}`);
         await new Promise((r) => setTimeout(r, 20));
       } finally {
         probe.disconnect();
