@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
 import { Cluster } from 'ioredis';
-import { capabilitiesOf, UnsupportedError } from './capabilities';
+import { answeredCapabilities, capabilitiesOf, UnsupportedError, type ServerCapabilities } from './capabilities';
 
 /** A Lua script sent by hand (see callScript): its text and SHA1. */
 export interface RawScript {
@@ -68,10 +68,24 @@ export function readScript(lua: string): ReadScript {
  * EVAL/EVALSHA; without the shebang line where flags are not understood (Redis 6.2).
  * A server that runs no scripts at all is named (UnsupportedError): it answered. A cluster
  * routes per key through ioredis as before.
+ *
+ * Written at once where this socket's capabilities are known: a caller that asks for the
+ * next page before decoding this one (scanNode) must have the call on the wire while it
+ * decodes. Behind an await it went out only at the caller's next await, after the
+ * decoding, and every page then cost the node's time and the client's one after the other.
  */
-export async function callReadScript<T>(client: Redis | Cluster, script: ReadScript, numKeys: number, args: ReadonlyArray<string | Buffer>, buffers = false): Promise<T> {
+export function callReadScript<T>(client: Redis | Cluster, script: ReadScript, numKeys: number, args: ReadonlyArray<string | Buffer>, buffers = false): Promise<T> {
   if (client instanceof Cluster) return send<T>(client, script.flagged, numKeys, args, true, buffers, 'EVAL', 'EVALSHA');
-  const s = await capabilitiesOf(client);
+  const known = answeredCapabilities(client);
+  if (known === undefined) return capabilitiesOf(client).then((s) => sendRead<T>(client, s, script, numKeys, args, buffers));
+  try {
+    return sendRead<T>(client, known, script, numKeys, args, buffers);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
+function sendRead<T>(client: Redis, s: ServerCapabilities, script: ReadScript, numKeys: number, args: ReadonlyArray<string | Buffer>, buffers: boolean): Promise<T> {
   const c = s.capabilities;
   const text = c.scriptFlags === false ? script.plain : script.flagged;
   if (c.readOnlyScripts) return send<T>(client, text, numKeys, args, true, buffers, 'EVAL_RO', 'EVALSHA_RO');
