@@ -37,6 +37,22 @@ export interface InspectContext {
    * token up cost a 5-node snapshot a fifth of its CPU, to save memory it frees at once.
    */
   tokens?: Map<string, string>;
+  /**
+   * The key ids a watch holds, by value: each key's slots on N nodes, its pages' listings
+   * and the watch's own maps then share one string (a watch of 100k keys x 5 nodes held ten
+   * copies of each, 30 MB). Kept by the watcher from tick to tick (watch.ts prunes it); a
+   * one-off read keeps none.
+   */
+  ids?: Map<string, string>;
+}
+
+/** `s` as `table` holds it, added where it is new: equal strings kept once. `s` itself without a table. */
+export function interned(table: Map<string, string> | undefined, s: string): string {
+  if (table === undefined) return s;
+  const seen = table.get(s);
+  if (seen !== undefined) return seen;
+  table.set(s, s);
+  return s;
 }
 
 /**

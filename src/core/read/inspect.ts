@@ -9,7 +9,7 @@ import { bookkeepingOf } from '../vocabulary/foreignKeys';
 import { performance } from 'node:perf_hooks';
 import { clockNow, withDeadline } from '../connection/deadline';
 import { classify, skipReason, validityAt, withExpiring } from '../vocabulary/classify';
-import { readable, type Classified, type InspectContext, type KeyResult, type NodeScan, type Slot, type Stamp } from './context';
+import { interned, readable, type Classified, type InspectContext, type KeyResult, type NodeScan, type Slot, type Stamp } from './context';
 export type { InspectContext, NodeScan, Slot } from './context';
 import { DEFAULT_PATTERNS } from '../vocabulary/inspectTypes';
 import { downStatus, RedisNode } from '../connection/nodes';
@@ -55,7 +55,8 @@ export async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buff
         const at = batch.nodeTimeMs - scan.offsetMs;
         stamp = { at, err: stampError(at, sent) };
       }
-      scan.reads.set(chunk[j].toString('latin1'), { obs: batch.observations[batches.length === 1 ? j : 0], stamp });
+      // Every slot has the same fields from the start: one added later cost each a property array.
+      scan.reads.set(interned(ctx.ids, chunk[j].toString('latin1')), { obs: batch.observations[batches.length === 1 ? j : 0], stamp, facts: undefined });
     }
   }
 }
@@ -192,7 +193,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         const page = decodeScanPage(flat, node.id, scan.absent, ctx.tokens, internals);
         const n = page.keys.length;
         const names: string[] = new Array(n);
-        for (let i = 0; i < n; i++) names[i] = page.keys[i].toString('latin1');
+        for (let i = 0; i < n; i++) names[i] = interned(ctx.ids, page.keys[i].toString('latin1'));
         // In byte order, while the node works: a snapshot's sort of all its keys then
         // merges sorted runs, and looks its keys up in nearly the order they were stored.
         const order = onPage ? sortedOrder(names) : null;

@@ -8,6 +8,7 @@ import { holderOf } from '../vocabulary/holderToken';
 import type { Observation } from '../vocabulary/types';
 import { callReadScript, readScript } from '../connection/lua';
 import { clockNow } from '../connection/deadline';
+import { interned } from './context';
 import { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, CALL_MICROS, INSPECT, INTERNAL_OF, SCAN_PAGE, SCAN_TTL_PAGE, PAGE_CHANGES, CHUNK_KEYS, CHAIN_MICROS } from './readLua';
 export { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, FENCE_BYTES, UNDIGESTED } from './readLua';
 
@@ -49,14 +50,6 @@ export function absentOn(node: string): Observation {
  */
 export type TokenTable = Map<string, string>;
 
-function shared(token: string, tokens: TokenTable | undefined): string {
-  if (tokens === undefined) return token;
-  const seen = tokens.get(token);
-  if (seen !== undefined) return seen;
-  tokens.set(token, token);
-  return token;
-}
-
 /**
  * One key as READ_KEY gives it (type, pttl, payload) as an observation, its holder decoded
  * from its token; the plain-command reader (plainRead.ts) hands in the same triple.
@@ -66,12 +59,12 @@ export function toObservation(node: string, type: string, pttl: number, payload:
   // The common case, a string token, skips the intermediate objects (a snapshot reads
   // 100k+ of them); formats.recognise still decides everything else.
   if (type === 'string' && Buffer.isBuffer(payload) && payload.length > 0 && payload.length <= MAX_TOKEN_BYTES) {
-    const token = shared(displayToken(payload), tokens);
+    const token = interned(tokens, displayToken(payload));
     return { node, state: 'present', token, pttlMs: pttl < 0 ? -1 : pttl, type, format: 'string', holdCount: null, reason: null, holder: holders ? holderOf(token, 'string') : null };
   }
   const r = recognise(decodeRaw(type, payload));
   const present = r.state === 'present';
-  const token = r.token === null ? null : shared(r.token, tokens);
+  const token = r.token === null ? null : interned(tokens, r.token);
   return {
     node,
     state: r.state,

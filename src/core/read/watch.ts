@@ -33,6 +33,10 @@ export class Watcher {
   private readonly pulse = new RenewalPulse();
   private states: NodeWatch[] = [];
   private known = new Map<string, Known>();
+  /** Every key id the watch holds, once (context.ts `ids`); pruned by pruneIds. */
+  private ids = new Map<string, string>();
+  /** The table's size when last pruned. */
+  private idsKept = 0;
   /** What the last tick read beside the patterns (pipeline.ts readRelated): read again at every tick. */
   private related: Related = { anchors: new Set(), byName: new Set() };
   private timer: NodeJS.Timeout | undefined;
@@ -214,7 +218,7 @@ export class Watcher {
 
   /** One tick: refresh what each node holds, classify what may have changed, emit. */
   async tick(): Promise<void> {
-    const ctx = this.context();
+    const ctx: InspectContext = { ...this.context(), ids: this.ids };
     const ids = (c: InspectContext): string => c.nodes.map((n) => n.id).join('\n');
     if (this.ctx && ids(ctx) !== ids(this.ctx)) this.states = [];
     this.ctx = ctx;
@@ -354,6 +358,7 @@ export class Watcher {
     };
     this.lastStatus = status;
     this.lastTickAt = nowMs;
+    this.pruneIds(scans);
     if (!this.started) {
       this.started = true;
       this.emit('snapshot', this.fullSnapshot(status, scans, nowMs));
@@ -361,6 +366,18 @@ export class Watcher {
       this.emit('change', { at: new Date(nowMs).toISOString(), added, changed, removed }, status);
     }
     this.emit('status', status);
+  }
+
+  /**
+   * Drops the ids no node's reads hold any more, once the table has doubled since it was
+   * last pruned: a walk over every node's keys, paid once per as many new keys.
+   */
+  private pruneIds(scans: readonly NodeScan[]): void {
+    if (this.ids.size <= 2 * this.idsKept + 256) return;
+    const kept = new Map<string, string>();
+    for (const s of scans) for (const id of s.reads.keys()) kept.set(id, id);
+    this.ids = kept;
+    this.idsKept = kept.size;
   }
 
   /** A key no node holds any more: out of the watch, and listed as removed if it was a lock. */

@@ -8,7 +8,7 @@ import { downStatus } from '../connection/nodes';
 import { knownCapabilities, scriptsRefused } from '../connection/capabilities';
 import { scanTtlPagePlain } from './plainRead';
 import { INTERNAL_PREFIX, parseInternalKey } from '../bookkeeping/internalKeys';
-import type { InspectContext, NodeScan } from './context';
+import { interned, type InspectContext, type NodeScan } from './context';
 import { readBatch, stampError } from './inspect';
 import { CHAIN_PAGES, CHUNK_KEYS, pageChanges, scanTtlPage, type PageChanges } from './readScripts';
 import { JUMP_TOLERANCE_MS } from './watchDiff';
@@ -109,8 +109,9 @@ interface Moves {
  * `listed` with its expiry at the last listing (undefined if it had none). Unmoved chunks
  * hold the same keys in the same places. A page of the same size is updated in place:
  * under churn every page moves, and new arrays for each were most of a tick's garbage.
+ * A key new to the page takes its id from `keyIds`, the watch's table of ids.
  */
-function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (id: string, pttl: number, expiresAt: number, before: number | undefined, key: Buffer) => void, moves: Moves): PageMemo {
+function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (id: string, pttl: number, expiresAt: number, before: number | undefined, key: Buffer) => void, moves: Moves, keyIds: Map<string, string> | undefined): PageMemo {
   const inPlace = memo !== undefined && memo.expiresAt !== undefined && memo.ids.length === changes.size;
   const next: PageMemo = inPlace ? memo : { digests: '', whole: '', ids: new Array(changes.size), expiresAt: new Array(changes.size) };
   const look = lookup(memo);
@@ -135,7 +136,7 @@ function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (
     for (let k = 0; k < chunk.keys.length; k++) {
       // Without a last listing the tick cannot tell what vanished by what moved (refreshNode).
       const was = memo?.ids[from + k];
-      const id = was !== undefined && isLatin1Of(was, chunk.keys[k]) ? was : chunk.keys[k].toString('latin1');
+      const id = was !== undefined && isLatin1Of(was, chunk.keys[k]) ? was : interned(keyIds, chunk.keys[k].toString('latin1'));
       const e = chunk.expiresAt[k];
       if (memo && was !== id) {
         if (was !== undefined) moves.dropped.push(was);
@@ -254,7 +255,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
                   toRead.push(key);
                   dirty.add(id);
                 }
-              }, moves);
+              }, moves, ctx.ids);
             } else if (changes.whole !== undefined) {
               next = { ...memo!, digests: changes.digests ?? memo!.digests, whole: changes.whole };
             }
@@ -286,7 +287,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
         const pageErr = stampError(at, sent);
         const ids: string[] = new Array(page.keys.length);
         for (let k = 0; k < page.keys.length; k++) {
-          const id = page.keys[k].toString('latin1');
+          const id = interned(ctx.ids, page.keys[k].toString('latin1'));
           ids[k] = id;
           if (mayHaveChanged(known, id, page.pttls[k], at, pageErr)) {
             toRead.push(page.keys[k]);

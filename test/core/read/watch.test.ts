@@ -415,3 +415,39 @@ describe('watcher consumers, paging and rates', function () {
     }
   });
 });
+
+describe('watch: the table of key ids', function () {
+  const fx = useNodes(3, { commandTimeoutMs: 300, readTimeoutMs: 300 });
+
+  it('keeps every key once across nodes, and lets go of the keys no node holds any more', async () => {
+    const clients = fx.servers.map((s) => s.client());
+    const w = fx.rl.watch({ intervalMs: 3_600_000 }, {});
+    // The watcher's own table (watch.ts `ids`): not part of its API, read here to see it pruned.
+    const table = (): Map<string, string> => (w as unknown as { ids: Map<string, string> }).ids;
+    const write = async (round: number): Promise<void> => {
+      for (const c of clients) {
+        const p = c.pipeline();
+        for (let i = 0; i < 300; i++) p.set(`lock:round${round}:${i}`, `token-${round}-${i}`, 'PX', 600_000);
+        await p.exec();
+      }
+    };
+    try {
+      await write(0);
+      await w.refresh();
+      // One entry per key, not one per node: the three nodes' copies share it.
+      assert.equal(table().size, 300);
+      for (let round = 1; round <= 5; round++) {
+        for (const c of clients) await c.del(...Array.from({ length: 300 }, (_, i) => `lock:round${round - 1}:${i}`));
+        await write(round);
+        await w.refresh();
+        assert.equal(w.snapshot()!.locks.length, 300);
+      }
+      // 1,800 ids came and went; the table is pruned once it doubles (plus a little).
+      assert.ok(table().size <= 2 * 300 + 256, `${table().size} ids kept for 300 keys`);
+      assert.ok([...table().keys()].every((id) => id.startsWith('lock:round4:') || id.startsWith('lock:round5:')), 'only the last rounds\' keys');
+    } finally {
+      await w.stop();
+      for (const c of clients) c.disconnect();
+    }
+  });
+});
