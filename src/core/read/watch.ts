@@ -20,7 +20,7 @@ import { classifyAndEnrich, readRelated, type Related } from './pipeline';
 import type { Classified } from './context';
 import type { LockEntry, SkippedKey, Snapshot } from '../vocabulary/types';
 import { flagDeadlocks, NO_PROCESSES, readWaiters, type WaiterProcesses, type Waits } from './holdersRead';
-import { countedDown, expiriesOf, Known, sameEntry, waitersText } from './watchDiff';
+import { countedDown, expiriesOf, Known, readErrorOf, sameEntry, waitersText } from './watchDiff';
 import { coversInternalKeys, INTERNAL_PATTERN, lockIdOfInternal, NodeWatch, refreshNode } from './watchNode';
 import type { WatchListener, WatchOptions, WatchStatus, WatchSubscription } from './watchTypes';
 export { JUMP_TOLERANCE_MS } from './watchDiff';
@@ -323,6 +323,7 @@ export class Watcher {
     locks.forEach((e, li) => {
       const id = lockIds[li];
       const expiries = expiriesOf(e, scans, id, ctx.ownerOnly === true, nowMs);
+      const readErrMs = readErrorOf(e, scans, id, ctx.ownerOnly === true);
       const before = this.known.get(id);
       const counted = (): LockEntry => countedDown(e, scans, id, ctx.ownerOnly === true, nowMs);
       const recheckAt = e.validityMs !== null && e.validityMs >= threshold ? nowMs + (e.validityMs - threshold) : Infinity;
@@ -332,11 +333,11 @@ export class Watcher {
       } else if (!before || before.kind !== 'lock') {
         added.push(counted());
         this.observed.observe(e.key, e, nowMs);
-      } else if (!sameEntry(before, e, expiries) || before.entry!.liveness?.verdict !== e.liveness?.verdict) {
+      } else if (!sameEntry(before, e, expiries, readErrMs) || before.entry!.liveness?.verdict !== e.liveness?.verdict) {
         changed.push(counted());
         this.observed.observe(e.key, e, nowMs);
       }
-      this.known.set(id, { key: e.key, expiries, recheckAt, kind: 'lock', entry: e, waiterProcesses: freshProcesses.get(id), judgeAt: this.judgeAgainAt(e) });
+      this.known.set(id, { key: e.key, expiries, readErrMs, recheckAt, kind: 'lock', entry: e, waiterProcesses: freshProcesses.get(id), judgeAt: this.judgeAgainAt(e) });
     });
     for (const id of livenessChanged) waitChanged.add(id);
     for (const id of waitChanged) {
@@ -347,7 +348,7 @@ export class Watcher {
       const id = skippedIds[i];
       const before = this.known.get(id);
       if (before?.kind === 'lock') removed.push(before.key);
-      this.known.set(id, { key: sk.key, expiries: [], recheckAt: Infinity, kind: 'skipped', skipped: sk });
+      this.known.set(id, { key: sk.key, expiries: [], readErrMs: 0, recheckAt: Infinity, kind: 'skipped', skipped: sk });
     });
 
     for (const key of removed) this.observed.observe(key, undefined, nowMs);

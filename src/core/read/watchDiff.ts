@@ -18,6 +18,11 @@ export interface Known {
   /** Local epoch ms after which the `expiring` flag may flip: classify again then. */
   recheckAt: number;
   kind: 'lock' | 'skipped';
+  /**
+   * How late the read instants behind `expiries` may have been (the largest Stamp.err of
+   * the copies' reads): a later read may find an expiry moved by that much with no write.
+   */
+  readErrMs: number;
   /** Replaced, never changed, when a later stage learns more about the lock. */
   entry?: LockEntry;
   skipped?: SkippedKey;
@@ -52,8 +57,23 @@ export function expiriesOf(e: LockEntry, scans: NodeScan[], id: string, ownerOnl
   });
 }
 
-/** "Changed" is everything but the countdown itself; expiries may move by the read error. */
-export function sameEntry(a: Known, e: LockEntry, expiries: Array<number | null>): boolean {
+/** How late the read instants of `e`'s copies may be (the largest Stamp.err of their slots), in ms. */
+export function readErrorOf(e: LockEntry, scans: NodeScan[], id: string, ownerOnly: boolean): number {
+  let err = 0;
+  for (let i = 0; i < e.nodes.length; i++) {
+    const slot = slotOf(scans, i, id, ownerOnly);
+    if (slot !== undefined && slot.stamp.err > err) err = slot.stamp.err;
+  }
+  return err;
+}
+
+/**
+ * "Changed" is everything but the countdown itself. An expiry may move by the tolerance
+ * plus how late either read's instant may have been (`a.readErrMs`, `readErrMs`): a node
+ * descheduled in a read script stamps its PTTLs late, by up to a tenth of a second on a
+ * loaded machine, and a fixed tolerance named such locks changed with nothing written.
+ */
+export function sameEntry(a: Known, e: LockEntry, expiries: Array<number | null>, readErrMs: number): boolean {
   const b = a.entry!;
   if (b.verdict !== e.verdict || b.flags.join() !== e.flags.join() || b.nodes.length !== e.nodes.length) return false;
   if (waitersText(b) !== waitersText(e)) return false;
@@ -64,7 +84,7 @@ export function sameEntry(a: Known, e: LockEntry, expiries: Array<number | null>
     if (x.state !== y.state || x.token !== y.token || x.format !== y.format || x.holdCount !== y.holdCount || x.reason !== y.reason) return false;
     const ex = a.expiries[i];
     const ey = expiries[i];
-    if (typeof ex === 'number' && typeof ey === 'number' && ex >= 0 && ey >= 0 ? Math.abs(ex - ey) > JUMP_TOLERANCE_MS : ex !== ey) return false;
+    if (typeof ex === 'number' && typeof ey === 'number' && ex >= 0 && ey >= 0 ? Math.abs(ex - ey) > JUMP_TOLERANCE_MS + a.readErrMs + readErrMs : ex !== ey) return false;
   }
   return true;
 }
