@@ -5,6 +5,7 @@
 // only, capped per key and in keys, from the moment watching began (docs/formats.md,
 // "Observed history").
 import type { LockEvent } from '../bookkeeping/events';
+import { quorumTokenOf } from '../vocabulary/actions';
 import type { Holder, LockEntry } from '../vocabulary/types';
 
 export type ObservedType = 'acquired' | 'extended' | 'released' | 'expired' | 'split';
@@ -83,8 +84,7 @@ export class ObservedHistory {
 }
 
 function lastOf(entry: LockEntry, atMs: number): Last {
-  let token: string | null = null;
-  for (const t in entry.holders) if (entry.holders[t] >= entry.quorum) token = t;
+  const token = quorumTokenOf(entry);
   const copy = entry.nodes.find((o) => o.state === 'present' && o.token === token);
   const pttl = copy?.pttlMs ?? null;
   return { token, holder: entry.holder ?? null, expiresAt: pttl === null || pttl < 0 ? Infinity : atMs + pttl, split: entry.verdict === 'split' };
