@@ -79,7 +79,10 @@ export function toObservation(node: string, type: string, pttl: number, payload:
 }
 
 export interface ReadBatch {
-  /** The node's clock when it read the batch (epoch ms). */
+  /**
+   * The node's clock after the batch's last PTTL (epoch ms): a batch its budget split over
+   * several calls takes its last call's stamp, so no key's PTTL was served after it.
+   */
   nodeTimeMs: number;
   observations: Observation[];
 }
@@ -110,7 +113,10 @@ export async function readObservations(client: Redis | Cluster, keys: Buffer[], 
   for (let from = 0; from < keys.length;) {
     const rest = from === 0 ? keys : keys.slice(from);
     const flat = await callReadScript<unknown[]>(client, SCRIPTS.inspect, rest.length, [...rest, ...BOUNDS, String(callMicros)], true);
-    if (from === 0) nodeTimeMs = timeOf(flat[0], flat[1]);
+    // The last call's stamp: with the first, a key read by a later call had its PTTL served
+    // after the stamp, and its expiry came out early by the time between the calls, which
+    // no read error covers (a busy client made a 100k x 5 watch name locks changed).
+    nodeTimeMs = timeOf(flat[0], flat[1]);
     const n = Math.max(1, Number(flat[2]));
     for (let i = 0, j = 3; i < n && from + i < keys.length; i++, j += 3) {
       observations[from + i] = toObservation(node, typeName(flat[j]), Number(flat[j + 1]), flat[j + 2], absent, tokens);

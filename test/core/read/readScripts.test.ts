@@ -213,6 +213,25 @@ describe('a call past its time on the node hands back the rest', function () {
     assert.equal(calls, Math.ceil(300 / CLOCK_EVERY), stats);
     assert.deepEqual(observations.map((o) => o.token), keys.map((_, i) => `token-${i}`));
   });
+
+  it('a read split over calls is stamped after its last PTTL: no key\'s expiry comes out early, however long the client takes between calls', async () => {
+    const keys = Array.from({ length: 3 * CLOCK_EVERY }, (_, i) => Buffer.from(`lock:named:${i}`));
+    await withClient(server, async (c) => {
+      await readObservations(c, keys.slice(0, 1), 'n', absentOn('n'));
+      // A client busy between two calls (a collection, other nodes' pages): 40 ms before each call after the first.
+      let calls = 0;
+      const busy = Object.create(c) as typeof c;
+      busy.callBuffer = (async (...args: Parameters<typeof c.callBuffer>) => {
+        if (calls++ > 0) await new Promise((r) => setTimeout(r, 40));
+        return c.callBuffer(...args);
+      }) as typeof c.callBuffer;
+      const batch = await readObservations(busy, keys, 'n', absentOn('n'), undefined, 0);
+      assert.equal(calls, 3);
+      const exact = (await c.pipeline(keys.map((k) => ['pexpiretime', k])).exec())!.map(([, t]) => Number(t));
+      // The stamp may be late (the read's error covers that), never early.
+      batch.observations.forEach((o, i) => assert.ok(batch.nodeTimeMs + o.pttlMs! >= exact[i] - 1, `key ${i}: ${batch.nodeTimeMs + o.pttlMs!} against ${exact[i]}`));
+    });
+  });
 });
 
 describe('a watch page by its chunks (pageChanges)', function () {
