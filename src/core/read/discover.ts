@@ -77,20 +77,21 @@ export async function discoverNodes(read: InspectContext, options: DiscoverOptio
         if (!scan.status.reachable) break;
         cursors = scan.cursors;
         scannedPer[i] += scan.reads.size;
-        for (const [id, slot] of scan.reads) {
+        // forEach, not for..of: no entry pair and result object per key (1M keys a walk).
+        scan.reads.forEach((slot, id) => {
           const library = lockShapeOf(id, slot.obs);
-          if (library === null) continue;
+          if (library === null) return;
           const pattern = patternOf(id) ?? keyOf(id);
           let g = groups.get(pattern);
           if (!g) groups.set(pattern, (g = { count: 0, keys: copies ? new Set() : undefined, libraries: new Map(), examples: [] }));
           if (g.keys !== undefined) {
-            if (g.keys.has(id)) continue;
+            if (g.keys.has(id)) return;
             g.keys.add(id);
           }
           g.count++;
           g.libraries.set(library, (g.libraries.get(library) ?? 0) + 1);
           if (g.examples.length < EXAMPLES) g.examples.push(keyOf(id));
-        }
+        });
         options.onProgress?.(total(), keyspace);
         // A node's empty chunk with its cursor not done: the time budget cut it.
         if (scan.reads.size === 0 && scan.truncated) break;

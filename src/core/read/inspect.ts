@@ -428,7 +428,10 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
   const scratch = scratchOf(scans);
   const single = scans.length === 1 && !ctx.ownerOnly && scratch.unreachable[0] === null;
   // latin1 strings compare code unit by code unit: the same order as the bytes.
-  for (const id of [...ids].sort()) {
+  const sorted = Array.from(ids).sort();
+  // An index, not for..of: no iterator result per key while the loop is not yet optimized.
+  for (let k = 0; k < sorted.length; k++) {
+    const id = sorted[k];
     let result: KeyResult | undefined;
     let waitersKnown = false;
     const slot = single ? scans[0].reads.get(id) : undefined;

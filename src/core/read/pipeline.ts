@@ -38,7 +38,8 @@ function redissonLockTest(scans: readonly NodeScan[], ids: ReadonlySet<string>):
   for (const s of scans) reads += s.reads.size;
   if (ids.size * scans.length * 4 < reads) return (id) => scans.some((s) => s.reads.get(id)?.obs.format === 'redisson-lock');
   const hashes = new Set<string>();
-  for (const s of scans) for (const [id, slot] of s.reads) if (slot.obs.format === 'redisson-lock') hashes.add(id);
+  // forEach, not for..of: the entries iterator made a pair and a result object per key (11 MB at 100k).
+  for (const s of scans) s.reads.forEach((slot, id) => void (slot.obs.format === 'redisson-lock' && hashes.add(id)));
   return (id) => hashes.has(id);
 }
 
@@ -78,20 +79,21 @@ export async function readRelated(ctx: InspectContext, scans: NodeScan[], ids: S
     out.anchors.add(anchor);
     ids.add(n);
   };
-  // A Set visits what is added while it is walked: a lock added for its bookkeeping is
-  // looked at in turn, and names lead back to one another, so the walk ends.
-  for (const id of ids) {
+  // A Set's forEach visits what is added while it is walked: a lock added for its
+  // bookkeeping is looked at in turn, and names lead back to one another, so the walk ends.
+  // (forEach, not for..of: no iterator result object per key.)
+  ids.forEach((id) => {
     const b = bookkeepingOf(id);
     const logged = ownLocks && b === null ? loggedResource(id) : null;
     const names = b !== null ? b.owners : logged !== null ? [logged] : redissonLock(id) ? redissonBookkeepingOf(id) : null;
-    if (names === null) continue;
+    if (names === null) return;
     for (const n of names) {
       if (scans.some((s) => s.reads.has(n))) {
         // A logged lock a page lists is that page's to follow: no anchor to look at again.
         if (logged === null && present(n)) joined(n, id);
       } else if (!toRead.has(n)) toRead.set(n, id);
     }
-  }
+  });
   if (toRead.size === 0) return out;
   const keys = [...toRead.keys()].map((id) => Buffer.from(id, 'latin1'));
   await readOnEachNode(ctx, scans, () => keys);

@@ -44,7 +44,8 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
   const scans = await Promise.all(ctx.nodes.map((node) => scanNode(ctx, node, patterns, cont?.cursors[node.id] ?? patterns.map(() => '0'), maxKeys, deadline, onPage)));
   // Key identity is the latin1 form of its bytes: lossless, and cheap to compare.
   const union = new Set<string>();
-  for (const s of scans) for (const id of s.reads.keys()) union.add(id);
+  // forEach, not for..of over keys(): no iterator result per key.
+  for (const s of scans) s.reads.forEach((_, id) => union.add(id));
   if (scans.length > 1 && !ctx.ownerOnly) await fillGaps(ctx, scans, union);
   // Under the default patterns, our own core's locks are listed through their event logs.
   const ownLocks = isDefaultPatterns(patterns);

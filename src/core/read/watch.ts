@@ -254,9 +254,10 @@ export class Watcher {
     let nowMs: number;
     if (everything) {
       const union = new Set<string>();
-      for (const s of scans) for (const [id, slot] of s.reads) if (slot.obs !== s.absent) union.add(id);
+      // forEach, not for..of: no entry pair and result object per key and node (500k in a large watch's first tick).
+      for (const s of scans) s.reads.forEach((slot, id) => void (slot.obs !== s.absent && union.add(id)));
       if (!ctx.ownerOnly) await fillGaps(ctx, scans, union);
-      for (const s of scans) for (const id of s.reads.keys()) if (!union.has(id)) s.reads.delete(id);
+      for (const s of scans) s.reads.forEach((_, id) => void (union.has(id) || s.reads.delete(id)));
       nowMs = clockNow();
       // A read that failed is no removal: a lock whose copies were on nodes that did not
       // answer stays as it was last seen until those nodes are read again.
@@ -310,7 +311,7 @@ export class Watcher {
     for (const id of classified.gone) this.forget(id, scans, removed);
     // What a scan's pages found beside each key was taken by the stages just run; the
     // slots are kept for the next ticks, the facts need not be.
-    if (everything) for (const s of scans) for (const slot of s.reads.values()) if (slot.facts !== undefined) slot.facts = undefined;
+    if (everything) for (const s of scans) s.reads.forEach((slot) => void (slot.facts = undefined));
     const { locks, lockIds, skipped, skippedIds } = classified;
     // Bookkeeping attached to its lock is no row: one listed as orphaned before is not any more.
     const orphans = new Set(skippedIds);
@@ -376,7 +377,7 @@ export class Watcher {
   private pruneIds(scans: readonly NodeScan[]): void {
     if (this.ids.size <= 2 * this.idsKept + 256) return;
     const kept = new Map<string, string>();
-    for (const s of scans) for (const id of s.reads.keys()) kept.set(id, id);
+    for (const s of scans) s.reads.forEach((_, id) => kept.set(id, id));
     this.ids = kept;
     this.idsKept = kept.size;
   }

@@ -320,12 +320,12 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
       const seen = new Set<string>();
       for (const memo of pages.values()) for (const id of memo.ids) seen.add(id);
       const goneAt = { at: clockNow(), err: 0 };
-      for (const [id, slot] of known.reads) {
+      known.reads.forEach((slot, id) => {
         if (!seen.has(id) && slot.obs !== known.absent) {
-          known.reads.set(id, { obs: known.absent, stamp: goneAt });
+          known.reads.set(id, { obs: known.absent, stamp: goneAt, facts: undefined });
           dirty.add(id);
         }
-      }
+      });
     }
     w.pages = pages;
     w.loaded = loadedPages;
