@@ -9,6 +9,7 @@ import { bookkeepingOf } from '../vocabulary/foreignKeys';
 import { performance } from 'node:perf_hooks';
 import { clockNow, withDeadline } from '../connection/deadline';
 import { classify, skipReason, validityAt, withExpiring } from '../vocabulary/classify';
+import { entryAt } from './entryCopy';
 import { interned, readable, type Classified, type InspectContext, type KeyResult, type NodeScan, type Slot, type Stamp } from './context';
 export type { InspectContext, NodeScan, Slot } from './context';
 import { DEFAULT_PATTERNS } from '../vocabulary/inspectTypes';
@@ -404,7 +405,7 @@ function atInstant(result: KeyResult, slot: Slot, nowMs: number, driftFactor: nu
   // A finite validity means a present copy with a TTL: it expires at its read instant + PTTL.
   const validityMs = validityAt(slot.stamp.at + e.nodes[0].pttlMs!, nowMs, driftFactor);
   const expiring = validityMs !== null && validityMs < expiringThresholdMs;
-  return { ...e, validityMs, flags: expiring !== e.flags.includes('expiring') ? withExpiring(e.flags, expiring) : e.flags };
+  return entryAt(e, validityMs, expiring !== e.flags.includes('expiring') ? withExpiring(e.flags, expiring) : e.flags);
 }
 
 /**

@@ -7,6 +7,7 @@ import { processOfCopies } from '../vocabulary/holderToken';
 import { judgeLiveness, MISSED_INTERVALS, namesHolder, renewalOf, type ConnectionSignal, type LivenessInput, type ProcessSignal, type RenewalSignal } from '../vocabulary/liveness';
 import type { Liveness, LockEntry } from '../vocabulary/types';
 import { slotOf, type InspectContext, type NodeScan } from './context';
+import { withLiveness } from './entryCopy';
 import { readClients, reasonsText, type NodeClients } from './clientsRead';
 import { localProcessOf } from './localProcess';
 
@@ -193,26 +194,6 @@ export async function judgeHolders(ctx: InspectContext, scans: readonly NodeScan
     if (e.liveness === undefined || !same(e.liveness, l)) out[i] = withLiveness(e, l);
   }
   return out;
-}
-
-/** The fields withLiveness copies by name; `true` only while they are all of LockEntry's. */
-type CopiedField = 'key' | 'verdict' | 'flags' | 'validityMs' | 'quorum' | 'holders' | 'fence' | 'fenceRisk' | 'nodes' | 'holder' | 'waiters' | 'cycle' | 'owners' | 'liveness';
-type CopiesEvery = [Exclude<keyof LockEntry, CopiedField>] extends [never] ? true : never;
-
-/**
- * `e` with its liveness. An entry as classifyKey (inspect.ts) builds it is copied as one
- * literal in that order: Object.assign took a 100k-lock snapshot 25-40 ms and gave each
- * copy a property array (8 MB at 100k); a literal takes a few ms and keeps the fields in
- * the object. Any other entry by Object.assign (a spread gives each copy that gains a
- * property a hidden class of its own: 8 MB per 20,000 locks, measured).
- */
-function withLiveness(e: LockEntry, liveness: Liveness): LockEntry {
-  // The literal names every field a LockEntry has: one added to the type fails to compile
-  // here (CopiesEvery) until it is copied.
-  const every: CopiesEvery = true;
-  void every;
-  if (e.holder === undefined || e.waiters === undefined || e.owners !== undefined || e.cycle !== undefined || e.liveness !== undefined) return Object.assign({}, e, { liveness });
-  return { key: e.key, verdict: e.verdict, flags: e.flags, validityMs: e.validityMs, quorum: e.quorum, holders: e.holders, fence: e.fence, fenceRisk: e.fenceRisk, nodes: e.nodes, holder: e.holder, waiters: e.waiters, liveness };
 }
 
 /** Two judgements that say the same (a watch judges its locks again each tick). */
