@@ -20,7 +20,7 @@ import { classifyAndEnrich, readRelated, type Related } from './pipeline';
 import type { Classified } from './context';
 import type { LockEntry, SkippedKey, Snapshot } from '../vocabulary/types';
 import { flagDeadlocks, NO_PROCESSES, readWaiters, type WaiterProcesses, type Waits } from './holdersRead';
-import { countedDown, expiriesOf, Known, readErrorOf, sameEntry, waitersText } from './watchDiff';
+import { countedDown, expiriesOf, Known, sameEntry, waitersText } from './watchDiff';
 import { coversInternalKeys, INTERNAL_PATTERN, lockIdOfInternal, NodeWatch, refreshNode } from './watchNode';
 import type { WatchListener, WatchOptions, WatchStatus, WatchSubscription } from './watchTypes';
 export { JUMP_TOLERANCE_MS } from './watchDiff';
@@ -323,8 +323,7 @@ export class Watcher {
     const first = !this.started;
     locks.forEach((e, li) => {
       const id = lockIds[li];
-      const expiries = expiriesOf(e, scans, id, ctx.ownerOnly === true, nowMs);
-      const readErrMs = readErrorOf(e, scans, id, ctx.ownerOnly === true);
+      const { expiries, readErrMs } = expiriesOf(e, scans, id, ctx.ownerOnly === true, nowMs);
       const before = this.known.get(id);
       const counted = (): LockEntry => countedDown(e, scans, id, ctx.ownerOnly === true, nowMs);
       const recheckAt = e.validityMs !== null && e.validityMs >= threshold ? nowMs + (e.validityMs - threshold) : Infinity;

@@ -47,24 +47,25 @@ export function countedDown(e: LockEntry, scans: NodeScan[], id: string, ownerOn
   };
 }
 
-/** Each copy's expiry instant (local epoch ms; -1 no expiry, null no copy), as countedDown() would count it. */
-export function expiriesOf(e: LockEntry, scans: NodeScan[], id: string, ownerOnly: boolean, nowMs: number): Array<number | null> {
-  return e.nodes.map((o, i) => {
-    if (o.pttlMs === null || o.pttlMs < 0) return o.pttlMs;
+/** A lock's copies as the watch compares them from tick to tick (sameEntry). */
+export interface CopyExpiries {
+  /** Each copy's expiry instant (local epoch ms; -1 no expiry, null no copy), as countedDown() would count it. */
+  expiries: Array<number | null>;
+  /** How late the read instants of the copies may be (the largest Stamp.err of their slots), in ms. */
+  readErrMs: number;
+}
+
+/** `e`'s copies' expiries and their reads' error, in one walk of its slots. */
+export function expiriesOf(e: LockEntry, scans: NodeScan[], id: string, ownerOnly: boolean, nowMs: number): CopyExpiries {
+  let readErrMs = 0;
+  const expiries = e.nodes.map((o, i) => {
     const slot = slotOf(scans, i, id, ownerOnly);
+    if (slot !== undefined && slot.stamp.err > readErrMs) readErrMs = slot.stamp.err;
+    if (o.pttlMs === null || o.pttlMs < 0) return o.pttlMs;
     if (o.state !== 'present' || !slot) return nowMs + o.pttlMs;
     return nowMs + Math.max(0, Math.round(slot.stamp.at + o.pttlMs - nowMs));
   });
-}
-
-/** How late the read instants of `e`'s copies may be (the largest Stamp.err of their slots), in ms. */
-export function readErrorOf(e: LockEntry, scans: NodeScan[], id: string, ownerOnly: boolean): number {
-  let err = 0;
-  for (let i = 0; i < e.nodes.length; i++) {
-    const slot = slotOf(scans, i, id, ownerOnly);
-    if (slot !== undefined && slot.stamp.err > err) err = slot.stamp.err;
-  }
-  return err;
+  return { expiries, readErrMs };
 }
 
 /**
