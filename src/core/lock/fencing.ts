@@ -12,6 +12,7 @@ import { ReplyError } from 'ioredis';
 import { describeFailure, RedisNode } from '../connection/nodes';
 import { callScript, defineOnce, rawScript } from '../connection/lua';
 import { releaseKeysOn } from './writeScripts';
+import { grantOn, incrOn } from './writeBatch';
 import { withDeadline } from '../connection/deadline';
 
 type Key = string | Buffer;
@@ -119,7 +120,7 @@ export class FenceRound {
   grant(node: RedisNode, token: string, px: string): Promise<unknown> {
     const i = this.nodes.indexOf(node);
     if (this.keys.length === 1) return this.grantOne(node, i, token, px);
-    return grantOn(node.client, this.keys, this.counterKeys, token, px).then(
+    return fencedGrantOn(node.client, this.keys, this.counterKeys, token, px).then(
       (reply) => {
         this.answered[i] = true;
         if (!Array.isArray(reply) || reply[0] !== 0) {
@@ -136,19 +137,20 @@ export class FenceRound {
   }
 
   /**
-   * One resource: the plain `SET NX PX` and an `INCR` of the counter, sent together,
-   * without a script (a script call costs the node several times a SET). The INCR runs
+   * One resource: an `INCR` of the counter and the plain `SET NX PX`, sent together: for a
+   * lone caller without a script (a script call costs the node several times a SET),
+   * beside other callers in the tick's batch (writeBatch.ts). The INCR runs
    * whether or not the SET was granted: a refused attempt only skips a number, and the
    * argument for monotonic fences holds for any increments (docs/fencing.md). A granted
    * SET whose INCR was refused is taken back and reported as that node's refusal.
    */
   private grantOne(node: RedisNode, i: number, token: string, px: string): Promise<unknown> {
     const client = node.client;
-    const incr = client.incr(this.counterKeys[0]).then(
+    const incr = incrOn(client, this.counterKeys[0]).then(
       (v) => v,
       (e: unknown) => counterRefusal(e),
     );
-    return (client.set(this.keys[0], token, 'PX', px, 'NX') as Promise<unknown>).then(
+    return grantOn(client, this.keys[0], token, px).then(
       async (reply) => {
         const f = await incr;
         this.answered[i] = true;
@@ -251,7 +253,7 @@ export class FenceRound {
  * The fenced grant of several resources, sent like the plain release (callScript): Buffer
  * replies keep a binary holder token intact.
  */
-function grantOn(client: Redis | Cluster, keys: readonly Key[], counters: readonly Key[], token: string, px: string): Promise<unknown> {
+function fencedGrantOn(client: Redis | Cluster, keys: readonly Key[], counters: readonly Key[], token: string, px: string): Promise<unknown> {
   // A grant: never resent out of order.
   return callScript(client, FENCED_ACQUIRE_SCRIPT, keys.length * 2, [...keys, ...counters, token, px], false, true);
 }

@@ -2,7 +2,8 @@
 import { LockAbortedError, NodeAttempt, RedlockError } from './errors';
 import type { NodeInput, RedisNode } from '../connection/nodes';
 import { NodeSet } from '../connection/nodeSet';
-import { acquireKeysOn, extendKeysOn, releaseKeysOn } from './writeScripts';
+import { acquireKeysOn, extendKeysOn } from './writeScripts';
+import { grantOn, releaseOn } from './writeBatch';
 import { runHolding } from './using';
 import { describeAcquireOn, describeExtendOn, describeReleaseOn, ExtendReply, namedByOwner } from './answers';
 import { type Resource, validateResources } from '../vocabulary/resource';
@@ -168,13 +169,15 @@ export class Redlock {
     const drift = this.drift(ttlMs);
     const start = now();
     const fence = fencing ? new FenceRound(this.nodes, keys) : undefined;
+    // Only a single-key grant, fenced or not, joins the tick's batch; any other flushes it first.
+    const batchedGrant = !listing && !(listed?.listed && listed.keys.length > 0) && keys.length === 1;
     const r = round(
       this.nodes,
       (node) => {
         if (fence) return fence.grant(node, token, px);
         if (listing) return waitAcquireOn(node.client, keys, token, px, listing, true);
         if (listed?.listed && listed.keys.length > 0) return waitAcquireOn(node.client, keys, token, px, listed);
-        if (keys.length === 1) return node.client.set(keys[0], token, 'PX', px, 'NX') as Promise<unknown>;
+        if (keys.length === 1) return grantOn(node.client, keys[0], token, px);
         return acquireKeysOn(node.client, keys, token, px);
       },
       this.deadlineFor(ttlMs),
@@ -182,6 +185,7 @@ export class Redlock {
         const granted = countGranted(rs);
         return granted >= q || granted + pending < q;
       },
+      batchedGrant,
     );
     const results = await r.decided;
     let elapsed = now() - start;
@@ -213,7 +217,7 @@ export class Redlock {
     }
     const t = now();
     let undone: Promise<unknown>;
-    const undoOn = (nodes: readonly RedisNode[]): Promise<unknown> => round(nodes, (node) => releaseKeysOn(node.client, keys, token), this.deadlineFor(ttlMs)).settled;
+    const undoOn = (nodes: readonly RedisNode[]): Promise<unknown> => round(nodes, (node) => releaseOn(node.client, keys, token), this.deadlineFor(ttlMs), undefined, true).settled;
     if (wait && wait.keys.length > 0 && (final ? wait.listed : entryDue(wait, t))) {
       undone = this.releaseAndWait(keys, token, ttlMs, wait, !final).settled;
       if (!final) wait.writtenAt = t;
@@ -320,11 +324,17 @@ export class Redlock {
     if (this.local.awaited(lock.keys)) for (const node of this.nodes) node.corkTurn();
     // Resolves once the outcome is certain (docs/decisions.md): a quorum released, or too
     // few nodes left to reach one; the rest answer through `settled`.
-    const r = round(this.nodes, (node) => releaseKeysOn(node.client, lock.keys, lock.rawToken), this.deadlineFor(lock.ttlMs), (rs, pending) => {
-      let n = 0;
-      for (const x of rs) if (x?.ok && x.value > 0) n++;
-      return n >= q || n + pending < q;
-    });
+    const r = round(
+      this.nodes,
+      (node) => releaseOn(node.client, lock.keys, lock.rawToken),
+      this.deadlineFor(lock.ttlMs),
+      (rs, pending) => {
+        let n = 0;
+        for (const x of rs) if (x?.ok && x.value > 0) n++;
+        return n >= q || n + pending < q;
+      },
+      true,
+    );
     // A retry of ours woken now writes its SET behind this compare-and-delete on each
     // connection already identified, so those nodes free the key before they see it.
     this.local.releasedLock(lock);

@@ -4,6 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { DeadlineError } from '../connection/deadline';
 import { describeFailure, FailureOutcome, lockRounds, RedisNode } from '../connection/nodes';
+import { flushWrites } from './writeBatch';
 
 export const now = (): number => performance.now();
 
@@ -31,12 +32,17 @@ export interface Round<T> {
   settled: Promise<Array<Settled<T>>>;
 }
 
-/** Runs `call` on every node in parallel under one deadline timer. */
+/**
+ * Runs `call` on every node in parallel under one deadline timer. `batched`: the calls are
+ * grants or releases that may join the tick's batch (writeBatch.ts); any other round first
+ * writes the batch held on its nodes, so that it lands before it.
+ */
 export function round<T>(
   nodes: readonly RedisNode[],
   call: (node: RedisNode) => Promise<T>,
   deadlineMs: number,
   decided?: (results: ReadonlyArray<Settled<T> | undefined>, pending: number) => boolean,
+  batched = false,
 ): Round<T> {
   const results: Array<Settled<T> | undefined> = new Array(nodes.length);
   let pending = nodes.length;
@@ -80,8 +86,14 @@ export function round<T>(
       // A node just (re)connected counts once the server it reaches is known and distinct.
       if (node.identified) {
         node.cork();
+        if (!batched) flushWrites(node.client);
         p = call(node);
-      } else p = node.gate(deadlineMs).then(() => call(node));
+      } else {
+        p = node.gate(deadlineMs).then(() => {
+          if (!batched) flushWrites(node.client);
+          return call(node);
+        });
+      }
     } catch (e) {
       p = Promise.reject(e);
     }

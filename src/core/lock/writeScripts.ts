@@ -32,6 +32,38 @@ end
 return n`;
 
 /**
+ * Several callers' writes to one node, in the order they were made (writeBatch.ts): per
+ * write three ARGV, its kind, its argument and its token, and its keys in KEYS in the same
+ * order. 'g': SET NX PX of one key (argument: the PX), answering 1 granted, 0 refused.
+ * 'i': INCR of one key (a fence counter), answering the new value or the node's error for
+ * that write alone. 'r': RELEASE of the next n keys (argument: n), answering the number
+ * deleted.
+ */
+const WRITE_EACH = `
+local out, k = {}, 0
+for j = 1, #ARGV, 3 do
+  local kind, arg, token = ARGV[j], ARGV[j + 1], ARGV[j + 2]
+  if kind == 'g' then
+    k = k + 1
+    out[#out + 1] = redis.call('SET', KEYS[k], token, 'PX', arg, 'NX') and 1 or 0
+  elseif kind == 'i' then
+    k = k + 1
+    out[#out + 1] = redis.pcall('INCR', KEYS[k])
+  else
+    local c = 0
+    for i = k + 1, k + tonumber(arg) do
+      if redis.pcall('GET', KEYS[i]) == token then
+        redis.call('DEL', KEYS[i])
+        c = c + 1
+      end
+    end
+    k = k + tonumber(arg)
+    out[#out + 1] = c
+  end
+end
+return out`;
+
+/**
  * Compare-and-PEXPIRE, all or nothing: {1, then per key the absolute expiry before and
  * after (PEXPIRETIME; -1 none, -3 unknown on Redis < 7)} extended, 0 absent, {0, holder}
  * held by another, -1 wrong type. The expiries let a failed extend undo itself.
@@ -106,6 +138,7 @@ return 1`;
 export const SCRIPTS = {
   rliAcquire: ACQUIRE,
   rliRelease: RELEASE,
+  rliWriteEach: WRITE_EACH,
   rliExtend: EXTEND,
   rliForceRelease: FORCE_RELEASE,
   rliRestoreExpiry: RESTORE_EXPIRY,
@@ -119,6 +152,7 @@ export interface LockCommands {
 }
 
 const RELEASE_SCRIPT = rawScript(RELEASE);
+export const WRITE_EACH_SCRIPT = rawScript(WRITE_EACH);
 const ACQUIRE_SCRIPT = rawScript(ACQUIRE);
 const EXTEND_SCRIPT = rawScript(EXTEND);
 

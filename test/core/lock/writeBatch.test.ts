@@ -1,0 +1,194 @@
+// The tick's grants and releases on one node in one script call (writeBatch.ts): each
+// caller gets its own answer, the writes land in the order they were made, and any other
+// lock write lands after them.
+import assert from 'node:assert/strict';
+import { lockRounds } from '../../../src/core/connection/nodes';
+import { grantOn, incrOn, MAX_BATCH_WRITES, releaseOn } from '../../../src/core/lock/writeBatch';
+import { Redlock } from '../../../src/core';
+import { RedisServer, startNodes } from '../../../src/dev/redisServer';
+
+/** Script calls (EVAL and EVALSHA) and plain SETs a node has run (INFO commandstats). */
+async function calls(server: RedisServer): Promise<{ scripts: number; sets: number }> {
+  const c = server.client();
+  try {
+    const stats = await c.info('commandstats');
+    const n = (name: string): number => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+    return { scripts: n('eval') + n('evalsha'), sets: n('set') };
+  } finally {
+    c.disconnect();
+  }
+}
+
+/** Runs `fn` as if another lock round were undecided: the writes it makes may be held for the tick. */
+async function whileOthersDecide<T>(fn: () => Promise<T>): Promise<T> {
+  lockRounds.undecided++;
+  try {
+    return await fn();
+  } finally {
+    lockRounds.undecided--;
+  }
+}
+
+describe('writeBatch', function () {
+  this.timeout(30_000);
+  let servers: RedisServer[];
+
+  before(async () => {
+    servers = await startNodes(3);
+  });
+  after(async () => {
+    await Promise.all(servers.map((s) => s.dispose()));
+  });
+
+  it('a tick of grants and releases is one script call, each caller with its own answer, in the order made', async () => {
+    const c = servers[0].client();
+    try {
+      await c.set('b:held', 'other', 'PX', 60_000);
+      await c.hset('b:hash', 'f', 'v');
+      await c.set('b:mine', 'tok-m', 'PX', 60_000);
+      const before = await calls(servers[0]);
+      const answers = await whileOthersDecide(() =>
+        Promise.all([
+          grantOn(c, 'b:a', 'tok-a', '60000'),
+          grantOn(c, 'b:held', 'tok-b', '60000'),
+          releaseOn(c, ['b:mine', 'b:hash'], 'tok-m'),
+          releaseOn(c, ['b:held'], 'not-the-holder'),
+          // Granted, released and granted again in the same call: only the order makes these three answers.
+          grantOn(c, 'b:again', 'first', '60000'),
+          releaseOn(c, ['b:again'], 'first'),
+          grantOn(c, 'b:again', 'second', '60000'),
+        ]),
+      );
+      assert.deepEqual(answers, ['OK', null, 1, 0, 'OK', 1, 'OK']);
+      const after = await calls(servers[0]);
+      assert.equal(after.scripts - before.scripts, 1, 'one script call for the tick');
+      assert.equal(after.sets - before.sets, 4, 'the four grants ran inside it');
+      assert.deepEqual(await c.mget('b:a', 'b:held', 'b:mine', 'b:again'), ['tok-a', 'other', null, 'second']);
+      assert.equal(await c.hget('b:hash', 'f'), 'v', 'a key of another type is not ours: left alone');
+      const ttl = await c.pttl('b:a');
+      assert.ok(ttl > 50_000 && ttl <= 60_000, `the grant's PX: ${ttl}`);
+    } finally {
+      c.disconnect();
+    }
+  });
+
+  it('a fence increment the node refuses fails that write alone', async () => {
+    const c = servers[0].client();
+    try {
+      await c.hset('b:counter-hash', 'f', 'v');
+      await c.set('b:counter', '41');
+      const answers = await whileOthersDecide(() => Promise.allSettled([incrOn(c, 'b:counter'), incrOn(c, 'b:counter-hash'), grantOn(c, 'b:fenced', 'tok', '60000')]));
+      assert.deepEqual(answers[0], { status: 'fulfilled', value: 42 });
+      assert.equal(answers[1].status, 'rejected');
+      assert.match(String((answers[1] as PromiseRejectedResult).reason), /WRONGTYPE/);
+      assert.deepEqual(answers[2], { status: 'fulfilled', value: 'OK' });
+    } finally {
+      c.disconnect();
+    }
+  });
+
+  it('a lone caller writes at once, with the plain command', async () => {
+    const c = servers[0].client();
+    try {
+      await c.ping();
+      const before = await calls(servers[0]);
+      assert.equal(await grantOn(c, 'b:lone', 'tok', '60000'), 'OK');
+      assert.equal(await releaseOn(c, ['b:lone'], 'tok'), 1);
+      const after = await calls(servers[0]);
+      assert.deepEqual({ scripts: after.scripts - before.scripts, sets: after.sets - before.sets }, { scripts: 1, sets: 1 }, 'a SET, then the release script');
+    } finally {
+      c.disconnect();
+    }
+  });
+
+  it('past the batch bound a tick takes more calls, and every write is answered', async () => {
+    const c = servers[1].client();
+    try {
+      await c.ping();
+      const n = MAX_BATCH_WRITES + 10;
+      const before = await calls(servers[1]);
+      const granted = await whileOthersDecide(() => Promise.all(Array.from({ length: n }, (_, i) => grantOn(c, `b:many:${i}`, `t${i}`, '60000'))));
+      assert.equal(granted.filter((g) => g === 'OK').length, n);
+      assert.equal((await calls(servers[1])).scripts - before.scripts, 2);
+      const released = await whileOthersDecide(() => Promise.all(Array.from({ length: n }, (_, i) => releaseOn(c, [`b:many:${i}`], `t${i}`))));
+      assert.equal(released.filter((r) => r === 1).length, n);
+      assert.equal(await c.exists(Array.from({ length: n }, (_, i) => `b:many:${i}`)), 0);
+    } finally {
+      c.disconnect();
+    }
+  });
+
+  it('a node that forgot the script: the held grants fail there and write nothing, the held releases are sent again', async () => {
+    const c = servers[2].client();
+    try {
+      await c.ping();
+      // Warm: this connection has sent the batch script's text.
+      await whileOthersDecide(() => Promise.all([grantOn(c, 'b:warm', 'w', '60000'), grantOn(c, 'b:warm2', 'w', '60000')]));
+      await c.set('b:mine2', 'tok', 'PX', 60_000);
+      await c.script('FLUSH');
+      const [grant, release] = await whileOthersDecide(() => Promise.allSettled([grantOn(c, 'b:new', 'tok', '60000'), releaseOn(c, ['b:mine2'], 'tok')]));
+      assert.equal(grant.status, 'rejected');
+      assert.match(String((grant as PromiseRejectedResult).reason), /NOSCRIPT/);
+      assert.deepEqual(release, { status: 'fulfilled', value: 1 });
+      assert.equal(await c.exists('b:new', 'b:mine2'), 0);
+    } finally {
+      c.disconnect();
+    }
+  });
+
+  it('a Redlock: a release held for the tick lands before an extend made after it in the same tick', async () => {
+    const rl = new Redlock(servers.map((s) => s.url), { commandTimeoutMs: 1000 });
+    try {
+      const lock = await rl.acquire('b:order', 60_000);
+      // Another round in flight, so the release is held for the tick; the extend, a round
+      // of its own, must not overtake it on any node.
+      const other = rl.acquire('b:other', 60_000);
+      const released = rl.release(lock);
+      const extended = rl.extend(lock, 60_000);
+      await assert.rejects(extended, /extend/);
+      assert.ok((await (await released).settled).every((n) => n.outcome === 'released'));
+      await rl.release(await other);
+      for (const s of servers) {
+        const c = s.client();
+        try {
+          assert.equal(await c.exists('b:order', 'b:other'), 0, `${s.url}: nothing left`);
+        } finally {
+          c.disconnect();
+        }
+      }
+    } finally {
+      await rl.quit();
+    }
+  });
+
+  it('a Redlock: 64 callers at once each hold their own lock once, in far fewer calls than writes', async () => {
+    const rl = new Redlock(servers.map((s) => s.url), { commandTimeoutMs: 1000 });
+    try {
+      await rl.release(await rl.acquire('b:warm-rl', 10_000));
+      const before = await Promise.all(servers.map(calls));
+      const locks = await Promise.all(Array.from({ length: 64 }, (_, i) => rl.acquire(`b:w:${i}`, 10_000)));
+      assert.equal(new Set(locks.map((l) => l.token)).size, 64);
+      const results = await Promise.all(locks.map((l) => rl.release(l)));
+      const settled = await Promise.all(results.map((r) => r.settled));
+      assert.ok(settled.every((nodes) => nodes.every((n) => n.outcome === 'released')));
+      const after = await Promise.all(servers.map(calls));
+      servers.forEach((_, i) => {
+        // 64 grants and 64 releases on each node: each grant ran once (plain or in a
+        // script), and the writes of a tick left together instead of one script per release.
+        assert.equal(after[i].sets - before[i].sets, 64, `node ${i}: grants`);
+        const scripts = after[i].scripts - before[i].scripts;
+        assert.ok(scripts < 16, `node ${i}: ${scripts} script calls for 64 grants and 64 releases`);
+      });
+      for (const s of servers) {
+        const c = s.client();
+        try {
+          assert.equal(await c.exists(Array.from({ length: 64 }, (_, i) => `b:w:${i}`)), 0);
+        } finally {
+          c.disconnect();
+        }
+      }
+    } finally {
+      await rl.quit();
+    }
+  });
+});
