@@ -133,6 +133,10 @@ export async function seedDemoStates(nodes: readonly DemoNode[], options: DemoOp
   const READERS_ON = [2, 3, 4];
   const NO_TTL_ON = [0, 1, 2];
 
+  // One absolute expiry for every copy (PXAT, Redis 6.2+), as a careful extender sets it:
+  // copies written a few ms apart with PX expire that far apart, and on a loaded machine
+  // that crossed the drift allowance and the demo's lock turned `ttl-skew` for a tick.
+  const expiringAt = Date.now() + EXPIRING_TTL_MS;
   const seedNode = async (c: Redis, i: number): Promise<void> => {
     const m = c.multi();
     m.del(...Object.values(keys).filter((k) => k !== keys.healthy));
@@ -148,7 +152,7 @@ export async function seedDemoStates(nodes: readonly DemoNode[], options: DemoOp
     }
     const now = Date.now();
     m.zadd(keys.semaphore, now, t.permits[0], now, t.permits[1]).pexpire(keys.semaphore, REDISSON_LEASE_MS);
-    m.set(keys.expiring, t.expiring, 'PX', EXPIRING_TTL_MS);
+    m.set(keys.expiring, t.expiring, 'PXAT', expiringAt);
     m.rpush(keys.list, 'acquired=1841', 'released=1839', 'timeouts=2');
     m.hset(keys.settings, 'maxAttempts', 5, 'windowSeconds', 900, 'lockoutSeconds', 1800);
     m.set(keys.blob, 'x'.repeat(1024));
@@ -175,7 +179,8 @@ export async function seedDemoStates(nodes: readonly DemoNode[], options: DemoOp
     workers.push(healthy);
     workers.push(
       every(EXPIRING_EVERY_MS, async () => {
-        await Promise.all(clients.map((c) => c.set(keys.expiring, t.expiring, 'PX', EXPIRING_TTL_MS)));
+        const at = Date.now() + EXPIRING_TTL_MS;
+        await Promise.all(clients.map((c) => c.set(keys.expiring, t.expiring, 'PXAT', at)));
       }, log),
       every(WATCHDOG_EVERY_MS, async () => {
         await Promise.all(clients.map(async (c, i) => {

@@ -32,29 +32,47 @@ interface Batch {
 
 const open = new WeakMap<object, Batch>();
 
+/** Clients a write went out on at once in this tick: the next one in the tick opens a batch. */
+const wroteThisTick = new Set<object>();
+let clearing = false;
+const clearTick = (): void => {
+  wroteThisTick.clear();
+  clearing = false;
+};
+
 /**
- * The batch `keys` may join on `client`, or undefined where the write goes out at once: a
- * lone caller (no other lock round undecided: nothing would join it, and holding it costs
- * a sequential caller), a Cluster (it routes per key), a connection not ready, and a
- * server that runs no scripts.
+ * The batch a write of `keys` keys joins on `client`, or undefined where it goes out at
+ * once: the first write of a tick on a connection (under contention a tick's only one is
+ * the common case, and held alone it cost 16 callers on one resource 5-8%), a lone caller
+ * (no other lock round undecided), a Cluster (it routes per key), a connection not ready,
+ * and a server that runs no scripts. A batch already open is always joined: a write sent
+ * at once would overtake the writes held in it.
  */
 function batchOn(client: Redis | Cluster, keys: number): Batch | undefined {
-  if (lockRounds.undecided === 0 || client instanceof Cluster || client.status !== 'ready' || !client.stream) return undefined;
-  if (knownCapabilities(client)?.capabilities.scripts === false) return undefined;
+  if (client instanceof Cluster) return undefined;
   let batch = open.get(client);
   if (batch && (batch.writes.length >= MAX_BATCH_WRITES || batch.keys + keys > MAX_BATCH_KEYS)) {
     flushWrites(client);
     batch = undefined;
   }
-  if (!batch) {
-    const stream = client.stream;
-    // Corked until the batch is written: the tick's other writes to this node leave in
-    // the same socket write (streams count corks, so this nests with RedisNode.cork()).
-    stream.cork();
-    batch = { stream, writes: [], keys: 0 };
-    open.set(client, batch);
-    process.nextTick(flushWrites, client);
+  if (batch) return batch;
+  if (lockRounds.undecided === 0 || client.status !== 'ready' || !client.stream) return undefined;
+  if (knownCapabilities(client)?.capabilities.scripts === false) return undefined;
+  if (!wroteThisTick.has(client)) {
+    wroteThisTick.add(client);
+    if (!clearing) {
+      clearing = true;
+      process.nextTick(clearTick);
+    }
+    return undefined;
   }
+  const stream = client.stream;
+  // Corked until the batch is written: the tick's other writes to this node leave in
+  // the same socket write (streams count corks, so this nests with RedisNode.cork()).
+  stream.cork();
+  batch = { stream, writes: [], keys: 0 };
+  open.set(client, batch);
+  process.nextTick(flushWrites, client);
   return batch;
 }
 
@@ -76,6 +94,16 @@ export function grantOn(client: Redis | Cluster, key: string | Buffer, token: st
   return join(batch, 'g', [key], px, token).then((granted) => (granted === 1 ? 'OK' : null));
 }
 
+/**
+ * A batch of one as its own command: a script call costs the node several times a SET,
+ * and under contention a lone grant in a tick is the common case (16 callers on one
+ * resource ran 10% slower with each sent as a script of one).
+ */
+function sendAlone(client: Redis | Cluster, w: Pending): void {
+  const sent = w.op === 'g' ? client.set(w.keys[0], w.token, 'PX', w.arg, 'NX').then((r) => (r === 'OK' ? 1 : 0)) : w.op === 'i' ? client.incr(w.keys[0]) : releaseKeysOn(client, w.keys, w.token);
+  sent.then(w.resolve, w.reject);
+}
+
 /** INCR `key` on one node (a fence counter): the new value; rejects with the node's error for it. */
 export function incrOn(client: Redis | Cluster, key: string | Buffer): Promise<number> {
   const batch = batchOn(client, 1);
@@ -93,6 +121,7 @@ export function flushWrites(client: Redis | Cluster): void {
   open.delete(client);
   const { writes } = batch;
   try {
+    if (writes.length === 1) return sendAlone(client, writes[0]);
     const args: Array<string | Buffer> = [];
     for (const w of writes) for (const k of w.keys) args.push(k);
     for (const w of writes) args.push(w.op, w.arg, w.token);

@@ -40,7 +40,7 @@ describe('writeBatch', function () {
     await Promise.all(servers.map((s) => s.dispose()));
   });
 
-  it('a tick of grants and releases is one script call, each caller with its own answer, in the order made', async () => {
+  it("a tick's grants and releases: the first at once, the rest in one script call, each caller with its own answer, in the order made", async () => {
     const c = servers[0].client();
     try {
       await c.set('b:held', 'other', 'PX', 60_000);
@@ -49,20 +49,21 @@ describe('writeBatch', function () {
       const before = await calls(servers[0]);
       const answers = await whileOthersDecide(() =>
         Promise.all([
+          // Granted (a plain SET, at once), released and granted again (both held for the
+          // tick): only the order makes these three answers.
+          grantOn(c, 'b:again', 'first', '60000'),
+          releaseOn(c, ['b:again'], 'first'),
+          grantOn(c, 'b:again', 'second', '60000'),
           grantOn(c, 'b:a', 'tok-a', '60000'),
           grantOn(c, 'b:held', 'tok-b', '60000'),
           releaseOn(c, ['b:mine', 'b:hash'], 'tok-m'),
           releaseOn(c, ['b:held'], 'not-the-holder'),
-          // Granted, released and granted again in the same call: only the order makes these three answers.
-          grantOn(c, 'b:again', 'first', '60000'),
-          releaseOn(c, ['b:again'], 'first'),
-          grantOn(c, 'b:again', 'second', '60000'),
         ]),
       );
-      assert.deepEqual(answers, ['OK', null, 1, 0, 'OK', 1, 'OK']);
+      assert.deepEqual(answers, ['OK', 1, 'OK', 'OK', null, 1, 0]);
       const after = await calls(servers[0]);
-      assert.equal(after.scripts - before.scripts, 1, 'one script call for the tick');
-      assert.equal(after.sets - before.sets, 4, 'the four grants ran inside it');
+      assert.equal(after.scripts - before.scripts, 1, 'one script call for the held writes');
+      assert.equal(after.sets - before.sets, 4, 'one SET at once, three inside the script');
       assert.deepEqual(await c.mget('b:a', 'b:held', 'b:mine', 'b:again'), ['tok-a', 'other', null, 'second']);
       assert.equal(await c.hget('b:hash', 'f'), 'v', 'a key of another type is not ours: left alone');
       const ttl = await c.pttl('b:a');
@@ -77,11 +78,30 @@ describe('writeBatch', function () {
     try {
       await c.hset('b:counter-hash', 'f', 'v');
       await c.set('b:counter', '41');
-      const answers = await whileOthersDecide(() => Promise.allSettled([incrOn(c, 'b:counter'), incrOn(c, 'b:counter-hash'), grantOn(c, 'b:fenced', 'tok', '60000')]));
+      // The tick's first write goes out at once; the three after it are held together.
+      const answers = await whileOthersDecide(() => Promise.allSettled([incrOn(c, 'b:counter'), incrOn(c, 'b:counter'), incrOn(c, 'b:counter-hash'), grantOn(c, 'b:fenced', 'tok', '60000')]));
       assert.deepEqual(answers[0], { status: 'fulfilled', value: 42 });
-      assert.equal(answers[1].status, 'rejected');
-      assert.match(String((answers[1] as PromiseRejectedResult).reason), /WRONGTYPE/);
-      assert.deepEqual(answers[2], { status: 'fulfilled', value: 'OK' });
+      assert.deepEqual(answers[1], { status: 'fulfilled', value: 43 });
+      assert.equal(answers[2].status, 'rejected');
+      assert.match(String((answers[2] as PromiseRejectedResult).reason), /WRONGTYPE/);
+      assert.deepEqual(answers[3], { status: 'fulfilled', value: 'OK' });
+    } finally {
+      c.disconnect();
+    }
+  });
+
+  it('a write made while a batch is held joins it, even once no other round is undecided', async () => {
+    const c = servers[1].client();
+    try {
+      await c.ping();
+      lockRounds.undecided++;
+      const first = grantOn(c, 'b:join', 'one', '60000');
+      const released = releaseOn(c, ['b:join'], 'one');
+      lockRounds.undecided--;
+      // Sent at once, this grant would reach the node before the release held for the tick, and be refused.
+      const again = grantOn(c, 'b:join', 'two', '60000');
+      assert.deepEqual(await Promise.all([first, released, again]), ['OK', 1, 'OK']);
+      assert.equal(await c.get('b:join'), 'two');
     } finally {
       c.disconnect();
     }
@@ -102,6 +122,7 @@ describe('writeBatch', function () {
   });
 
   it('past the batch bound a tick takes more calls, and every write is answered', async () => {
+    // 266 writes: the first at once, 256 in one call, the last 9 in another.
     const c = servers[1].client();
     try {
       await c.ping();
@@ -122,11 +143,11 @@ describe('writeBatch', function () {
     const c = servers[2].client();
     try {
       await c.ping();
-      // Warm: this connection has sent the batch script's text.
-      await whileOthersDecide(() => Promise.all([grantOn(c, 'b:warm', 'w', '60000'), grantOn(c, 'b:warm2', 'w', '60000')]));
+      // Warm: this connection has sent the batch script's text (the first write of a tick goes out at once).
+      await whileOthersDecide(() => Promise.all([grantOn(c, 'b:warm', 'w', '60000'), grantOn(c, 'b:warm2', 'w', '60000'), grantOn(c, 'b:warm3', 'w', '60000')]));
       await c.set('b:mine2', 'tok', 'PX', 60_000);
       await c.script('FLUSH');
-      const [grant, release] = await whileOthersDecide(() => Promise.allSettled([grantOn(c, 'b:new', 'tok', '60000'), releaseOn(c, ['b:mine2'], 'tok')]));
+      const [, grant, release] = await whileOthersDecide(() => Promise.allSettled([grantOn(c, 'b:lead', 'tok', '60000'), grantOn(c, 'b:new', 'tok', '60000'), releaseOn(c, ['b:mine2'], 'tok')]));
       assert.equal(grant.status, 'rejected');
       assert.match(String((grant as PromiseRejectedResult).reason), /NOSCRIPT/);
       assert.deepEqual(release, { status: 'fulfilled', value: 1 });
@@ -140,18 +161,19 @@ describe('writeBatch', function () {
     const rl = new Redlock(servers.map((s) => s.url), { commandTimeoutMs: 1000 });
     try {
       const lock = await rl.acquire('b:order', 60_000);
-      // Another round in flight, so the release is held for the tick; the extend, a round
-      // of its own, must not overtake it on any node.
-      const other = rl.acquire('b:other', 60_000);
+      // Other rounds in flight, and a write before it on each connection in this tick, so
+      // the release is held for the tick; the extend, a round of its own, must not
+      // overtake it on any node.
+      const others = [rl.acquire('b:other', 60_000), rl.acquire('b:other2', 60_000)];
       const released = rl.release(lock);
       const extended = rl.extend(lock, 60_000);
       await assert.rejects(extended, /extend/);
       assert.ok((await (await released).settled).every((n) => n.outcome === 'released'));
-      await rl.release(await other);
+      for (const l of await Promise.all(others)) await rl.release(l);
       for (const s of servers) {
         const c = s.client();
         try {
-          assert.equal(await c.exists('b:order', 'b:other'), 0, `${s.url}: nothing left`);
+          assert.equal(await c.exists('b:order', 'b:other', 'b:other2'), 0, `${s.url}: nothing left`);
         } finally {
           c.disconnect();
         }
