@@ -12,7 +12,7 @@ import { ReplyError } from 'ioredis';
 import { describeFailure, RedisNode } from '../connection/nodes';
 import { callScript, defineOnce, rawScript } from '../connection/lua';
 import { releaseKeysOn } from './writeScripts';
-import { grantOn, incrOn } from './writeBatch';
+import { fencedGrantOn } from './writeBatch';
 import { withDeadline } from '../connection/deadline';
 
 type Key = string | Buffer;
@@ -120,7 +120,7 @@ export class FenceRound {
   grant(node: RedisNode, token: string, px: string): Promise<unknown> {
     const i = this.nodes.indexOf(node);
     if (this.keys.length === 1) return this.grantOne(node, i, token, px);
-    return fencedGrantOn(node.client, this.keys, this.counterKeys, token, px).then(
+    return fencedAcquireOn(node.client, this.keys, this.counterKeys, token, px).then(
       (reply) => {
         this.answered[i] = true;
         if (!Array.isArray(reply) || reply[0] !== 0) {
@@ -146,11 +146,12 @@ export class FenceRound {
    */
   private grantOne(node: RedisNode, i: number, token: string, px: string): Promise<unknown> {
     const client = node.client;
-    const incr = incrOn(client, this.counterKeys[0]).then(
+    const [counted, granted] = fencedGrantOn(client, this.counterKeys[0], this.keys[0], token, px);
+    const incr = counted.then(
       (v) => v,
       (e: unknown) => counterRefusal(e),
     );
-    return grantOn(client, this.keys[0], token, px).then(
+    return granted.then(
       async (reply) => {
         const f = await incr;
         this.answered[i] = true;
@@ -253,7 +254,7 @@ export class FenceRound {
  * The fenced grant of several resources, sent like the plain release (callScript): Buffer
  * replies keep a binary holder token intact.
  */
-function fencedGrantOn(client: Redis | Cluster, keys: readonly Key[], counters: readonly Key[], token: string, px: string): Promise<unknown> {
+function fencedAcquireOn(client: Redis | Cluster, keys: readonly Key[], counters: readonly Key[], token: string, px: string): Promise<unknown> {
   // A grant: never resent out of order.
   return callScript(client, FENCED_ACQUIRE_SCRIPT, keys.length * 2, [...keys, ...counters, token, px], false, true);
 }

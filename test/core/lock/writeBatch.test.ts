@@ -3,7 +3,7 @@
 // lock write lands after them.
 import assert from 'node:assert/strict';
 import { lockRounds } from '../../../src/core/connection/nodes';
-import { grantOn, incrOn, MAX_BATCH_WRITES, releaseOn } from '../../../src/core/lock/writeBatch';
+import { AT_ONCE_PER_TICK, fencedGrantOn, grantOn, MAX_BATCH_WRITES, releaseOn } from '../../../src/core/lock/writeBatch';
 import { Redlock } from '../../../src/core';
 import { RedisServer, startNodes } from '../../../src/dev/redisServer';
 
@@ -29,6 +29,11 @@ async function whileOthersDecide<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The tick's first callers on `c`, whose writes go out at once: what comes after them is held. */
+function leading(c: Parameters<typeof grantOn>[0]): Array<Promise<unknown>> {
+  return Array.from({ length: AT_ONCE_PER_TICK }, (_, i) => grantOn(c, `b:lead:${i}:${Math.random()}`, 'lead', '60000'));
+}
+
 describe('writeBatch', function () {
   this.timeout(30_000);
   let servers: RedisServer[];
@@ -40,7 +45,7 @@ describe('writeBatch', function () {
     await Promise.all(servers.map((s) => s.dispose()));
   });
 
-  it("a tick's grants and releases: the first at once, the rest in one script call, each caller with its own answer, in the order made", async () => {
+  it("a tick's grants and releases: after its first callers, one script call, each caller with its own answer, in the order made", async () => {
     const c = servers[0].client();
     try {
       await c.set('b:held', 'other', 'PX', 60_000);
@@ -49,8 +54,8 @@ describe('writeBatch', function () {
       const before = await calls(servers[0]);
       const answers = await whileOthersDecide(() =>
         Promise.all([
-          // Granted (a plain SET, at once), released and granted again (both held for the
-          // tick): only the order makes these three answers.
+          ...leading(c),
+          // Granted, released and granted again in the one call: only the order makes these three answers.
           grantOn(c, 'b:again', 'first', '60000'),
           releaseOn(c, ['b:again'], 'first'),
           grantOn(c, 'b:again', 'second', '60000'),
@@ -60,10 +65,10 @@ describe('writeBatch', function () {
           releaseOn(c, ['b:held'], 'not-the-holder'),
         ]),
       );
-      assert.deepEqual(answers, ['OK', 1, 'OK', 'OK', null, 1, 0]);
+      assert.deepEqual(answers.slice(AT_ONCE_PER_TICK), ['OK', 1, 'OK', 'OK', null, 1, 0]);
       const after = await calls(servers[0]);
       assert.equal(after.scripts - before.scripts, 1, 'one script call for the held writes');
-      assert.equal(after.sets - before.sets, 4, 'one SET at once, three inside the script');
+      assert.equal(after.sets - before.sets, AT_ONCE_PER_TICK + 4, 'the leading SETs at once, four inside the script');
       assert.deepEqual(await c.mget('b:a', 'b:held', 'b:mine', 'b:again'), ['tok-a', 'other', null, 'second']);
       assert.equal(await c.hget('b:hash', 'f'), 'v', 'a key of another type is not ours: left alone');
       const ttl = await c.pttl('b:a');
@@ -73,18 +78,26 @@ describe('writeBatch', function () {
     }
   });
 
-  it('a fence increment the node refuses fails that write alone', async () => {
+  it('fenced grants in one batch: a fence increment the node refuses fails that write alone', async () => {
     const c = servers[0].client();
     try {
       await c.hset('b:counter-hash', 'f', 'v');
       await c.set('b:counter', '41');
-      // The tick's first write goes out at once; the three after it are held together.
-      const answers = await whileOthersDecide(() => Promise.allSettled([incrOn(c, 'b:counter'), incrOn(c, 'b:counter'), incrOn(c, 'b:counter-hash'), grantOn(c, 'b:fenced', 'tok', '60000')]));
-      assert.deepEqual(answers[0], { status: 'fulfilled', value: 42 });
-      assert.deepEqual(answers[1], { status: 'fulfilled', value: 43 });
-      assert.equal(answers[2].status, 'rejected');
-      assert.match(String((answers[2] as PromiseRejectedResult).reason), /WRONGTYPE/);
-      assert.deepEqual(answers[3], { status: 'fulfilled', value: 'OK' });
+      const answers = (
+        await whileOthersDecide(() =>
+          Promise.allSettled([...leading(c), ...fencedGrantOn(c, 'b:counter', 'b:f1', 't1', '60000'), ...fencedGrantOn(c, 'b:counter', 'b:f2', 't2', '60000'), ...fencedGrantOn(c, 'b:counter-hash', 'b:f3', 't3', '60000')]),
+        )
+      ).slice(AT_ONCE_PER_TICK);
+      assert.deepEqual(answers.slice(0, 4), [
+        { status: 'fulfilled', value: 42 },
+        { status: 'fulfilled', value: 'OK' },
+        { status: 'fulfilled', value: 43 },
+        { status: 'fulfilled', value: 'OK' },
+      ]);
+      assert.equal(answers[4].status, 'rejected');
+      assert.match(String((answers[4] as PromiseRejectedResult).reason), /WRONGTYPE/);
+      // The grant beside a refused increment still ran: fencing.ts takes such a grant back.
+      assert.deepEqual(answers[5], { status: 'fulfilled', value: 'OK' });
     } finally {
       c.disconnect();
     }
@@ -95,11 +108,13 @@ describe('writeBatch', function () {
     try {
       await c.ping();
       lockRounds.undecided++;
+      const lead = leading(c);
       const first = grantOn(c, 'b:join', 'one', '60000');
       const released = releaseOn(c, ['b:join'], 'one');
       lockRounds.undecided--;
       // Sent at once, this grant would reach the node before the release held for the tick, and be refused.
       const again = grantOn(c, 'b:join', 'two', '60000');
+      await Promise.all(lead);
       assert.deepEqual(await Promise.all([first, released, again]), ['OK', 1, 'OK']);
       assert.equal(await c.get('b:join'), 'two');
     } finally {
@@ -122,11 +137,11 @@ describe('writeBatch', function () {
   });
 
   it('past the batch bound a tick takes more calls, and every write is answered', async () => {
-    // 266 writes: the first at once, 256 in one call, the last 9 in another.
+    // The leading writes at once, then 256 in one call and the rest in another.
     const c = servers[1].client();
     try {
       await c.ping();
-      const n = MAX_BATCH_WRITES + 10;
+      const n = AT_ONCE_PER_TICK + MAX_BATCH_WRITES + 10;
       const before = await calls(servers[1]);
       const granted = await whileOthersDecide(() => Promise.all(Array.from({ length: n }, (_, i) => grantOn(c, `b:many:${i}`, `t${i}`, '60000'))));
       assert.equal(granted.filter((g) => g === 'OK').length, n);
@@ -143,11 +158,11 @@ describe('writeBatch', function () {
     const c = servers[2].client();
     try {
       await c.ping();
-      // Warm: this connection has sent the batch script's text (the first write of a tick goes out at once).
-      await whileOthersDecide(() => Promise.all([grantOn(c, 'b:warm', 'w', '60000'), grantOn(c, 'b:warm2', 'w', '60000'), grantOn(c, 'b:warm3', 'w', '60000')]));
+      // Warm: this connection has sent the batch script's text.
+      await whileOthersDecide(() => Promise.all([...leading(c), grantOn(c, 'b:warm', 'w', '60000'), grantOn(c, 'b:warm2', 'w', '60000')]));
       await c.set('b:mine2', 'tok', 'PX', 60_000);
       await c.script('FLUSH');
-      const [, grant, release] = await whileOthersDecide(() => Promise.allSettled([grantOn(c, 'b:lead', 'tok', '60000'), grantOn(c, 'b:new', 'tok', '60000'), releaseOn(c, ['b:mine2'], 'tok')]));
+      const [grant, release] = (await whileOthersDecide(() => Promise.allSettled([...leading(c), grantOn(c, 'b:new', 'tok', '60000'), releaseOn(c, ['b:mine2'], 'tok')]))).slice(AT_ONCE_PER_TICK);
       assert.equal(grant.status, 'rejected');
       assert.match(String((grant as PromiseRejectedResult).reason), /NOSCRIPT/);
       assert.deepEqual(release, { status: 'fulfilled', value: 1 });
@@ -164,7 +179,7 @@ describe('writeBatch', function () {
       // Other rounds in flight, and a write before it on each connection in this tick, so
       // the release is held for the tick; the extend, a round of its own, must not
       // overtake it on any node.
-      const others = [rl.acquire('b:other', 60_000), rl.acquire('b:other2', 60_000)];
+      const others = Array.from({ length: AT_ONCE_PER_TICK + 1 }, (_, i) => rl.acquire(`b:other${i}`, 60_000));
       const released = rl.release(lock);
       const extended = rl.extend(lock, 60_000);
       await assert.rejects(extended, /extend/);
@@ -173,7 +188,7 @@ describe('writeBatch', function () {
       for (const s of servers) {
         const c = s.client();
         try {
-          assert.equal(await c.exists('b:order', 'b:other', 'b:other2'), 0, `${s.url}: nothing left`);
+          assert.equal(await c.exists('b:order', ...Array.from({ length: AT_ONCE_PER_TICK + 1 }, (_, i) => `b:other${i}`)), 0, `${s.url}: nothing left`);
         } finally {
           c.disconnect();
         }
