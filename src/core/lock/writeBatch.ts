@@ -136,6 +136,8 @@ export function fencedGrantOn(client: Redis | Cluster, counter: string | Buffer,
  * that node, as they would have unbatched.
  */
 export function flushWrites(client: Redis | Cluster): void {
+  // Every lock round asks on each of its nodes: while no batch is held, nothing to look up.
+  if (openBatches === 0) return;
   const batch = open.get(client);
   if (!batch) return;
   open.delete(client);
