@@ -1,7 +1,8 @@
-// The single-key grants, fence increments and compare-and-deletes that many callers send
-// to one node in the same tick leave as one script call, in the order they were made: a node runs one
-// script far more cheaply than one command or script per caller, and the client builds,
-// writes and parses one command instead of many (docs/decisions.md, "One call per tick").
+// When many callers write to one node in the same tick, the single-key grants, fence
+// increments and compare-and-deletes of all but the first few leave as one script call, in
+// the order they were made: a node runs one script far more cheaply than one command or
+// script per caller, and the client builds, writes and parses one command instead of many
+// (docs/decisions.md, "One call per tick for many callers' grants and releases").
 import type Redis from 'ioredis';
 import { Cluster } from 'ioredis';
 import { knownCapabilities } from '../connection/capabilities';
