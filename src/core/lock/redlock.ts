@@ -169,14 +169,15 @@ export class Redlock {
     const drift = this.drift(ttlMs);
     const start = now();
     const fence = fencing ? new FenceRound(this.nodes, keys) : undefined;
-    // Only a single-key grant, fenced or not, joins the tick's batch; any other flushes it first.
-    const batchedGrant = !listing && !(listed?.listed && listed.keys.length > 0) && keys.length === 1;
+    const waitListed = listed?.listed === true && listed.keys.length > 0 ? listed : undefined;
+    // The single-key grants (grantOn, and fence.grant's) join the tick's batch; any other flushes it first.
+    const batchedGrant = keys.length === 1 && (fence !== undefined || (!listing && !waitListed));
     const r = round(
       this.nodes,
       (node) => {
         if (fence) return fence.grant(node, token, px);
         if (listing) return waitAcquireOn(node.client, keys, token, px, listing, true);
-        if (listed?.listed && listed.keys.length > 0) return waitAcquireOn(node.client, keys, token, px, listed);
+        if (waitListed) return waitAcquireOn(node.client, keys, token, px, waitListed);
         if (keys.length === 1) return grantOn(node.client, keys[0], token, px);
         return acquireKeysOn(node.client, keys, token, px);
       },

@@ -83,17 +83,15 @@ export function round<T>(
   nodes.forEach((node, i) => {
     let p: Promise<T>;
     try {
+      const send = (): Promise<T> => {
+        if (!batched) flushWrites(node.client);
+        return call(node);
+      };
       // A node just (re)connected counts once the server it reaches is known and distinct.
       if (node.identified) {
         node.cork();
-        if (!batched) flushWrites(node.client);
-        p = call(node);
-      } else {
-        p = node.gate(deadlineMs).then(() => {
-          if (!batched) flushWrites(node.client);
-          return call(node);
-        });
-      }
+        p = send();
+      } else p = node.gate(deadlineMs).then(send);
     } catch (e) {
       p = Promise.reject(e);
     }

@@ -20,7 +20,8 @@ interface Pending {
   keys: ReadonlyArray<string | Buffer>;
   arg: string;
   token: string | Buffer;
-  resolve: (reply: number) => void;
+  /** With what the write's own command would answer: 'OK' or null for a grant, a number else. */
+  resolve: (reply: unknown) => void;
   reject: (e: unknown) => void;
 }
 
@@ -90,23 +91,25 @@ function batchOn(client: Redis | Cluster, keys: number): Batch | undefined {
   return batch;
 }
 
-function join(batch: Batch, op: Pending['op'], keys: ReadonlyArray<string | Buffer>, arg: string, token: string | Buffer, sameCaller = false): Promise<number> {
+function join<T>(batch: Batch, op: Pending['op'], keys: ReadonlyArray<string | Buffer>, arg: string, token: string | Buffer, sameCaller = false): Promise<T> {
   batch.keys += keys.length;
   if (!sameCaller) batch.callers++;
-  return new Promise((resolve, reject) => batch.writes.push({ op, keys, arg, token, resolve, reject }));
+  return new Promise<T>((resolve, reject) => batch.writes.push({ op, keys, arg, token, resolve: resolve as (reply: unknown) => void, reject }));
 }
+
+/** The plain grant of one key: 'OK' granted, null refused. */
+const setNx = (client: Redis | Cluster, key: string | Buffer, token: string | Buffer, px: string): Promise<unknown> => client.set(key, token, 'PX', px, 'NX');
 
 /** Compare-and-delete of `keys` on one node: the number deleted (see releaseKeysOn). */
 export function releaseOn(client: Redis | Cluster, keys: ReadonlyArray<string | Buffer>, token: string | Buffer): Promise<number> {
   const batch = batchOn(client, keys.length);
-  return batch ? join(batch, 'r', keys, String(keys.length), token) : releaseKeysOn(client, keys, token);
+  return batch ? join<number>(batch, 'r', keys, String(keys.length), token) : releaseKeysOn(client, keys, token);
 }
 
 /** SET `key` `token` PX `px` NX on one node: 'OK' granted, null refused, as the command answers. */
 export function grantOn(client: Redis | Cluster, key: string | Buffer, token: string, px: string): Promise<unknown> {
   const batch = batchOn(client, 1);
-  if (!batch) return client.set(key, token, 'PX', px, 'NX') as Promise<unknown>;
-  return join(batch, 'g', [key], px, token).then((granted) => (granted === 1 ? 'OK' : null));
+  return batch ? join(batch, 'g', [key], px, token) : setNx(client, key, token, px);
 }
 
 /**
@@ -116,7 +119,7 @@ export function grantOn(client: Redis | Cluster, key: string | Buffer, token: st
  * released lock's next grant, its INCR and SET, came 5 times per acquisition).
  */
 function sendAlone(client: Redis | Cluster, w: Pending): void {
-  const sent = w.op === 'g' ? client.set(w.keys[0], w.token, 'PX', w.arg, 'NX').then((r) => (r === 'OK' ? 1 : 0)) : w.op === 'i' ? client.incr(w.keys[0]) : releaseKeysOn(client, w.keys, w.token);
+  const sent = w.op === 'g' ? setNx(client, w.keys[0], w.token, w.arg) : w.op === 'i' ? client.incr(w.keys[0]) : releaseKeysOn(client, w.keys, w.token);
   sent.then(w.resolve, w.reject);
 }
 
@@ -127,8 +130,8 @@ function sendAlone(client: Redis | Cluster, w: Pending): void {
  */
 export function fencedGrantOn(client: Redis | Cluster, counter: string | Buffer, key: string | Buffer, token: string, px: string): [Promise<number>, Promise<unknown>] {
   const batch = batchOn(client, 2);
-  if (!batch) return [client.incr(counter), client.set(key, token, 'PX', px, 'NX') as Promise<unknown>];
-  return [join(batch, 'i', [counter], '', ''), join(batch, 'g', [key], px, token, true).then((granted) => (granted === 1 ? 'OK' : null))];
+  if (!batch) return [client.incr(counter), setNx(client, key, token, px)];
+  return [join<number>(batch, 'i', [counter], '', ''), join(batch, 'g', [key], px, token, true)];
 }
 
 /**
@@ -151,8 +154,14 @@ export function flushWrites(client: Redis | Cluster): void {
     for (const w of writes) for (const k of w.keys) args.push(k);
     for (const w of writes) args.push(w.op, w.arg, w.token);
     callScript<Array<number | Error>>(client, WRITE_EACH_SCRIPT, batch.keys, args, false).then(
-      // A write the node refused alone (an INCR of a counter of another type) answers its error.
-      (replies) => writes.forEach((w, j) => (replies[j] instanceof Error ? w.reject(replies[j]) : w.resolve(Number(replies[j] ?? 0)))),
+      // Each write answers as its own command would; one the node refused alone (an INCR of
+      // a counter of another type) answers its error.
+      (replies) =>
+        writes.forEach((w, j) => {
+          const r = replies[j];
+          if (r instanceof Error) w.reject(r);
+          else w.resolve(w.op === 'g' ? (r === 1 ? 'OK' : null) : Number(r ?? 0));
+        }),
       (e: unknown) => {
         const noScript = e instanceof Error && e.message.startsWith('NOSCRIPT');
         for (const w of writes) {

@@ -4,6 +4,7 @@ import { Redlock, RedlockError } from '../../../src/core';
 import { useNodes } from '../../support/nodesFixture';
 import { RedisServer } from '../../../src/dev/redisServer';
 import { waitFor } from '../../support/wait';
+import { commandCalls } from '../../support/commandCounts';
 import { LocalHandoff } from '../../../src/core/lock/localHandoff';
 import { internalKeyOf } from '../../../src/core/bookkeeping/internalKeys';
 
@@ -11,14 +12,8 @@ const nextTurn = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** Lock writes (SET and script calls: EVAL on a connection's first use, EVALSHA after) a node has served since its stats were reset. */
 async function lockWrites(server: RedisServer): Promise<number> {
-  const c = server.client();
-  try {
-    const stats = await c.info('commandstats');
-    const calls = (cmd: string): number => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
-    return calls('set') + calls('eval') + calls('evalsha');
-  } finally {
-    c.disconnect();
-  }
+  const calls = await commandCalls(server);
+  return (calls.get('set') ?? 0) + (calls.get('eval') ?? 0) + (calls.get('evalsha') ?? 0);
 }
 
 /** Live entries of a resource's waiter set on one node. */

@@ -6,17 +6,12 @@ import { lockRounds } from '../../../src/core/connection/nodes';
 import { AT_ONCE_PER_TICK, fencedGrantOn, grantOn, MAX_BATCH_WRITES, releaseOn } from '../../../src/core/lock/writeBatch';
 import { Redlock } from '../../../src/core';
 import { RedisServer, startNodes } from '../../../src/dev/redisServer';
+import { commandCalls } from '../../support/commandCounts';
 
-/** Script calls (EVAL and EVALSHA) and plain SETs a node has run (INFO commandstats). */
+/** Script calls (EVAL and EVALSHA) and SETs, plain or inside scripts, a node has run. */
 async function calls(server: RedisServer): Promise<{ scripts: number; sets: number }> {
-  const c = server.client();
-  try {
-    const stats = await c.info('commandstats');
-    const n = (name: string): number => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
-    return { scripts: n('eval') + n('evalsha'), sets: n('set') };
-  } finally {
-    c.disconnect();
-  }
+  const n = await commandCalls(server);
+  return { scripts: (n.get('eval') ?? 0) + (n.get('evalsha') ?? 0), sets: n.get('set') ?? 0 };
 }
 
 /** Runs `fn` as if another lock round were undecided: the writes it makes may be held for the tick. */

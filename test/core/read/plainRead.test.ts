@@ -8,6 +8,7 @@ import { Redlock, Snapshot, WatchChange } from '../../../src/core';
 import { RedisServer, startNodes, withClient } from '../../../src/dev/redisServer';
 import { PROFILES, profileUrl, ServerProfile, startProfile } from '../../support/serverProfiles';
 import { waitFor } from '../../support/wait';
+import { commandCalls } from '../../support/commandCounts';
 import { readObservationsPlain } from '../../../src/core/read/plainRead';
 import { absentOn } from '../../../src/core/read/readScripts';
 
@@ -45,12 +46,8 @@ function shape(doc: Snapshot): unknown {
 }
 
 /** Commands each server ran, by INFO commandstats: name -> calls. */
-async function commandCounts(servers: RedisServer[]): Promise<Array<Map<string, number>>> {
-  return Promise.all(servers.map((s) => withClient(s, async (c: IORedis) => {
-    const m = new Map<string, number>();
-    for (const [, name, calls] of String(await c.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) m.set(name, Number(calls));
-    return m;
-  })));
+function commandCounts(servers: RedisServer[]): Promise<Array<Map<string, number>>> {
+  return Promise.all(servers.map((s) => commandCalls(s)));
 }
 
 /** Commands run since `before` that the server flags as writes, or that run scripts. */
