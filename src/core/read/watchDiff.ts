@@ -1,7 +1,7 @@
 // What counts as a change between two watch ticks: everything but the countdown itself,
 // with expiry instants allowed to move by the read error.
 import { slotOf, type NodeScan } from './context';
-import type { LockEntry, SkippedKey } from '../vocabulary/types';
+import type { LockEntry, Observation, SkippedKey } from '../vocabulary/types';
 import type { WaiterProcesses } from './holdersRead';
 
 /**
@@ -35,16 +35,23 @@ export interface Known {
   judgeAt?: number;
 }
 
-/** The same entry with each present copy's PTTL counted down to `nowMs`. */
+/**
+ * The same entry with each present copy's PTTL counted down to `nowMs`; `e` itself where no
+ * copy's changes (a watch's first snapshot hands out the entries it keeps: see watch.ts).
+ */
 export function countedDown(e: LockEntry, scans: NodeScan[], id: string, ownerOnly: boolean, nowMs: number): LockEntry {
-  return {
-    ...e,
-    nodes: e.nodes.map((o, i) => {
-      const slot = slotOf(scans, i, id, ownerOnly);
-      if (o.state !== 'present' || o.pttlMs === null || o.pttlMs < 0 || !slot) return o;
-      return { ...o, pttlMs: Math.max(0, Math.round(slot.stamp.at + o.pttlMs - nowMs)) };
-    }),
-  };
+  let nodes: Observation[] | undefined;
+  for (let i = 0; i < e.nodes.length; i++) {
+    const o = e.nodes[i];
+    if (o.state !== 'present' || o.pttlMs === null || o.pttlMs < 0) continue;
+    const slot = slotOf(scans, i, id, ownerOnly);
+    if (!slot) continue;
+    const pttlMs = Math.max(0, Math.round(slot.stamp.at + o.pttlMs - nowMs));
+    if (pttlMs === o.pttlMs) continue;
+    nodes ??= e.nodes.slice();
+    nodes[i] = { ...o, pttlMs };
+  }
+  return nodes === undefined ? e : { ...e, nodes };
 }
 
 /** A lock's copies as the watch compares them from tick to tick (sameEntry). */

@@ -293,6 +293,28 @@ describe('watcher consumers, paging and rates', function () {
     }
   });
 
+  it('hands out the entries it keeps in its first snapshot, and counts them down from the first tick after it', async () => {
+    await (await fx.rl.acquire('lock:k1', 30_000)).settled;
+    let first: Snapshot | undefined;
+    const w = fx.rl.watch({ intervalMs: 60_000 }, { snapshot: (s) => (first = s) });
+    try {
+      await waitFor(() => first, 5000, 'first snapshot');
+      const firstAt = w.takenAtMs;
+      // The same tick: nothing to count down, so no copy of the entry either.
+      assert.equal(w.snapshot()!.locks[0], first!.locks[0]);
+      await w.refresh();
+      const later = w.snapshot()!.locks[0];
+      assert.notEqual(later, first!.locks[0]);
+      const elapsed = w.takenAtMs - firstAt;
+      later.nodes.forEach((o, i) => {
+        // Counted from the instant the first snapshot was counted to, not from the read before it.
+        assert.ok(Math.abs(first!.locks[0].nodes[i].pttlMs! - elapsed - o.pttlMs!) <= 1, `node ${i}: ${o.pttlMs} after ${elapsed} ms, from ${first!.locks[0].nodes[i].pttlMs}`);
+      });
+    } finally {
+      await w.stop();
+    }
+  });
+
   it('shares one tick between refresh() calls that arrive during a tick', async () => {
     let ticks = 0;
     let started = false;
