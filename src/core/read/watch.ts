@@ -209,7 +209,7 @@ export class Watcher {
   private async readFacts(): Promise<void> {
     const ctx = this.ctx ?? this.context();
     let longest = 0;
-    for (const k of this.known.values()) for (const e of k.expiries) if (e !== null && e >= 0) longest = Math.max(longest, e - this.lastTickAt);
+    for (const k of this.known.values()) for (const e of k.expiries) if (e >= 0) longest = Math.max(longest, e - this.lastTickAt);
     this.factsAt = clockNow();
     const facts = await Promise.all(ctx.nodes.map((n) => nodeFacts(n, longest, ctx.commandTimeoutMs)));
     this.lastFacts = facts;

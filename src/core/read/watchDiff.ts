@@ -12,9 +12,16 @@ export const JUMP_TOLERANCE_MS = 25;
 export const waitersText = (e: LockEntry | undefined): string => JSON.stringify([e?.waiters ?? [], e?.cycle ?? null]);
 
 
+/**
+ * A copy without an expiry instant to compare (no copy, or its PTTL unknown), as PTTL says
+ * of a missing key: every expiry is then a number, and a lock's array holds them unboxed
+ * (a boxed number per copy was 8 MB in a watch of 100k locks x 5 nodes).
+ */
+export const NO_EXPIRY_INSTANT = -2;
+
 export interface Known {
   key: string;
-  expiries: Array<number | null>;
+  expiries: number[];
   /** Local epoch ms after which the `expiring` flag may flip: classify again then. */
   recheckAt: number;
   kind: 'lock' | 'skipped';
@@ -56,8 +63,8 @@ export function countedDown(e: LockEntry, scans: NodeScan[], id: string, ownerOn
 
 /** A lock's copies as the watch compares them from tick to tick (sameEntry). */
 export interface CopyExpiries {
-  /** Each copy's expiry instant (local epoch ms; -1 no expiry, null no copy), as countedDown() would count it. */
-  expiries: Array<number | null>;
+  /** Each copy's expiry instant (local epoch ms; -1 no expiry, NO_EXPIRY_INSTANT no copy), as countedDown() would count it. */
+  expiries: number[];
   /** How late the read instants of the copies may be (the largest Stamp.err of their slots), in ms. */
   readErrMs: number;
 }
@@ -68,7 +75,8 @@ export function expiriesOf(e: LockEntry, scans: NodeScan[], id: string, ownerOnl
   const expiries = e.nodes.map((o, i) => {
     const slot = slotOf(scans, i, id, ownerOnly);
     if (slot !== undefined && slot.stamp.err > readErrMs) readErrMs = slot.stamp.err;
-    if (o.pttlMs === null || o.pttlMs < 0) return o.pttlMs;
+    if (o.pttlMs === null) return NO_EXPIRY_INSTANT;
+    if (o.pttlMs < 0) return o.pttlMs;
     if (o.state !== 'present' || !slot) return nowMs + o.pttlMs;
     return nowMs + Math.max(0, Math.round(slot.stamp.at + o.pttlMs - nowMs));
   });
@@ -81,7 +89,7 @@ export function expiriesOf(e: LockEntry, scans: NodeScan[], id: string, ownerOnl
  * descheduled in a read script stamps its PTTLs late, by up to a tenth of a second on a
  * loaded machine, and a fixed tolerance named such locks changed with nothing written.
  */
-export function sameEntry(a: Known, e: LockEntry, expiries: Array<number | null>, readErrMs: number): boolean {
+export function sameEntry(a: Known, e: LockEntry, expiries: readonly number[], readErrMs: number): boolean {
   const b = a.entry!;
   if (b.verdict !== e.verdict || b.flags.join() !== e.flags.join() || b.nodes.length !== e.nodes.length) return false;
   if (waitersText(b) !== waitersText(e)) return false;
@@ -92,7 +100,7 @@ export function sameEntry(a: Known, e: LockEntry, expiries: Array<number | null>
     if (x.state !== y.state || x.token !== y.token || x.format !== y.format || x.holdCount !== y.holdCount || x.reason !== y.reason) return false;
     const ex = a.expiries[i];
     const ey = expiries[i];
-    if (typeof ex === 'number' && typeof ey === 'number' && ex >= 0 && ey >= 0 ? Math.abs(ex - ey) > JUMP_TOLERANCE_MS + a.readErrMs + readErrMs : ex !== ey) return false;
+    if (ex >= 0 && ey >= 0 ? Math.abs(ex - ey) > JUMP_TOLERANCE_MS + a.readErrMs + readErrMs : ex !== ey) return false;
   }
   return true;
 }

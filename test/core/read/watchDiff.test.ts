@@ -1,7 +1,7 @@
 // What the watcher calls a change: everything but the countdown, with expiries allowed to
 // move by the tolerance plus how late either read's instant may have been.
 import assert from 'node:assert/strict';
-import { JUMP_TOLERANCE_MS, sameEntry, type Known } from '../../../src/core/read/watchDiff';
+import { JUMP_TOLERANCE_MS, NO_EXPIRY_INSTANT, sameEntry, type Known } from '../../../src/core/read/watchDiff';
 import { lockEntry, present } from '../../support/entries';
 
 const entry = lockEntry('lock:a', [present('a', 't'), present('b', 't'), present('c', 't')]);
@@ -20,6 +20,7 @@ describe('watchDiff: sameEntry', () => {
 
   it('never lets a copy gone, or one without expiry, pass as the same', () => {
     assert.equal(sameEntry(known([1_000, 1_000, 1_000], 500), entry, [1_000, -1, 1_000], 500), false);
-    assert.equal(sameEntry(known([1_000, 1_000, 1_000], 500), entry, [1_000, null, 1_000], 500), false);
+    assert.equal(sameEntry(known([1_000, 1_000, 1_000], 500), entry, [1_000, NO_EXPIRY_INSTANT, 1_000], 500), false);
+    assert.equal(sameEntry(known([1_000, NO_EXPIRY_INSTANT, 1_000], 500), entry, [1_000, NO_EXPIRY_INSTANT, 1_000], 500), true);
   });
 });
