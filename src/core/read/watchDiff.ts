@@ -15,7 +15,7 @@ export const waitersText = (e: LockEntry | undefined): string => JSON.stringify(
 /**
  * A copy without an expiry instant to compare (no copy, or its PTTL unknown), as PTTL says
  * of a missing key: every expiry is then a number, and a lock's array holds them unboxed
- * (a boxed number per copy was 8 MB in a watch of 100k locks x 5 nodes).
+ * (one null among them boxed every other: 16 B more per copy of a lock missing a copy).
  */
 export const NO_EXPIRY_INSTANT = -2;
 
