@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { lockRounds } from '../../../src/core/connection/nodes';
 import { AT_ONCE_PER_TICK, fencedGrantOn, grantOn, MAX_BATCH_WRITES, releaseOn } from '../../../src/core/lock/writeBatch';
 import { Redlock } from '../../../src/core';
-import { RedisServer, startNodes } from '../../../src/dev/redisServer';
+import { RedisServer, startNodes, withClient } from '../../../src/dev/redisServer';
 import { commandCalls } from '../../support/commandCounts';
 
 /** Script calls (EVAL and EVALSHA) and SETs, plain or inside scripts, a node has run. */
@@ -41,8 +41,7 @@ describe('writeBatch', function () {
   });
 
   it("a tick's grants and releases: after its first callers, one script call, each caller with its own answer, in the order made", async () => {
-    const c = servers[0].client();
-    try {
+    await withClient(servers[0], async (c) => {
       await c.set('b:held', 'other', 'PX', 60_000);
       await c.hset('b:hash', 'f', 'v');
       await c.set('b:mine', 'tok-m', 'PX', 60_000);
@@ -68,14 +67,11 @@ describe('writeBatch', function () {
       assert.equal(await c.hget('b:hash', 'f'), 'v', 'a key of another type is not ours: left alone');
       const ttl = await c.pttl('b:a');
       assert.ok(ttl > 50_000 && ttl <= 60_000, `the grant's PX: ${ttl}`);
-    } finally {
-      c.disconnect();
-    }
+    });
   });
 
   it('fenced grants in one batch: a fence increment the node refuses fails that write alone', async () => {
-    const c = servers[0].client();
-    try {
+    await withClient(servers[0], async (c) => {
       await c.hset('b:counter-hash', 'f', 'v');
       await c.set('b:counter', '41');
       const answers = (
@@ -93,14 +89,11 @@ describe('writeBatch', function () {
       assert.match(String((answers[4] as PromiseRejectedResult).reason), /WRONGTYPE/);
       // The grant beside a refused increment still ran: fencing.ts takes such a grant back.
       assert.deepEqual(answers[5], { status: 'fulfilled', value: 'OK' });
-    } finally {
-      c.disconnect();
-    }
+    });
   });
 
   it('a write made while a batch is held joins it, even once no other round is undecided', async () => {
-    const c = servers[1].client();
-    try {
+    await withClient(servers[1], async (c) => {
       await c.ping();
       lockRounds.undecided++;
       const lead = leading(c);
@@ -112,29 +105,23 @@ describe('writeBatch', function () {
       await Promise.all(lead);
       assert.deepEqual(await Promise.all([first, released, again]), ['OK', 1, 'OK']);
       assert.equal(await c.get('b:join'), 'two');
-    } finally {
-      c.disconnect();
-    }
+    });
   });
 
   it('a lone caller writes at once, with the plain command', async () => {
-    const c = servers[0].client();
-    try {
+    await withClient(servers[0], async (c) => {
       await c.ping();
       const before = await calls(servers[0]);
       assert.equal(await grantOn(c, 'b:lone', 'tok', '60000'), 'OK');
       assert.equal(await releaseOn(c, ['b:lone'], 'tok'), 1);
       const after = await calls(servers[0]);
       assert.deepEqual({ scripts: after.scripts - before.scripts, sets: after.sets - before.sets }, { scripts: 1, sets: 1 }, 'a SET, then the release script');
-    } finally {
-      c.disconnect();
-    }
+    });
   });
 
   it('past the batch bound a tick takes more calls, and every write is answered', async () => {
     // The leading writes at once, then 256 in one call and the rest in another.
-    const c = servers[1].client();
-    try {
+    await withClient(servers[1], async (c) => {
       await c.ping();
       const n = AT_ONCE_PER_TICK + MAX_BATCH_WRITES + 10;
       const before = await calls(servers[1]);
@@ -144,14 +131,11 @@ describe('writeBatch', function () {
       const released = await whileOthersDecide(() => Promise.all(Array.from({ length: n }, (_, i) => releaseOn(c, [`b:many:${i}`], `t${i}`))));
       assert.equal(released.filter((r) => r === 1).length, n);
       assert.equal(await c.exists(Array.from({ length: n }, (_, i) => `b:many:${i}`)), 0);
-    } finally {
-      c.disconnect();
-    }
+    });
   });
 
   it('a node that forgot the script: the held grants fail there and write nothing, the held releases are sent again', async () => {
-    const c = servers[2].client();
-    try {
+    await withClient(servers[2], async (c) => {
       await c.ping();
       // Warm: this connection has sent the batch script's text.
       await whileOthersDecide(() => Promise.all([...leading(c), grantOn(c, 'b:warm', 'w', '60000'), grantOn(c, 'b:warm2', 'w', '60000')]));
@@ -162,9 +146,7 @@ describe('writeBatch', function () {
       assert.match(String((grant as PromiseRejectedResult).reason), /NOSCRIPT/);
       assert.deepEqual(release, { status: 'fulfilled', value: 1 });
       assert.equal(await c.exists('b:new', 'b:mine2'), 0);
-    } finally {
-      c.disconnect();
-    }
+    });
   });
 
   it('a Redlock: a release held for the tick lands before an extend made after it in the same tick', async () => {
@@ -181,12 +163,7 @@ describe('writeBatch', function () {
       assert.ok((await (await released).settled).every((n) => n.outcome === 'released'));
       for (const l of await Promise.all(others)) await rl.release(l);
       for (const s of servers) {
-        const c = s.client();
-        try {
-          assert.equal(await c.exists('b:order', ...Array.from({ length: AT_ONCE_PER_TICK + 1 }, (_, i) => `b:other${i}`)), 0, `${s.url}: nothing left`);
-        } finally {
-          c.disconnect();
-        }
+        await withClient(s, async (c) => assert.equal(await c.exists('b:order', ...Array.from({ length: AT_ONCE_PER_TICK + 1 }, (_, i) => `b:other${i}`)), 0, `${s.url}: nothing left`));
       }
     } finally {
       await rl.quit();
@@ -212,12 +189,7 @@ describe('writeBatch', function () {
         assert.ok(scripts < 16, `node ${i}: ${scripts} script calls for 64 grants and 64 releases`);
       });
       for (const s of servers) {
-        const c = s.client();
-        try {
-          assert.equal(await c.exists(Array.from({ length: 64 }, (_, i) => `b:w:${i}`)), 0);
-        } finally {
-          c.disconnect();
-        }
+        await withClient(s, async (c) => assert.equal(await c.exists(Array.from({ length: 64 }, (_, i) => `b:w:${i}`)), 0));
       }
     } finally {
       await rl.quit();

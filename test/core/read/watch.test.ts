@@ -3,15 +3,12 @@ import { Redlock, Snapshot, WatchChange, type NodeFacts, type WatchStatus } from
 import { useNodes } from '../../support/nodesFixture';
 import { RedisServer } from '../../../src/dev/redisServer';
 import { waitFor } from '../../support/wait';
+import { commandCalls } from '../../support/commandCounts';
 
 async function getCalls(s: RedisServer): Promise<number> {
-  const c = s.client();
-  const info = await c.info('commandstats');
-  c.disconnect();
+  const calls = await commandCalls(s);
   // Value reads: the inspector's GETRANGE and the extend script's GET.
-  let calls = 0;
-  for (const m of info.matchAll(/cmdstat_(?:get|getrange):calls=(\d+)/g)) calls += Number(m[1]);
-  return calls;
+  return (calls.get('get') ?? 0) + (calls.get('getrange') ?? 0);
 }
 
 describe('watch on real nodes', function () {
