@@ -20,7 +20,7 @@ import { classifyAndEnrich, readRelated, type Related } from './pipeline';
 import type { Classified } from './context';
 import type { LockEntry, Observation, SkippedKey, Snapshot } from '../vocabulary/types';
 import { flagDeadlocks, NO_PROCESSES, readWaiters, type WaiterProcesses, type Waits } from './holdersRead';
-import { countedDown, expiriesOf, Known, sameEntry, waitersText } from './watchDiff';
+import { countedDown, expiriesOf, Known, pttlAt, sameEntry, waitersText } from './watchDiff';
 import { coversInternalKeys, INTERNAL_PATTERN, lockIdOfInternal, NodeWatch, refreshNode } from './watchNode';
 import type { WatchListener, WatchOptions, WatchStatus, WatchSubscription } from './watchTypes';
 export { JUMP_TOLERANCE_MS } from './watchDiff';
@@ -539,7 +539,7 @@ function keptCounted(e: LockEntry, scans: NodeScan[], id: string, ownerOnly: boo
     if (o.state !== 'present' || o.pttlMs === null || o.pttlMs < 0) continue;
     const slot = slotOf(scans, i, id, ownerOnly);
     if (slot?.obs !== o) continue;
-    const pttlMs = Math.max(0, Math.round(slot.stamp.at + o.pttlMs - nowMs));
+    const pttlMs = pttlAt(slot, o.pttlMs, nowMs);
     if (pttlMs === o.pttlMs) continue;
     let stamp = restamped.get(slot.stamp);
     if (stamp === undefined) restamped.set(slot.stamp, (stamp = { at: nowMs, err: slot.stamp.err }));

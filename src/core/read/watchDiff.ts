@@ -1,6 +1,6 @@
 // What counts as a change between two watch ticks: everything but the countdown itself,
 // with expiry instants allowed to move by the read error.
-import { slotOf, type NodeScan } from './context';
+import { slotOf, type NodeScan, type Slot } from './context';
 import type { LockEntry, Observation, SkippedKey } from '../vocabulary/types';
 import type { WaiterProcesses } from './holdersRead';
 
@@ -42,6 +42,9 @@ export interface Known {
   judgeAt?: number;
 }
 
+/** A copy's PTTL `pttlMs`, read into `slot`, counted down to `nowMs` (0 once past it). */
+export const pttlAt = (slot: Slot, pttlMs: number, nowMs: number): number => Math.max(0, Math.round(slot.stamp.at + pttlMs - nowMs));
+
 /**
  * The same entry with each present copy's PTTL counted down to `nowMs`; `e` itself where no
  * copy's changes (a watch's first snapshot hands out the entries it keeps: see watch.ts).
@@ -53,7 +56,7 @@ export function countedDown(e: LockEntry, scans: NodeScan[], id: string, ownerOn
     if (o.state !== 'present' || o.pttlMs === null || o.pttlMs < 0) continue;
     const slot = slotOf(scans, i, id, ownerOnly);
     if (!slot) continue;
-    const pttlMs = Math.max(0, Math.round(slot.stamp.at + o.pttlMs - nowMs));
+    const pttlMs = pttlAt(slot, o.pttlMs, nowMs);
     if (pttlMs === o.pttlMs) continue;
     nodes ??= e.nodes.slice();
     nodes[i] = { ...o, pttlMs };
@@ -78,7 +81,7 @@ export function expiriesOf(e: LockEntry, scans: NodeScan[], id: string, ownerOnl
     if (o.pttlMs === null) return NO_EXPIRY_INSTANT;
     if (o.pttlMs < 0) return o.pttlMs;
     if (o.state !== 'present' || !slot) return nowMs + o.pttlMs;
-    return nowMs + Math.max(0, Math.round(slot.stamp.at + o.pttlMs - nowMs));
+    return nowMs + pttlAt(slot, o.pttlMs, nowMs);
   });
   return { expiries, readErrMs };
 }
