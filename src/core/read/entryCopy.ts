@@ -1,33 +1,58 @@
-// Copies of a lock entry with a field or two replaced, for the stages that learn more about
-// a lock (entries are values: a stage gives a new one). A snapshot of 100k locks copies
-// every entry twice (its validity at the snapshot's instant, then its liveness), so how a
-// copy is made shows: a spread took 13-18 ms per 100k copies, Object.assign 25-40 ms and a
-// property array per copy (8 MB at 100k), one literal of every field 3 ms.
-import type { Flag, Liveness, LockEntry } from '../vocabulary/types';
+// Lock entries as the read pipeline builds them, and copies with a field or two replaced
+// for the stages that learn more about a lock (entries are values: a stage gives a new one).
+// A snapshot of 100k locks builds each entry once and copies it twice (its validity at the
+// snapshot's instant, then its liveness), so how an entry is made shows. Each derives its
+// `holders` from its copies (holderCounts.ts), as every entry's is by definition: a spread
+// would turn it into a record of its own, built for every lock, which is what deriving saves.
+import { deriveHolders } from '../vocabulary/holderCounts';
+import type { Classification, Flag, Holder, Liveness, LockEntry, Observation, Owner } from '../vocabulary/types';
+import { NO_WAITERS } from './holdersRead';
 
-/** The fields the literals below name; `true` only while they are all of LockEntry's. */
-type CopiedField = 'key' | 'verdict' | 'flags' | 'validityMs' | 'quorum' | 'holders' | 'fence' | 'fenceRisk' | 'nodes' | 'holder' | 'waiters' | 'cycle' | 'owners' | 'liveness';
-type CopiesEvery = [Exclude<keyof LockEntry, CopiedField>] extends [never] ? true : never;
-// A field added to LockEntry fails to compile here until the literals copy it.
-const EVERY_FIELD_COPIED: CopiesEvery = true;
+/** The fields the builders below name; `true` only while they are all of LockEntry's. */
+type BuiltField = 'key' | 'verdict' | 'flags' | 'validityMs' | 'quorum' | 'holders' | 'fence' | 'fenceRisk' | 'nodes' | 'holder' | 'waiters' | 'cycle' | 'owners' | 'liveness';
+type BuildsEvery = [Exclude<keyof LockEntry, BuiltField>] extends [never] ? true : never;
+// A field added to LockEntry fails to compile here until the builders set it.
+const EVERY_FIELD_BUILT: BuildsEvery = true;
 
 /**
- * Whether `e` has exactly the fields classifyKey (inspect.ts) builds an entry with, in its
- * order: such an entry is copied as one literal with the same keys in the same order. Any
- * other (with owners, a cycle, a liveness already) is copied generically.
+ * An entry with its fields in the order `status --json` prints them, `holders` derived from
+ * `nodes`; the optional ones only where given.
  */
-function asBuilt(e: LockEntry): boolean {
-  return EVERY_FIELD_COPIED && e.holder !== undefined && e.waiters !== undefined && e.owners === undefined && e.cycle === undefined && e.liveness === undefined;
+function build(head: Pick<LockEntry, 'key' | 'verdict' | 'flags' | 'validityMs' | 'quorum'>, fence: number | null, fenceRisk: boolean, nodes: Observation[], rest: Pick<LockEntry, 'holder' | 'waiters' | 'cycle' | 'owners' | 'liveness'>): LockEntry {
+  const e = deriveHolders(head as LockEntry);
+  e.fence = fence;
+  e.fenceRisk = fenceRisk;
+  e.nodes = nodes;
+  if (rest.holder !== undefined) e.holder = rest.holder;
+  if (rest.waiters !== undefined) e.waiters = rest.waiters;
+  // A field added to LockEntry fails to compile at EVERY_FIELD_BUILT until it is set here.
+  if (EVERY_FIELD_BUILT && rest.cycle !== undefined) e.cycle = rest.cycle;
+  if (rest.owners !== undefined) e.owners = rest.owners;
+  if (rest.liveness !== undefined) e.liveness = rest.liveness;
+  return e;
+}
+
+/** A classified key's entry: no waiters read yet, `holders` derived from its copies. */
+export function newEntry(key: string, c: Omit<Classification, 'holders' | 'quorumToken'>, fence: number | null, fenceRisk: boolean, nodes: Observation[], holder: Holder | null, owners: Owner[] | undefined): LockEntry {
+  return build({ key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum }, fence, fenceRisk, nodes, { holder, waiters: NO_WAITERS, owners });
+}
+
+/** `e` with some of its fields replaced, its `holders` derived from its (new) copies. */
+function copy(e: LockEntry, validityMs: number | null, flags: Flag[], nodes: Observation[], liveness: Liveness | undefined): LockEntry {
+  return build({ key: e.key, verdict: e.verdict, flags, validityMs, quorum: e.quorum }, e.fence, e.fenceRisk, nodes, { holder: e.holder, waiters: e.waiters, cycle: e.cycle, owners: e.owners, liveness });
 }
 
 /** `e` with its validity and flags at another instant. */
 export function entryAt(e: LockEntry, validityMs: number | null, flags: Flag[]): LockEntry {
-  if (!asBuilt(e)) return { ...e, validityMs, flags };
-  return { key: e.key, verdict: e.verdict, flags, validityMs, quorum: e.quorum, holders: e.holders, fence: e.fence, fenceRisk: e.fenceRisk, nodes: e.nodes, holder: e.holder, waiters: e.waiters };
+  return copy(e, validityMs, flags, e.nodes, e.liveness);
 }
 
-/** `e` with its liveness (a spread gives each copy that gains a property a hidden class of its own: 8 MB per 20,000 locks). */
+/** `e` with its liveness. */
 export function withLiveness(e: LockEntry, liveness: Liveness): LockEntry {
-  if (!asBuilt(e)) return Object.assign({}, e, { liveness });
-  return { key: e.key, verdict: e.verdict, flags: e.flags, validityMs: e.validityMs, quorum: e.quorum, holders: e.holders, fence: e.fence, fenceRisk: e.fenceRisk, nodes: e.nodes, holder: e.holder, waiters: e.waiters, liveness };
+  return copy(e, e.validityMs, e.flags, e.nodes, liveness);
+}
+
+/** `e` with other copies of the same tokens (their PTTLs counted down): its holders stand. */
+export function withNodes(e: LockEntry, nodes: Observation[]): LockEntry {
+  return copy(e, e.validityMs, e.flags, nodes, e.liveness);
 }

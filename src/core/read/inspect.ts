@@ -3,13 +3,13 @@
 // write: only TYPE/PTTL/STRLEN/GET/HLEN/HKEYS/HSTRLEN/HGET/ZCARD/ZRANGE run, in a
 // `no-writes` script.
 import { isInternalKey } from '../bookkeeping/internalKeys';
-import { holderFields, NO_WAITERS } from './holdersRead';
+import { holderFields } from './holdersRead';
 import { pageCounter } from './fenceRead';
 import { bookkeepingOf } from '../vocabulary/foreignKeys';
 import { performance } from 'node:perf_hooks';
 import { clockNow, withDeadline } from '../connection/deadline';
-import { classify, skipReason, validityAt, withExpiring } from '../vocabulary/classify';
-import { entryAt } from './entryCopy';
+import { classifyCopies, skipReason, validityAt, withExpiring } from '../vocabulary/classify';
+import { entryAt, newEntry } from './entryCopy';
 import { interned, readable, type Classified, type InspectContext, type KeyResult, type NodeScan, type Slot, type Stamp } from './context';
 export type { InspectContext, NodeScan, Slot } from './context';
 import { DEFAULT_PATTERNS } from '../vocabulary/inspectTypes';
@@ -318,7 +318,7 @@ const isLock = (r: KeyResult): r is LockEntry => (r as LockEntry).verdict !== un
 /** Per-call state of classifyKey: shared by every key of one classification. */
 interface ClassifyScratch {
   unreachable: Array<Observation | null>;
-  /** classify() only reads this during the call: one scratch array serves every key. */
+  /** classifyCopies() only reads this during the call: one scratch array serves every key. */
   readAtMs: number[];
   /** Set by classifyKey: whether every fence counter of its lock was read with its page. */
   fencesKnown: boolean;
@@ -368,16 +368,14 @@ function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: 
       } else if (f === fence) holding++;
     }
   }
-  const c = classify({ observations, readAtMs, nowMs, driftFactor: ctx.driftFactor, expiringThresholdMs });
+  const c = classifyCopies({ observations, readAtMs, nowMs, driftFactor: ctx.driftFactor, expiringThresholdMs });
   scratch.fencesKnown = fencesKnown;
   scratch.noWaiters = noWaiters;
   if (!c) return { key, reason: skipReason(observations) };
   if (!fencesKnown) fence = null;
   const { holder, owners } = holderFields(observations, c.quorumToken);
   // Built whole, never changed after (entries are values): later stages replace it.
-  const entry: LockEntry = { key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum, holders: c.holders, fence, fenceRisk: fence !== null && holding < c.quorum, nodes: observations, holder, waiters: NO_WAITERS };
-  if (owners !== undefined) entry.owners = owners;
-  return entry;
+  return newEntry(key, c, fence, fence !== null && holding < c.quorum, observations, holder, owners);
 }
 
 /**
@@ -396,7 +394,7 @@ export function preclassifyPage(ctx: InspectContext, scan: NodeScan, ids: readon
 }
 
 /**
- * A key classified ahead (preclassifyPage), as classify() would have it at `nowMs`: on one
+ * A key classified ahead (preclassifyPage), as classifyCopies() would have it at `nowMs`: on one
  * node only the validity and the `expiring` flag depend on the instant.
  */
 function atInstant(result: KeyResult, slot: Slot, nowMs: number, driftFactor: number, expiringThresholdMs: number): KeyResult {

@@ -21,6 +21,7 @@ import type { Classified } from './context';
 import type { LockEntry, Observation, SkippedKey, Snapshot } from '../vocabulary/types';
 import { flagDeadlocks, NO_PROCESSES, readWaiters, type WaiterProcesses, type Waits } from './holdersRead';
 import { countedDown, expiriesOf, Known, pttlAt, sameEntry, waitersText } from './watchDiff';
+import { withNodes } from './entryCopy';
 import { coversInternalKeys, INTERNAL_PATTERN, lockIdOfInternal, NodeWatch, refreshNode } from './watchNode';
 import type { WatchListener, WatchOptions, WatchStatus, WatchSubscription } from './watchTypes';
 export { JUMP_TOLERANCE_MS } from './watchDiff';
@@ -547,5 +548,5 @@ function keptCounted(e: LockEntry, scans: NodeScan[], id: string, ownerOnly: boo
     nodes[i] = slot.obs = { ...o, pttlMs };
     slot.stamp = stamp;
   }
-  return nodes === undefined ? e : { ...e, nodes };
+  return nodes === undefined ? e : withNodes(e, nodes);
 }

@@ -1,6 +1,7 @@
 // What counts as a change between two watch ticks: everything but the countdown itself,
 // with expiry instants allowed to move by the read error.
 import { slotOf, type NodeScan, type Slot } from './context';
+import { withNodes } from './entryCopy';
 import type { LockEntry, Observation, SkippedKey } from '../vocabulary/types';
 import type { WaiterProcesses } from './holdersRead';
 
@@ -61,7 +62,7 @@ export function countedDown(e: LockEntry, scans: NodeScan[], id: string, ownerOn
     nodes ??= e.nodes.slice();
     nodes[i] = { ...o, pttlMs };
   }
-  return nodes === undefined ? e : { ...e, nodes };
+  return nodes === undefined ? e : withNodes(e, nodes);
 }
 
 /** A lock's copies as the watch compares them from tick to tick (sameEntry). */

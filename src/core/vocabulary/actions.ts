@@ -5,11 +5,22 @@ import type { Classification, LockEntry } from './types';
 
 /** The token on a quorum of nodes, else null: the same answer classify() gave (2Q > N: at most one). */
 export function quorumTokenOf(e: Pick<LockEntry, 'holders' | 'quorum'> & Partial<Pick<LockEntry, 'verdict' | 'nodes'>>): string | null {
-  // A held lock has one token, so any present copy's is it (classify counts a copy without
-  // one as ''): no walk of the holders record, a dictionary-mode object that each walk
-  // copies its keys out of, once per lock per stage.
-  if (e.verdict === 'held' && e.nodes !== undefined) for (const o of e.nodes) if (o.state === 'present') return o.token ?? '';
-  for (const t in e.holders) if (e.holders[t] >= e.quorum) return t;
+  // Counted from the copies where the entry has them (classify counts a copy without a
+  // token as ''): an entry of the read pipeline derives its holders record from them at
+  // each read (holderCounts.ts). A held lock has one token, so any present copy's is it.
+  const nodes = e.nodes;
+  if (nodes === undefined) {
+    for (const t in e.holders) if (e.holders[t] >= e.quorum) return t;
+    return null;
+  }
+  for (let i = 0; i < nodes.length; i++) {
+    if (nodes[i].state !== 'present') continue;
+    const token = nodes[i].token ?? '';
+    if (e.verdict === 'held') return token;
+    let copies = 0;
+    for (const o of nodes) if (o.state === 'present' && (o.token ?? '') === token) copies++;
+    if (copies >= e.quorum) return token;
+  }
   return null;
 }
 

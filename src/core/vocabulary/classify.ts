@@ -1,7 +1,7 @@
 // Verdict, flags and validity of one key across the N configured nodes
 // (docs/vocabulary.md). Pure: every renderer shows what this decides and decides nothing itself.
 import type { Classification, Flag, Observation, Verdict } from './types';
-import { dataRecord } from './tokens';
+import { holdersOf } from './holderCounts';
 import { FLAG_ORDER } from './flags';
 
 export interface ClassifyInput {
@@ -24,15 +24,33 @@ export function quorumOf(n: number): number {
   return Math.floor(n / 2) + 1;
 }
 
-/** null when no node holds a present copy: such a key is not a lock (see skipReason). */
+/** classifyCopies() with the holders record: token -> number of nodes holding it. */
 export function classify(input: ClassifyInput): Classification | null {
+  const j = classifyCopies(input);
+  return j && { verdict: j.verdict, flags: j.flags, validityMs: j.validityMs, quorum: j.quorum, holders: holdersOf(input.observations), quorumToken: j.quorumToken };
+}
+
+/**
+ * The distinct tokens of one key's present copies and how many hold each (`[0, distinct)`):
+ * classifyCopies() is synchronous, so one pair of arrays serves every call. A key has a handful of
+ * copies: a linear search beats a record keyed by token (see holderCounts.ts).
+ */
+const tokenScratch: string[] = [];
+const countScratch: number[] = [];
+
+/**
+ * Verdict, flags, validity and quorum token, without the holders record (the read
+ * pipeline's entries derive theirs, holderCounts.ts). null when no node holds a present
+ * copy: such a key is not a lock (see skipReason).
+ */
+export function classifyCopies(input: ClassifyInput): Omit<Classification, 'holders'> | null {
   // Plain loops, no intermediate arrays: a snapshot classifies 100k+ keys.
   const { observations, nowMs, driftFactor } = input;
   const n = observations.length;
   const q = quorumOf(n);
-  let holders: Record<string, number> | undefined;
+  const tokens = tokenScratch;
+  const counts = countScratch;
   let distinct = 0;
-  let firstToken = '';
   let unreachable = 0;
   let noTtl = false;
   let reentrant = false;
@@ -42,32 +60,28 @@ export function classify(input: ClassifyInput): Classification | null {
     if (o.state !== 'present') continue;
     // A present copy always carries a token; '' keeps a malformed one counted, not lost.
     const token = o.token ?? '';
-    if (holders === undefined) {
-      holders = dataRecord<number>();
-      holders[token] = 1;
-      firstToken = token;
-      distinct = 1;
-    } else {
-      const seen = holders[token];
-      if (seen === undefined) distinct++;
-      holders[token] = (seen ?? 0) + 1;
-    }
+    let t = 0;
+    while (t < distinct && tokens[t] !== token) t++;
+    if (t === distinct) {
+      tokens[distinct] = token;
+      counts[distinct++] = 1;
+    } else counts[t]++;
     if (pttlOf(o) === -1) noTtl = true;
     if (o.holdCount !== null && o.holdCount > 1) reentrant = true;
   }
-  if (holders === undefined) return null;
+  if (distinct === 0) return null;
 
   let verdict: Verdict;
   let quorumToken: string | undefined;
   if (distinct >= 2) {
     verdict = 'split';
     // 2Q > N, so at most one token reaches a quorum, even in a split.
-    for (const t in holders) if (holders[t] >= q) quorumToken = t;
-  } else if (holders[firstToken] >= q) {
+    for (let t = 0; t < distinct; t++) if (counts[t] >= q) quorumToken = tokens[t];
+  } else if (counts[0] >= q) {
     verdict = 'held';
-    quorumToken = firstToken;
+    quorumToken = tokens[0];
   } else {
-    verdict = holders[firstToken] + unreachable >= q ? 'unknown' : 'partial';
+    verdict = counts[0] + unreachable >= q ? 'unknown' : 'partial';
   }
 
   let validityMs: number | null = null;
@@ -98,7 +112,7 @@ export function classify(input: ClassifyInput): Classification | null {
     for (const f of FLAG_ORDER) if (on[f]) flags.push(f);
   }
 
-  return { verdict, flags, validityMs, quorum: q, holders, quorumToken: quorumToken ?? null };
+  return { verdict, flags, validityMs, quorum: q, quorumToken: quorumToken ?? null };
 }
 
 function pttlOf(o: Observation): number {

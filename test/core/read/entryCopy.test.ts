@@ -1,33 +1,35 @@
-// Entry copies built as literals must be the copies a spread would make: same fields, same
-// values, same order (the order is what `status --json` prints).
 import assert from 'node:assert/strict';
-import { entryAt, withLiveness } from '../../../src/core/read/entryCopy';
-import type { Liveness, LockEntry } from '../../../src/core/vocabulary/types';
+import { entryAt, newEntry, withLiveness, withNodes } from '../../../src/core/read/entryCopy';
+import { classifyCopies } from '../../../src/core/vocabulary/classify';
+import type { Liveness, LockEntry, Observation } from '../../../src/core/vocabulary/types';
 import { lockEntry, present } from '../../support/entries';
 
-const ALIVE: Liveness = { verdict: 'alive', evidence: [], suggestion: 'its holder renews it' };
-// As classifyKey builds one: holder and waiters set, nothing after them.
-const built = lockEntry('lock:a', [present('a', 't'), present('b', 't'), present('c', 't')], { holder: null, waiters: [] });
-const withOwners = { ...built, owners: [{ token: 't', holder: null, count: 1 }] } as unknown as LockEntry;
-const judged = { ...built, liveness: ALIVE };
+const nodes = [present('a', 't', 9000), present('b', 't', 8000), present('c', 'u', 7000)];
 
-const same = (a: LockEntry, b: LockEntry): void => {
-  assert.deepEqual(Object.keys(a), Object.keys(b));
-  assert.deepEqual(a, b);
-};
+function built(copies: Observation[] = nodes): LockEntry {
+  const c = classifyCopies({ observations: copies, readAtMs: copies.map(() => 0), nowMs: 0, driftFactor: 0.01, expiringThresholdMs: 2000 })!;
+  return newEntry('k', c, null, false, copies, null, undefined);
+}
 
-describe('entryCopy', () => {
-  it('entryAt gives what a spread of the new validity and flags gives, for an entry as built and any other', () => {
-    for (const e of [built, withOwners, judged]) {
-      const copy = entryAt(e, 1234, ['expiring']);
-      same(copy, { ...e, validityMs: 1234, flags: ['expiring'] });
-      assert.notEqual(copy, e);
-      assert.equal(e.validityMs, built.validityMs, 'the entry copied is left as it was');
-    }
+describe('entryCopy: entries the read pipeline builds, and their copies', () => {
+  it('builds the entry the builders classify, its holders derived, in the document\'s order', () => {
+    const e = built();
+    assert.deepEqual({ ...e }, { ...lockEntry('k', nodes), holder: null, waiters: [] });
+    assert.equal(typeof Object.getOwnPropertyDescriptor(e, 'holders')!.get, 'function');
+    assert.deepEqual(Object.keys(e), ['key', 'verdict', 'flags', 'validityMs', 'quorum', 'holders', 'fence', 'fenceRisk', 'nodes', 'holder', 'waiters']);
   });
 
-  it('withLiveness gives what Object.assign gives, the liveness last where it is new', () => {
-    for (const e of [built, withOwners, judged]) same(withLiveness(e, ALIVE), Object.assign({}, e, { liveness: ALIVE }));
-    assert.equal(Object.keys(withLiveness(built, ALIVE)).at(-1), 'liveness');
+  it('copies keep the holders derived, from the copies they are given', () => {
+    const liveness: Liveness = { verdict: 'unknown', reason: 'r', evidence: [] } as unknown as Liveness;
+    const later = entryAt(built(), 100, ['expiring']);
+    const judged = withLiveness(later, liveness);
+    const counted = withNodes(judged, [present('a', 't', 10), present('b', 't', 10), present('c', 't', 10)]);
+    for (const e of [later, judged, counted]) assert.equal(typeof Object.getOwnPropertyDescriptor(e, 'holders')!.get, 'function');
+    assert.deepEqual({ ...judged.holders }, { t: 2, u: 1 });
+    assert.deepEqual({ ...counted.holders }, { t: 3 });
+    assert.equal(judged.validityMs, 100);
+    assert.deepEqual(judged.flags, ['expiring']);
+    assert.equal(counted.liveness, liveness);
+    assert.deepEqual(Object.keys(counted), ['key', 'verdict', 'flags', 'validityMs', 'quorum', 'holders', 'fence', 'fenceRisk', 'nodes', 'holder', 'waiters', 'liveness']);
   });
 });
