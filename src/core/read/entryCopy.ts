@@ -16,30 +16,39 @@ const EVERY_FIELD_BUILT: BuildsEvery = true;
 
 /**
  * An entry with its fields in the order `status --json` prints them, `holders` derived from
- * `nodes`; the optional ones only where given.
+ * `nodes`; the optional ones only where given. A constructor, not a literal and stores: V8
+ * lays out every field a constructor sets inside the object (a literal of the first five
+ * then six stores took a second, growing array per entry). Its prototype is
+ * Object.prototype: an entry is a plain object to every reader, `deepStrictEqual` included.
  */
-function build(head: Pick<LockEntry, 'key' | 'verdict' | 'flags' | 'validityMs' | 'quorum'>, fence: number | null, fenceRisk: boolean, nodes: Observation[], rest: Pick<LockEntry, 'holder' | 'waiters' | 'cycle' | 'owners' | 'liveness'>): LockEntry {
-  const e = deriveHolders(head as LockEntry);
-  e.fence = fence;
-  e.fenceRisk = fenceRisk;
-  e.nodes = nodes;
-  if (rest.holder !== undefined) e.holder = rest.holder;
-  if (rest.waiters !== undefined) e.waiters = rest.waiters;
+function EntryFields(this: LockEntry, key: string, verdict: LockEntry['verdict'], flags: Flag[], validityMs: number | null, quorum: number, fence: number | null, fenceRisk: boolean, nodes: Observation[], holder: Holder | null | undefined, waiters: LockEntry['waiters'], cycle: string[] | undefined, owners: Owner[] | undefined, liveness: Liveness | undefined): void {
+  this.key = key;
+  this.verdict = verdict;
+  this.flags = flags;
+  this.validityMs = validityMs;
+  this.quorum = quorum;
+  deriveHolders(this);
+  this.fence = fence;
+  this.fenceRisk = fenceRisk;
+  this.nodes = nodes;
+  if (holder !== undefined) this.holder = holder;
+  if (waiters !== undefined) this.waiters = waiters;
   // A field added to LockEntry fails to compile at EVERY_FIELD_BUILT until it is set here.
-  if (EVERY_FIELD_BUILT && rest.cycle !== undefined) e.cycle = rest.cycle;
-  if (rest.owners !== undefined) e.owners = rest.owners;
-  if (rest.liveness !== undefined) e.liveness = rest.liveness;
-  return e;
+  if (EVERY_FIELD_BUILT && cycle !== undefined) this.cycle = cycle;
+  if (owners !== undefined) this.owners = owners;
+  if (liveness !== undefined) this.liveness = liveness;
 }
+EntryFields.prototype = Object.prototype;
+const Entry = EntryFields as unknown as new (...args: Parameters<typeof EntryFields>) => LockEntry;
 
 /** A classified key's entry: no waiters read yet, `holders` derived from its copies. */
 export function newEntry(key: string, c: Omit<Classification, 'holders' | 'quorumToken'>, fence: number | null, fenceRisk: boolean, nodes: Observation[], holder: Holder | null, owners: Owner[] | undefined): LockEntry {
-  return build({ key, verdict: c.verdict, flags: c.flags, validityMs: c.validityMs, quorum: c.quorum }, fence, fenceRisk, nodes, { holder, waiters: NO_WAITERS, owners });
+  return new Entry(key, c.verdict, c.flags, c.validityMs, c.quorum, fence, fenceRisk, nodes, holder, NO_WAITERS, undefined, owners, undefined);
 }
 
 /** `e` with some of its fields replaced, its `holders` derived from its (new) copies. */
 function copy(e: LockEntry, validityMs: number | null, flags: Flag[], nodes: Observation[], liveness: Liveness | undefined): LockEntry {
-  return build({ key: e.key, verdict: e.verdict, flags, validityMs, quorum: e.quorum }, e.fence, e.fenceRisk, nodes, { holder: e.holder, waiters: e.waiters, cycle: e.cycle, owners: e.owners, liveness });
+  return new Entry(e.key, e.verdict, flags, validityMs, e.quorum, e.fence, e.fenceRisk, nodes, e.holder, e.waiters, e.cycle, e.owners, liveness);
 }
 
 /** `e` with its validity and flags at another instant. */

@@ -85,11 +85,13 @@ export async function copyToken(s: Services, arg?: unknown): Promise<string | un
   const node = arg instanceof CopyElement ? arg.node : arg instanceof LockElement ? undefined : nodeIdOf(arg);
   if (node !== undefined) token = entry.nodes.find((o) => o.node === node)?.token ?? undefined;
   else {
-    const tokens = Object.keys(entry.holders).sort((a, b) => entry.holders[b] - entry.holders[a]);
+    // Read once: an entry's holders are counted from its copies at each read.
+    const holders = entry.holders;
+    const tokens = Object.keys(holders).sort((a, b) => holders[b] - holders[a]);
     if (tokens.length <= 1) token = tokens[0];
     else {
       const pick = await vscode.window.showQuickPick(
-        tokens.map((t) => ({ label: printable(t), description: vscode.l10n.t('on {0} of {1} nodes', entry.holders[t], entry.nodes.length), token: t })),
+        tokens.map((t) => ({ label: printable(t), description: vscode.l10n.t('on {0} of {1} nodes', holders[t], entry.nodes.length), token: t })),
         { title: vscode.l10n.t('Copy which token of {0}?', printable(key)) },
       );
       token = pick?.token;
