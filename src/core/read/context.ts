@@ -76,8 +76,6 @@ export interface ScanFacts {
   fence: number | null | undefined;
   /** The scan found no waiter set beside this key; taken by readWaiters. */
   noWaiters: boolean;
-  /** The key classified as its page arrived (null: an internal key); taken by classifyKeys. */
-  pre: KeyResult | null | undefined;
 }
 
 export interface Slot {

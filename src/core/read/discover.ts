@@ -72,7 +72,7 @@ export async function discoverNodes(read: InspectContext, options: DiscoverOptio
       let status: NodeStatus | undefined;
       while (cursors[0] !== 'done' && scannedPer[i] < budget && performance.now() < deadline) {
         // Names and values only: fence counters and waiter sets say nothing about a key's shape.
-        const scan = await scanNode(ctx, node, ['*'], cursors, Math.min(CHUNK, budget - scannedPer[i]), deadline, undefined, false);
+        const scan = await scanNode(ctx, node, ['*'], cursors, Math.min(CHUNK, budget - scannedPer[i]), deadline, false);
         status = scan.status;
         if (!scan.status.reachable) break;
         cursors = scan.cursors;

@@ -1,7 +1,7 @@
 // Lock entries as the read pipeline builds them, and copies with a field or two replaced
 // for the stages that learn more about a lock (entries are values: a stage gives a new one).
-// A snapshot of 100k locks builds each entry once and copies it twice (its validity at the
-// snapshot's instant, then its liveness), so how an entry is made shows. Each derives its
+// A snapshot of 100k locks builds each entry once and copies it once (with its liveness),
+// so how an entry is made shows. Each derives its
 // `holders` from its copies (holderCounts.ts), as every entry's is by definition: a spread
 // would turn it into a record of its own, built for every lock, which is what deriving saves.
 import { deriveHolders } from '../vocabulary/holderCounts';
@@ -49,11 +49,6 @@ export function newEntry(key: string, c: Omit<Classification, 'holders' | 'quoru
 /** `e` with some of its fields replaced, its `holders` derived from its (new) copies. */
 function copy(e: LockEntry, validityMs: number | null, flags: Flag[], nodes: Observation[], liveness: Liveness | undefined): LockEntry {
   return new Entry(e.key, e.verdict, flags, validityMs, e.quorum, e.fence, e.fenceRisk, nodes, e.holder, e.waiters, e.cycle, e.owners, liveness);
-}
-
-/** `e` with its validity and flags at another instant. */
-export function entryAt(e: LockEntry, validityMs: number | null, flags: Flag[]): LockEntry {
-  return copy(e, validityMs, flags, e.nodes, e.liveness);
 }
 
 /** `e` with its liveness. */

@@ -8,8 +8,8 @@ import { pageCounter } from './fenceRead';
 import { bookkeepingOf } from '../vocabulary/foreignKeys';
 import { performance } from 'node:perf_hooks';
 import { clockNow, withDeadline } from '../connection/deadline';
-import { classifyCopies, skipReason, validityAt, withExpiring } from '../vocabulary/classify';
-import { entryAt, newEntry } from './entryCopy';
+import { classifyCopies, skipReason } from '../vocabulary/classify';
+import { newEntry } from './entryCopy';
 import { interned, readable, type Classified, type InspectContext, type KeyResult, type NodeScan, type Slot, type Stamp } from './context';
 export type { InspectContext, NodeScan, Slot } from './context';
 import { DEFAULT_PATTERNS } from '../vocabulary/inspectTypes';
@@ -68,19 +68,11 @@ function readEachKey(node: RedisNode, keys: Buffer[], absent: Observation, token
 }
 
 /**
- * Called with keys read by a page script, their ids and their slots (set). Their fence
- * counters are included, or still unknown (undefined) while the internal walk runs: then
- * settleEarly gives again the keys it finds a counter for.
- */
-export type OnPage = (scan: NodeScan, ids: string[], slots: Slot[]) => void;
-
-/**
- * SCANs one node. `onPage`, when given, is called with the ids of the keys read by the
- * page script (standalone nodes) once their slots are set, as each page arrives.
+ * SCANs one node.
  * Without `internals` (a discovery: names and values only) no internal key is walked and
  * no copy's holder decoded.
  */
-export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number, onPage?: OnPage, internals = true): Promise<NodeScan> {
+export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number, internals = true): Promise<NodeScan> {
   const scan: NodeScan = {
     status: { node: node.id, reachable: false, latencyMs: null, error: null, outcome: 'unreachable' },
     reads: new Map(),
@@ -125,25 +117,10 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     let pages = 0;
     /** Keys a page call left unread (read apart, see below). */
     const late: string[] = [];
-    /** Pages that arrived while the walk ran: given to onPage then, their counters unknown. */
+    /** Pages that arrived while the walk ran: their counters are known once it is complete. */
     const waiting: Array<[string[], Slot[]]> = [];
     const settle = ([ids, slots]: [string[], Slot[]]): void => {
-      let known = 0;
-      for (let i = 0; i < ids.length; i++) if (walk.fill(ids[i], slots[i])) known++;
-      // Keys whose counters are still to read are classified with the rest.
-      if (known === ids.length) onPage?.(scan, ids, slots);
-      else if (known > 0) onPage?.(scan, ids.filter((_, i) => slots[i].facts!.fence !== undefined), slots.filter((x) => x.facts!.fence !== undefined));
-    };
-    // The walk complete, a page given early learns its counters: most keys have none, and
-    // what onPage made of them stands; a key with one is given again, and one whose counter
-    // the node would not give is forgotten by onPage (unknownFences).
-    const settleEarly = ([ids, slots]: [string[], Slot[]]): void => {
-      const again: number[] = [];
-      for (let i = 0; i < ids.length; i++) if (!walk.fill(ids[i], slots[i]) || slots[i].facts!.fence !== null) again.push(i);
-      if (again.length === 0 || !onPage) return;
-      const known = again.filter((i) => slots[i].facts!.fence !== undefined);
-      unknownFences(again.filter((i) => slots[i].facts!.fence === undefined).map((i) => slots[i]));
-      if (known.length) onPage(scan, known.map((i) => ids[i]), known.map((i) => slots[i]));
+      for (let i = 0; i < ids.length; i++) walk.fill(ids[i], slots[i]);
     };
     for (let p = 0; p < patterns.length && !scan.truncated; p++) {
       let cursor = scan.cursors[p];
@@ -193,32 +170,23 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         }
         const page = decodeScanPage(flat, node.id, scan.absent, ctx.tokens, internals);
         const n = page.keys.length;
-        const names: string[] = new Array(n);
-        for (let i = 0; i < n; i++) names[i] = interned(ctx.ids, page.keys[i].toString('latin1'));
-        // In byte order, while the node works: a snapshot's sort of all its keys then
-        // merges sorted runs, and looks its keys up in nearly the order they were stored.
-        const order = onPage ? sortedOrder(names) : null;
         const ids: string[] = new Array(n);
         const slots: Slot[] = new Array(n);
-        for (let j = 0; j < n; j++) {
-          const i = order ? order[j] : j;
-          ids[j] = names[i];
+        for (let i = 0; i < n; i++) {
+          ids[i] = interned(ctx.ids, page.keys[i].toString('latin1'));
           // Handed on with the ids: no lookup by name per key afterwards.
-          slots[j] = { obs: page.observations[i], stamp, facts: { fence: undefined, noWaiters: false, pre: undefined } };
-          scan.reads.set(ids[j], slots[j]);
+          slots[i] = { obs: page.observations[i], stamp, facts: { fence: undefined, noWaiters: false } };
+          scan.reads.set(ids[i], slots[i]);
         }
         const read: [string[], Slot[]] = [ids, slots];
         if (walk.cursor !== null) {
-          // Given now, while the node works on the next page (on the first pages the node
-          // walks its internal keys too, and takes longer than this client); the page's
-          // counters are settled when the walk completes.
-          onPage?.(scan, ids, slots);
+          // The page's counters are settled when the walk completes.
           waiting.push(read);
         } else if (!walk.complete) {
           // Given up: each page is looked up by name as it arrives.
-          for (const w of [...waiting.splice(0), read]) if (w[0].length) pendingReads.push(lookUpInternal(ctx, client, scan, w, onPage));
+          for (const w of [...waiting.splice(0), read]) if (w[0].length) pendingReads.push(lookUpInternal(ctx, client, w));
         } else {
-          for (const w of waiting.splice(0)) settleEarly(w);
+          for (const w of waiting.splice(0)) settle(w);
           settle(read);
         }
         // The call's budget ran out (fat keys, or its time on a busy node): the rest in
@@ -230,17 +198,17 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
       }
     }
     scan.logged = walk.logged;
-    if (walk.complete) for (const w of waiting.splice(0)) settleEarly(w);
+    if (walk.complete) for (const w of waiting.splice(0)) settle(w);
     // The walk did not finish (a cut scan, a short pattern walk): those pages' keys are
     // looked up by name, one call per page, as each page did before the walk existed.
-    for (const w of waiting) if (w[0].length) pendingReads.push(lookUpInternal(ctx, node.client as Redis, scan, w, onPage));
+    for (const w of waiting) if (w[0].length) pendingReads.push(lookUpInternal(ctx, node.client as Redis, w));
     await Promise.all(pendingReads);
     // Keys read apart take what the complete walk found beside them, as their pages' did.
     if (walk.complete) {
       for (const id of late) {
         const slot = scan.reads.get(id);
         if (slot === undefined) continue;
-        slot.facts ??= { fence: undefined, noWaiters: false, pre: undefined };
+        slot.facts ??= { fence: undefined, noWaiters: false };
         walk.fill(id, slot);
       }
     }
@@ -251,33 +219,17 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
   return scan;
 }
 
-/** The indexes of `names` in the names' byte order (latin1 strings compare as their bytes). */
-function sortedOrder(names: readonly string[]): Uint32Array {
-  const order = new Uint32Array(names.length);
-  for (let i = 0; i < order.length; i++) order[i] = i;
-  return order.sort((a, b) => (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : 0));
-}
-
-/**
- * Forgets what a page's onPage made of keys whose counters turned out unknown: they are
- * classified with the rest, their counters read apart.
- */
-function unknownFences(slots: readonly Slot[]): void {
-  for (const s of slots) s.facts!.pre = undefined;
-}
-
 /** Sets the fence counters and waiter-set presence of a page's keys read by name (see readInternalOf). */
-async function lookUpInternal(ctx: InspectContext, client: Redis, scan: NodeScan, [ids, slots]: [string[], Slot[]], onPage?: OnPage): Promise<void> {
+async function lookUpInternal(ctx: InspectContext, client: Redis, [ids, slots]: [string[], Slot[]]): Promise<void> {
   const keys = ids.map((id) => Buffer.from(id, 'latin1'));
   const { fences, noWaiters } = await withDeadline(readInternalOf(client, keys), ctx.commandTimeoutMs, true);
   // The node would not say: counters and waiters are read apart after classification.
-  if (fences === undefined) return unknownFences(slots);
+  if (fences === undefined) return;
   for (let i = 0; i < ids.length; i++) {
     const facts = slots[i].facts!;
     facts.fence = fences ? pageCounter(fences[i]) : null;
     facts.noWaiters = noWaiters;
   }
-  onPage?.(scan, ids, slots);
 }
 
 /**
@@ -330,8 +282,8 @@ function scratchOf(scans: NodeScan[]): ClassifyScratch {
   return { unreachable: scans.map((scan) => (readable(scan.status) ? null : unreachableOn(scan))), readAtMs: new Array(scans.length), fencesKnown: false, noWaiters: false };
 }
 
-/** Classifies one key (not an internal one) from what each node holds; `onlySlot`: a one-node scan's slot for it, when the caller has it. */
-function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: number, expiringThresholdMs: number, scratch: ClassifyScratch, onlySlot?: Slot): KeyResult {
+/** Classifies one key (not an internal one) from what each node holds. */
+function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: number, expiringThresholdMs: number, scratch: ClassifyScratch): KeyResult {
   const { unreachable, readAtMs } = scratch;
   const key = keyOf(id);
   let observations: Observation[];
@@ -348,7 +300,7 @@ function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: 
     const n = scans.length;
     observations = new Array(n);
     for (let i = 0; i < n; i++) {
-      const slot = unreachable[i] ? undefined : (onlySlot ?? scans[i].reads.get(id));
+      const slot = unreachable[i] ? undefined : scans[i].reads.get(id);
       observations[i] = unreachable[i] ?? slot?.obs ?? scans[i].absent;
       readAtMs[i] = slot?.stamp.at ?? nowMs;
       if (unreachable[i]) continue;
@@ -379,34 +331,6 @@ function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: 
 }
 
 /**
- * A single node's snapshot classifies each SCAN page's keys as the page arrives, while the
- * node works on the next one; classifyKeys then only brings their validity to its own
- * instant. Internal keys get null.
- */
-export function preclassifyPage(ctx: InspectContext, scan: NodeScan, ids: readonly string[], slots: readonly Slot[], expiringThresholdMs: number): void {
-  const scans = [scan];
-  const scratch = scratchOf(scans);
-  const nowMs = clockNow();
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i];
-    slots[i].facts!.pre = isInternalKey(id) || bookkeepingOf(id) !== null ? null : classifyKey(ctx, scans, id, nowMs, expiringThresholdMs, scratch, slots[i]);
-  }
-}
-
-/**
- * A key classified ahead (preclassifyPage), as classifyCopies() would have it at `nowMs`: on one
- * node only the validity and the `expiring` flag depend on the instant.
- */
-function atInstant(result: KeyResult, slot: Slot, nowMs: number, driftFactor: number, expiringThresholdMs: number): KeyResult {
-  if (!isLock(result) || result.validityMs === null) return result;
-  const e = result;
-  // A finite validity means a present copy with a TTL: it expires at its read instant + PTTL.
-  const validityMs = validityAt(slot.stamp.at + e.nodes[0].pttlMs!, nowMs, driftFactor);
-  const expiring = validityMs !== null && validityMs < expiringThresholdMs;
-  return entryAt(e, validityMs, expiring !== e.flags.includes('expiring') ? withExpiring(e.flags, expiring) : e.flags);
-}
-
-/**
  * Classifies every key of `ids` from what each node holds; keys in byte order.
  * `lockIds[i]` is the latin1 identity of `locks[i]`, `skippedIds[i]` that of `skipped[i]`.
  */
@@ -425,42 +349,23 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
    */
   const waitersToRead: number[] = [];
   const scratch = scratchOf(scans);
-  const single = scans.length === 1 && !ctx.ownerOnly && scratch.unreachable[0] === null;
   // latin1 strings compare code unit by code unit: the same order as the bytes.
   const sorted = Array.from(ids).sort();
   // An index, not for..of: no iterator result per key while the loop is not yet optimized.
   for (let k = 0; k < sorted.length; k++) {
     const id = sorted[k];
-    let result: KeyResult | undefined;
-    let waitersKnown = false;
-    const slot = single ? scans[0].reads.get(id) : undefined;
-    const facts = slot?.facts;
-    const pre = facts?.pre;
-    // A key classified ahead is no bookkeeping key: preclassifyPage looked.
-    if ((pre === undefined || pre === null) && bookkeepingOf(id) !== null) {
-      if (facts) facts.pre = undefined;
+    if (bookkeepingOf(id) !== null) {
       bookkeeping.push(id);
       continue;
     }
-    if (pre !== undefined) {
-      // Taken once, as the slot's fence counter was.
-      facts!.pre = undefined;
-      if (pre === null) continue;
-      result = atInstant(pre, slot!, nowMs, ctx.driftFactor, expiringThresholdMs);
-      // A key classified ahead stands only where its counter became known (scanNode's
-      // settleEarly and unknownFences).
-      scratch.fencesKnown = true;
-      waitersKnown = facts!.noWaiters;
-    } else {
-      // Fence counters, waiter sets and event logs are the core's own bookkeeping, never locks.
-      if (isInternalKey(id)) continue;
-      result = classifyKey(ctx, scans, id, nowMs, expiringThresholdMs, scratch);
-      // Every node's page found no waiter set beside the key (each node's walk of its
-      // internal keys was complete): readWaiters need not look it up on any node. The
-      // facts stay for a caller that reads every lock's waiters (a watch: readWaiters
-      // skips a node by them).
-      waitersKnown = scratch.noWaiters;
-    }
+    // Fence counters, waiter sets and event logs are the core's own bookkeeping, never locks.
+    if (isInternalKey(id)) continue;
+    const result = classifyKey(ctx, scans, id, nowMs, expiringThresholdMs, scratch);
+    // Every node's page found no waiter set beside the key (each node's walk of its
+    // internal keys was complete): readWaiters need not look it up on any node. The
+    // facts stay for a caller that reads every lock's waiters (a watch: readWaiters
+    // skips a node by them).
+    const waitersKnown = scratch.noWaiters;
     if (!isLock(result)) {
       skipped.push(result);
       skippedIds.push(id);

@@ -7,8 +7,7 @@ import { quorumOf } from '../vocabulary/classify';
 import { readable, type InspectContext, type NodeScan } from './context';
 import { isDefaultPatterns, type InspectOptions, type InspectPage, type ScanCursor } from '../vocabulary/inspectTypes';
 import type { LockEntry, SkippedKey, Snapshot } from '../vocabulary/types';
-import type { OnPage } from './inspect';
-import { DEFAULT_PATTERNS, fillGaps, keyOf, preclassifyPage, readOnEachNode, scanNode, unreadPart, validatePatterns } from './inspect';
+import { DEFAULT_PATTERNS, fillGaps, keyOf, readOnEachNode, scanNode, unreadPart, validatePatterns } from './inspect';
 import { globForKey } from '../vocabulary/tokens';
 import { internalKey } from '../bookkeeping/internalKeys';
 import { classifyAndEnrich, readRelated, type WaiterStage } from './pipeline';
@@ -39,9 +38,7 @@ export async function inspectNodes(ctx: InspectContext, options: InspectOptions 
   const deadline = performance.now() + (options.timeBudgetMs ?? 3_000);
   const expiringThresholdMs = options.expiringThresholdMs ?? 2_000;
 
-  // One node: each page is classified while the node reads the next (see preclassifyPage).
-  const onPage: OnPage | undefined = ctx.nodes.length === 1 && !ctx.ownerOnly ? (scan, ids, slots) => preclassifyPage(ctx, scan, ids, slots, expiringThresholdMs) : undefined;
-  const scans = await Promise.all(ctx.nodes.map((node) => scanNode(ctx, node, patterns, cont?.cursors[node.id] ?? patterns.map(() => '0'), maxKeys, deadline, onPage)));
+  const scans = await Promise.all(ctx.nodes.map((node) => scanNode(ctx, node, patterns, cont?.cursors[node.id] ?? patterns.map(() => '0'), maxKeys, deadline)));
   // Key identity is the latin1 form of its bytes: lossless, and cheap to compare.
   const union = new Set<string>();
   // forEach, not for..of over keys(): no iterator result per key.
