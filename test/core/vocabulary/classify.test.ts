@@ -249,7 +249,7 @@ describe('classify', () => {
   });
 
   it('withExpiring turns expiring on and off where classify puts it', () => {
-    // A snapshot classified ahead moves to its own instant: the same flags as classifying then.
+    // An entry brought to a later instant: the same flags as classifying then.
     const early = run([held('t', 2_500, 2), down(), held('t', 2_500)], { nowMs: NOW });
     const late = run([held('t', 2_500, 2), down(), held('t', 2_500)], { nowMs: NOW + 1_000 });
     assert.deepEqual(early?.flags, ['degraded', 'reentrant']);
