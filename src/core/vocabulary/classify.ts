@@ -162,21 +162,10 @@ function validityOf(expiries: number[], m: number, q: number, nowMs: number, dri
 }
 
 /** What a quorum whose Q-th largest expiry is `e` (Infinity: none) still guarantees at `nowMs`. */
-export function validityAt(e: number, nowMs: number, driftFactor: number): number | null {
+function validityAt(e: number, nowMs: number, driftFactor: number): number | null {
   if (e === Infinity) return null;
   const r = e - nowMs;
   return Math.floor(Math.max(0, r - (driftFactor * r + 2)));
-}
-
-/** `flags` with `expiring` on or off, in FLAG_ORDER. */
-export function withExpiring(flags: Flag[], on: boolean): Flag[] {
-  const rest: Flag[] = flags.filter((f) => f !== 'expiring');
-  if (!on) return rest;
-  const rank = FLAG_ORDER.indexOf('expiring');
-  let at = 0;
-  while (at < rest.length && FLAG_ORDER.indexOf(rest[at]) < rank) at++;
-  rest.splice(at, 0, 'expiring');
-  return rest;
 }
 
 /** Why a key with no present copy was skipped: the unreadable reasons, else 'unreachable' or 'absent'. */

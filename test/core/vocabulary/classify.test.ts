@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { classify, skipReason, withExpiring, type ClassifyInput } from '../../../src/core/vocabulary/classify';
+import { classify, skipReason, type ClassifyInput } from '../../../src/core/vocabulary/classify';
 import { describeVerdict } from '../../../src/core/vocabulary/describe';
 import type { Classification, Flag, Observation, Verdict } from '../../../src/core/vocabulary/types';
 
@@ -248,14 +248,11 @@ describe('classify', () => {
     assert.deepEqual(c?.flags, ['no-ttl', 'degraded', 'reentrant']);
   });
 
-  it('withExpiring turns expiring on and off where classify puts it', () => {
-    // An entry brought to a later instant: the same flags as classifying then.
+  it('puts expiring in its place among the flags as a lock runs down', () => {
     const early = run([held('t', 2_500, 2), down(), held('t', 2_500)], { nowMs: NOW });
     const late = run([held('t', 2_500, 2), down(), held('t', 2_500)], { nowMs: NOW + 1_000 });
     assert.deepEqual(early?.flags, ['degraded', 'reentrant']);
-    assert.deepEqual(withExpiring(early!.flags, true), late?.flags);
-    assert.deepEqual(withExpiring(late!.flags, false), early?.flags);
-    assert.deepEqual(withExpiring(['no-ttl', 'ttl-skew', 'deadlock'], true), ['no-ttl', 'ttl-skew', 'expiring', 'deadlock']);
+    assert.deepEqual(late?.flags, ['expiring', 'degraded', 'reentrant']);
   });
 });
 
