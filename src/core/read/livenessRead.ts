@@ -59,6 +59,20 @@ export class RenewalPulse {
   }
 
   /**
+   * A read's locks (`ids` beside them) noted in order. Past the bound each new pulse evicts
+   * the oldest, so of more new locks than the bound only the last `maxKeys` stay: the ones
+   * before them are noted only where a pulse of theirs is kept (a first tick of 100k locks
+   * made 90k pulses only to evict them, a twentieth of its time).
+   */
+  noteAll(entries: readonly LockEntry[], ids: readonly string[], scans: readonly NodeScan[], ownerOnly: boolean, nowMs: number): void {
+    const from = entries.length - this.maxKeys;
+    for (let i = 0; i < entries.length; i++) {
+      if (i < from && !this.pulses.has(entries[i].key)) continue;
+      this.note(entries[i], ids[i], scans, ownerOnly, nowMs);
+    }
+  }
+
+  /**
    * Drops the oldest tenth of the pulses in one walk. One at a time, each eviction walked
    * from the map's front over the holes the ones before left: a first tick of 100k locks
    * spent 0.4 s here.

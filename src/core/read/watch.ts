@@ -11,7 +11,7 @@ import { quorumOf } from '../vocabulary/classify';
 import { quorumTokenOf } from '../vocabulary/actions';
 import { nodeFacts } from './facts';
 import { clockNow } from '../connection/deadline';
-import { readable, slotOf, type InspectContext, type NodeScan, type Stamp } from './context';
+import { readable, slotsOf, type InspectContext, type NodeScan, type Slot, type Stamp } from './context';
 import { ObservedHistory } from './observedHistory';
 import { judgeHolders, RenewalPulse } from './livenessRead';
 import { DEFAULT_PATTERNS, fillGaps, scanNode, validatePatterns } from './inspect';
@@ -236,7 +236,9 @@ export class Watcher {
         // A node seen for the first time, or back from an outage, is read in full.
         if (!known || !readable(known.scan.status) || node.clusterMember) {
           everything = true;
-          const scan = await scanNode(ctx, node, this.scanPatterns, this.scanPatterns.map(() => '0'), maxKeys, deadline);
+          // The first tick's copies share their tokens as it counts them down (keptCounted):
+          // no table lookup per copy while the pages are decoded.
+          const scan = await scanNode(this.started ? ctx : { ...ctx, tokens: undefined }, node, this.scanPatterns, this.scanPatterns.map(() => '0'), maxKeys, deadline);
           return { scan, pages: new Map(), digests: known?.digests ?? true, loaded: this.pages, listedBefore: scan.reads.size };
         }
         const before = readable(known.scan.status);
@@ -323,13 +325,15 @@ export class Watcher {
     // keys they would double the peak memory).
     const first = !this.started;
     const restamped = new Map<Stamp, Stamp>();
+    const slots: Array<Slot | undefined> = [];
     locks.forEach((read, li) => {
       const id = lockIds[li];
-      const { expiries, readErrMs } = expiriesOf(read, scans, id, ctx.ownerOnly === true, nowMs);
+      slotsOf(scans, id, ctx.ownerOnly === true, read.nodes.length, slots);
+      const { expiries, readErrMs } = expiriesOf(read, slots, nowMs);
       // The first tick keeps each lock counted down to its instant: the snapshot it emits
       // then hands out the entries the watch keeps, not a copy of each (100k locks x 5
       // nodes: 66 MB, which a consumer that keeps the snapshot held beside ours).
-      const e = first ? keptCounted(read, scans, id, ctx.ownerOnly === true, nowMs, restamped) : read;
+      const e = first ? keptCounted(read, slots, nowMs, restamped) : read;
       // The read entry, and its copies, are garbage from here: the tick holds none of them.
       locks[li] = e;
       const before = this.known.get(id);
@@ -367,10 +371,12 @@ export class Watcher {
     };
     this.lastStatus = status;
     this.lastTickAt = nowMs;
-    this.pruneIds(scans);
-    if (!this.started) {
+    this.pruneIds(scans, first);
+    if (first) {
       this.started = true;
-      this.emit('snapshot', this.fullSnapshot(status, scans, nowMs));
+      // What the watch knows now is this tick's locks, counted to its instant, and its
+      // skipped keys, each in key order (classifyKeys): no sort, no walk of every copy.
+      this.emit('snapshot', { quorum: status.quorum, nodes: status.nodes, locks, skipped, truncated: status.truncated });
     } else if (added.length || changed.length || removed.length) {
       this.emit('change', { at: new Date(nowMs).toISOString(), added, changed, removed }, status);
     }
@@ -381,7 +387,9 @@ export class Watcher {
    * Drops the ids no node's reads hold any more, once the table has doubled since it was
    * last pruned: a walk over every node's keys, paid once per as many new keys.
    */
-  private pruneIds(scans: readonly NodeScan[]): void {
+  private pruneIds(scans: readonly NodeScan[], first: boolean): void {
+    // The first tick's table is what it listed: nothing to drop yet.
+    if (first) this.idsKept = this.ids.size;
     if (this.ids.size <= 2 * this.idsKept + 256) return;
     const kept = new Map<string, string>();
     for (const s of scans) s.reads.forEach((_, id) => kept.set(id, id));
@@ -406,7 +414,7 @@ export class Watcher {
    */
   private async refreshLiveness(ctx: InspectContext, scans: NodeScan[], c: Classified, nowMs: number): Promise<{ classified: Classified; changed: Set<string> }> {
     const fresh = new Set(c.lockIds);
-    c.locks.forEach((e, i) => this.pulse.note(e, c.lockIds[i], scans, ctx.ownerOnly === true, nowMs));
+    this.pulse.noteAll(c.locks, c.lockIds, scans, ctx.ownerOnly === true, nowMs);
     const entries = [...c.locks];
     const knownIds: string[] = [];
     this.known.forEach((k, id) => {
@@ -527,25 +535,31 @@ export class Watcher {
 }
 
 /**
- * `e` counted down to `nowMs`, each counted copy's slot now holding it, stamped at `nowMs`
+ * `e` counted down to `nowMs`, each counted copy's slot (`slots`: slotsOf) now holding it, stamped at `nowMs`
  * with the same error (one stamp per stamp the slots had, in `restamped`): the expiries
  * the slots give stay what they were, and a later countdown starts from the new stamp.
  * A slot that holds another copy than the entry's is left as it was, and so is that copy.
  * One walk, no copy of a lock that needs none: this runs for every lock of a first tick.
  */
-function keptCounted(e: LockEntry, scans: NodeScan[], id: string, ownerOnly: boolean, nowMs: number, restamped: Map<Stamp, Stamp>): LockEntry {
+function keptCounted(e: LockEntry, slots: ReadonlyArray<Slot | undefined>, nowMs: number, restamped: Map<Stamp, Stamp>): LockEntry {
   let nodes: Observation[] | undefined;
+  // The first counted copy: the copies after it with the same token share its token's
+  // string and its holder (a first tick decodes every copy's own: a lookup in a table of
+  // every token per copy cost it half a second at 100k locks x 5 nodes).
+  let like: Observation | undefined;
   for (let i = 0; i < e.nodes.length; i++) {
     const o = e.nodes[i];
     if (o.state !== 'present' || o.pttlMs === null || o.pttlMs < 0) continue;
-    const slot = slotOf(scans, i, id, ownerOnly);
+    const slot = slots[i];
     if (slot?.obs !== o) continue;
+    const same = like !== undefined && o.token === like.token && o.format === like.format && (o.holder === undefined) === (like.holder === undefined);
+    like ??= o;
     const pttlMs = pttlAt(slot, o.pttlMs, nowMs);
     if (pttlMs === o.pttlMs) continue;
     let stamp = restamped.get(slot.stamp);
     if (stamp === undefined) restamped.set(slot.stamp, (stamp = { at: nowMs, err: slot.stamp.err }));
     nodes ??= e.nodes.slice();
-    nodes[i] = slot.obs = { ...o, pttlMs };
+    nodes[i] = slot.obs = !same ? { ...o, pttlMs } : o.holder === undefined ? { ...o, pttlMs, token: like.token } : { ...o, pttlMs, token: like.token, holder: like.holder };
     slot.stamp = stamp;
   }
   return nodes === undefined ? e : withNodes(e, nodes);

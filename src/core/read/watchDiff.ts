@@ -73,11 +73,11 @@ export interface CopyExpiries {
   readErrMs: number;
 }
 
-/** `e`'s copies' expiries and their reads' error, in one walk of its slots. */
-export function expiriesOf(e: LockEntry, scans: NodeScan[], id: string, ownerOnly: boolean, nowMs: number): CopyExpiries {
+/** `e`'s copies' expiries and their reads' error, from its copies' slots (slotsOf). */
+export function expiriesOf(e: LockEntry, slots: ReadonlyArray<Slot | undefined>, nowMs: number): CopyExpiries {
   let readErrMs = 0;
   const expiries = e.nodes.map((o, i) => {
-    const slot = slotOf(scans, i, id, ownerOnly);
+    const slot = slots[i];
     if (slot !== undefined && slot.stamp.err > readErrMs) readErrMs = slot.stamp.err;
     if (o.pttlMs === null) return NO_EXPIRY_INSTANT;
     if (o.pttlMs < 0) return o.pttlMs;

@@ -186,6 +186,24 @@ describe('liveness: the renewal pulse a watch keeps', () => {
     assert.equal(pulse.signal('k0', 't0', 5_000).lastMs, null);
   });
 
+  it('notes a read of more new locks than its bound as one at a time would: the newest kept, the older ones not', () => {
+    const entry = (i: number): LockEntry => lockEntry(`k${i}`, [present('a', `t${i}`, 10_000)]);
+    const read = Array.from({ length: 1_000 }, (_, i) => entry(i));
+    const all = new RenewalPulse(100);
+    all.noteAll(read, read.map((e) => e.key), [], false, 1_000);
+    const one = new RenewalPulse(100);
+    read.forEach((e) => one.note(e, e.key, [], false, 1_000));
+    for (const pulse of [all, one]) {
+      assert.ok(pulse.size <= 100 && pulse.size >= 90, String(pulse.size));
+      // A kept pulse turns the next expiry jump into a renewal; a dropped one starts anew.
+      for (const i of [950, 999]) pulse.noteAll([entry(i)], [`k${i}`], [], false, 3_000);
+      pulse.noteAll([entry(10)], ['k10'], [], false, 3_000);
+      assert.equal(pulse.signal('k950', 't950', 3_000).lastMs, 0);
+      assert.equal(pulse.signal('k999', 't999', 3_000).lastMs, 0);
+      assert.equal(pulse.signal('k10', 't10', 3_000).lastMs, null);
+    }
+  });
+
   it('says when time alone would turn a renewing lock stopped: 1.5 of its intervals after its last renewal, never with fewer than two renewals or for another token', () => {
     const pulse = new RenewalPulse();
     const at = (t: number): void => pulse.note(lockEntry('k', [present('a', 't', 10_000)]), 'k', [], false, t);

@@ -292,20 +292,29 @@ describe('watcher consumers, paging and rates', function () {
 
   it('hands out the entries it keeps in its first snapshot, and counts them down from the first tick after it', async () => {
     await (await fx.rl.acquire('lock:k1', 30_000)).settled;
+    await (await fx.rl.acquire('lock:k0', 30_000)).settled;
+    // Skipped keys, around the locks in key order: the first snapshot lists them as the later ones do.
+    const c = fx.servers[0].client();
+    await c.rpush('lock:a-list', 'x');
+    await c.rpush('lock:z-list', 'x');
+    c.disconnect();
     let first: Snapshot | undefined;
     const w = fx.rl.watch({ intervalMs: 60_000 }, { snapshot: (s) => (first = s) });
     try {
       await waitFor(() => first, 5000, 'first snapshot');
       const firstAt = w.takenAtMs;
       // The same tick: nothing to count down, so no copy of the entry either.
-      assert.equal(w.snapshot()!.locks[0], first!.locks[0]);
+      assert.equal(w.snapshot()!.locks[1], first!.locks[1]);
+      assert.deepEqual(w.snapshot(), first);
+      assert.deepEqual(first!.locks.map((l) => l.key), ['lock:k0', 'lock:k1']);
+      assert.deepEqual(first!.skipped.map((k) => k.key), ['lock:a-list', 'lock:z-list']);
       await w.refresh();
-      const later = w.snapshot()!.locks[0];
-      assert.notEqual(later, first!.locks[0]);
+      const later = w.snapshot()!.locks[1];
+      assert.notEqual(later, first!.locks[1]);
       const elapsed = w.takenAtMs - firstAt;
       later.nodes.forEach((o, i) => {
         // Counted from the instant the first snapshot was counted to, not from the read before it.
-        assert.ok(Math.abs(first!.locks[0].nodes[i].pttlMs! - elapsed - o.pttlMs!) <= 1, `node ${i}: ${o.pttlMs} after ${elapsed} ms, from ${first!.locks[0].nodes[i].pttlMs}`);
+        assert.ok(Math.abs(first!.locks[1].nodes[i].pttlMs! - elapsed - o.pttlMs!) <= 1, `node ${i}: ${o.pttlMs} after ${elapsed} ms, from ${first!.locks[1].nodes[i].pttlMs}`);
       });
     } finally {
       await w.stop();
