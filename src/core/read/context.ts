@@ -70,12 +70,35 @@ export interface Stamp {
   err: number;
 }
 
-/** What a scan's page found beside a key, for the stages that follow; each takes (clears) its part. */
+/**
+ * What a scan's page found beside a key, for the stages that follow; each takes its part
+ * by giving the slot new facts (factsOf), never by changing these: most keys share one.
+ */
 export interface ScanFacts {
   /** The resource's fence counter as the scan found it (undefined: read apart); taken by classifyKeys. */
-  fence: number | null | undefined;
+  readonly fence: number | null | undefined;
   /** The scan found no waiter set beside this key; taken by readWaiters. */
-  noWaiters: boolean;
+  readonly noWaiters: boolean;
+}
+
+/** No counter, then unknown; each with and without waiters (factsOf's index). */
+const SHARED_FACTS: readonly ScanFacts[] = [
+  Object.freeze({ fence: null, noWaiters: true }),
+  Object.freeze({ fence: null, noWaiters: false }),
+  Object.freeze({ fence: undefined, noWaiters: true }),
+  Object.freeze({ fence: undefined, noWaiters: false }),
+];
+
+/** Nothing known yet: the counter still to read, waiters still to look for. */
+export const UNKNOWN_FACTS = factsOf(undefined, false);
+
+/**
+ * The facts `fence` and `noWaiters`, shared unless a counter was found: a fresh pair per
+ * key and node was 20 MB of a 100k x 5 watch's first tick, let go at its end.
+ */
+export function factsOf(fence: number | null | undefined, noWaiters: boolean): ScanFacts {
+  if (typeof fence === 'number') return { fence, noWaiters };
+  return SHARED_FACTS[(fence === null ? 0 : 2) + (noWaiters ? 0 : 1)];
 }
 
 export interface Slot {

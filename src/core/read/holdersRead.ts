@@ -3,7 +3,7 @@
 // which locks sit on a wait-for cycle. Reads only.
 import { findCycles, WaitNode } from '../vocabulary/deadlocks';
 import { holderOf, processOfCopies } from '../vocabulary/holderToken';
-import { readable, type InspectContext, type NodeScan } from './context';
+import { factsOf, readable, type InspectContext, type NodeScan } from './context';
 import { withDeadline } from '../connection/deadline';
 import type { RedisNode } from '../connection/nodes';
 import type { Holder, LockEntry, Observation, Owner, Waiter } from '../vocabulary/types';
@@ -104,7 +104,7 @@ export async function readWaiters(ctx: InspectContext, scans: NodeScan[], entrie
         // The key's SCAN page already found no waiter set beside it (taken once: a later
         // read, a watch tick, asks the node again).
         if (slot?.facts?.noWaiters) {
-          slot.facts.noWaiters = false;
+          slot.facts = factsOf(slot.facts.fence, false);
           continue;
         }
         if (keys[i] === undefined) keys[i] = waiterKeyOf(ids[i]);

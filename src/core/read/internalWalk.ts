@@ -4,7 +4,7 @@
 // lock's fence counter and waiter set are known without a lookup per key
 // (docs/decisions.md "One call per SCAN page").
 import { pageCounter } from './fenceRead';
-import type { Slot } from './context';
+import { factsOf, type Slot } from './context';
 import { internalKey, parseInternalKey } from '../bookkeeping/internalKeys';
 import { CALL_ITEMS } from './readScripts';
 
@@ -69,9 +69,7 @@ export class InternalWalk {
 
   /** Sets the slot of `id` as the complete walk found it; false when its counter is still to read apart. */
   fill(id: string, slot: Slot): boolean {
-    const facts = slot.facts!;
-    facts.fence = this.fences.has(id) ? this.fences.get(id) : null;
-    facts.noWaiters = !this.waiters.has(id);
-    return facts.fence !== undefined;
+    slot.facts = factsOf(this.fences.has(id) ? this.fences.get(id) : null, !this.waiters.has(id));
+    return slot.facts.fence !== undefined;
   }
 }
