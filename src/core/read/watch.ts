@@ -535,9 +535,10 @@ export class Watcher {
 }
 
 /**
- * `e` counted down to `nowMs`, each counted copy's slot (`slots`: slotsOf) now holding it, stamped at `nowMs`
- * with the same error (one stamp per stamp the slots had, in `restamped`): the expiries
- * the slots give stay what they were, and a later countdown starts from the new stamp.
+ * `e` counted down to `nowMs`, each counted copy's slot (`slots`: slotsOf) now holding it,
+ * stamped at `nowMs` with the same error (one stamp per stamp the slots had, in
+ * `restamped`): the expiries the slots give stay what they were, and a later countdown
+ * starts from the new stamp.
  * A slot that holds another copy than the entry's is left as it was, and so is that copy.
  * One walk, no copy of a lock that needs none: this runs for every lock of a first tick.
  */
