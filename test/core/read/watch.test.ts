@@ -308,6 +308,10 @@ describe('watcher consumers, paging and rates', function () {
       assert.deepEqual(w.snapshot(), first);
       assert.deepEqual(first!.locks.map((l) => l.key), ['lock:k0', 'lock:k1']);
       assert.deepEqual(first!.skipped.map((k) => k.key), ['lock:a-list', 'lock:z-list']);
+      // A lock's copies, decoded node by node, share one holder as they are counted down.
+      const [a, ...rest] = first!.locks[1].nodes;
+      assert.ok(a.holder);
+      for (const o of rest) assert.equal(o.holder, a.holder);
       await w.refresh();
       const later = w.snapshot()!.locks[1];
       assert.notEqual(later, first!.locks[1]);
