@@ -321,8 +321,7 @@ export class Watcher {
     for (const id of classified.bookkeeping) if (!orphans.has(id)) this.known.delete(id);
     const added: LockEntry[] = [];
     const changed: LockEntry[] = [];
-    // The first tick emits one full snapshot: no per-key change copies to build (at 100k
-    // keys they would double the peak memory).
+    // The first tick emits one full snapshot, of the entries it keeps (below).
     const first = !this.started;
     const restamped = new Map<Stamp, Stamp>();
     const slots: Array<Slot | undefined> = [];
@@ -330,23 +329,22 @@ export class Watcher {
       const id = lockIds[li];
       slotsOf(scans, id, ctx.ownerOnly === true, read.nodes.length, slots);
       const { expiries, readErrMs } = expiriesOf(read, slots, nowMs);
-      // The first tick keeps each lock counted down to its instant: the snapshot it emits
-      // then hands out the entries the watch keeps, not a copy of each (100k locks x 5
-      // nodes: 66 MB, which a consumer that keeps the snapshot held beside ours).
-      const e = first ? keptCounted(read, slots, nowMs, restamped) : read;
+      const before = first ? undefined : this.known.get(id);
+      const isNew = !first && (!before || before.kind !== 'lock');
+      const isChanged = !first && !isNew && (!sameEntry(before!, read, expiries, readErrMs) || before!.entry!.liveness?.verdict !== read.liveness?.verdict);
+      // A lock the tick hands out (in the first snapshot, added or changed) is kept as
+      // handed out, counted down to the tick's instant: a consumer that keeps it (the
+      // extension's model) shares it with the watch until the lock changes again, instead
+      // of holding a copy of its own (100k locks x 5 nodes: 66 MB at the first snapshot).
+      const e = first || isNew || isChanged ? keptCounted(read, slots, nowMs, restamped) : read;
       // The read entry, and its copies, are garbage from here: the tick holds none of them.
       locks[li] = e;
-      const before = this.known.get(id);
-      const counted = (): LockEntry => countedDown(e, scans, id, ctx.ownerOnly === true, nowMs);
       const recheckAt = e.validityMs !== null && e.validityMs >= threshold ? nowMs + (e.validityMs - threshold) : Infinity;
       if (first) {
         // Nothing to compare with: the observed history starts from here.
         this.observed.seed(e, nowMs);
-      } else if (!before || before.kind !== 'lock') {
-        added.push(counted());
-        this.observed.observe(e.key, e, nowMs);
-      } else if (!sameEntry(before, e, expiries, readErrMs) || before.entry!.liveness?.verdict !== e.liveness?.verdict) {
-        changed.push(counted());
+      } else if (isNew || isChanged) {
+        (isNew ? added : changed).push(e);
         this.observed.observe(e.key, e, nowMs);
       }
       this.known.set(id, { key: e.key, expiries, readErrMs, recheckAt, kind: 'lock', entry: e, waiterProcesses: freshProcesses.get(id), judgeAt: this.judgeAgainAt(e) });
@@ -540,7 +538,8 @@ export class Watcher {
  * `restamped`): the expiries the slots give stay what they were, and a later countdown
  * starts from the new stamp.
  * A slot that holds another copy than the entry's is left as it was, and so is that copy.
- * One walk, no copy of a lock that needs none: this runs for every lock of a first tick.
+ * One walk, no copy of a lock that needs none: this runs for every lock of a first tick,
+ * and for each lock a later tick hands out.
  */
 function keptCounted(e: LockEntry, slots: ReadonlyArray<Slot | undefined>, nowMs: number, restamped: Map<Stamp, Stamp>): LockEntry {
   let nodes: Observation[] | undefined;

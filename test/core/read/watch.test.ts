@@ -325,6 +325,37 @@ describe('watcher consumers, paging and rates', function () {
     }
   });
 
+  it('hands out the entries it keeps for an added and a changed lock too, counted to the tick that found them', async () => {
+    const held = await fx.rl.acquire('lock:k1', 30_000);
+    await held.settled;
+    const changes: WatchChange[] = [];
+    let started = false;
+    const w = fx.rl.watch({ intervalMs: 60_000 }, { snapshot: () => (started = true), change: (c) => changes.push(c) });
+    try {
+      await waitFor(() => started, 5000, 'first snapshot');
+      await (await fx.rl.acquire('lock:k2', 30_000)).settled;
+      await w.refresh();
+      const added = changes.flatMap((c) => c.added).find((l) => l.key === 'lock:k2')!;
+      assert.ok(added, 'lock:k2 added');
+      // The same tick: the watch's own entry, not a copy counted anew.
+      assert.equal(w.snapshot()!.locks.find((l) => l.key === 'lock:k2'), added);
+      await fx.rl.extend(held, 120_000);
+      await w.refresh();
+      const changed = changes.flatMap((c) => c.changed).find((l) => l.key === 'lock:k1')!;
+      assert.ok(changed, 'lock:k1 changed');
+      assert.equal(w.snapshot()!.locks.find((l) => l.key === 'lock:k1'), changed);
+      assert.ok(changed.nodes.every((o) => o.pttlMs! > 100_000 && o.pttlMs! <= 120_000));
+      const firstAt = w.takenAtMs;
+      await w.refresh();
+      const later = w.snapshot()!.locks.find((l) => l.key === 'lock:k1')!;
+      const elapsed = w.takenAtMs - firstAt;
+      // Counted on from the tick that handed it out.
+      later.nodes.forEach((o, i) => assert.ok(Math.abs(changed.nodes[i].pttlMs! - elapsed - o.pttlMs!) <= 1, `node ${i}: ${o.pttlMs} after ${elapsed} ms, from ${changed.nodes[i].pttlMs}`));
+    } finally {
+      await w.stop();
+    }
+  });
+
   it('shares one tick between refresh() calls that arrive during a tick', async () => {
     let ticks = 0;
     let started = false;
