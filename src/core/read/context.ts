@@ -128,14 +128,13 @@ export function slotOf(scans: readonly NodeScan[], i: number, id: string, ownerO
 }
 
 /**
- * Each of a lock's `n` copies' slots (slotOf) into `into`, which it gives back: the walks of
- * a lock that follow one another share one lookup per copy (a Map lookup by key per copy
- * and walk was a tenth of a 100k-lock watch's first tick).
+ * Each of a lock's `n` copies' slots (slotOf) into `into`: the walks of a lock that follow
+ * one another share one lookup per copy (a Map lookup by key per copy and walk was a tenth
+ * of a 100k-lock watch's first tick).
  */
-export function slotsOf(scans: readonly NodeScan[], id: string, ownerOnly: boolean, n: number, into: Array<Slot | undefined>): Array<Slot | undefined> {
+export function slotsOf(scans: readonly NodeScan[], id: string, ownerOnly: boolean, n: number, into: Array<Slot | undefined>): void {
   into.length = n;
   for (let i = 0; i < n; i++) into[i] = slotOf(scans, i, id, ownerOnly);
-  return into;
 }
 
 /**

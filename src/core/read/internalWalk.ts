@@ -67,9 +67,8 @@ export class InternalWalk {
     if (this.cursor !== null && (size - this.walked) / this.count > pagesLeft) this.cursor = null;
   }
 
-  /** Sets the slot of `id` as the complete walk found it; false when its counter is still to read apart. */
-  fill(id: string, slot: Slot): boolean {
+  /** Sets the slot of `id` as the complete walk found it (a counter still to read apart stays undefined). */
+  fill(id: string, slot: Slot): void {
     slot.facts = factsOf(this.fences.has(id) ? this.fences.get(id) : null, !this.waiters.has(id));
-    return slot.facts.fence !== undefined;
   }
 }
