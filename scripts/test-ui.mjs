@@ -243,8 +243,17 @@ async function tooltipVanished(what, ms, rowsBefore) {
 async function openFolder(label) {
   const row = page.locator(`${VIEW_CONTAINER} .monaco-list-row`).filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) }).first();
   await row.waitFor({ state: 'visible', timeout: 15_000 }).catch(() => fail(`no folder row "${label}"`));
-  if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
-  await waitFor(`folder ${label} open`, 10_000, async () => ({ ok: (await row.getAttribute('aria-expanded')) === 'true' }));
+  // A click can land while the row is re-rendered by a tick or still moving after the Nodes
+  // view folds, and the tree then drops it: click again while the row still says closed.
+  let clickedAt = 0;
+  await waitFor(`folder ${label} open`, 15_000, async () => {
+    const expanded = await row.getAttribute('aria-expanded');
+    if (expanded !== 'true' && Date.now() - clickedAt > 2_000) {
+      await row.click();
+      clickedAt = Date.now();
+    }
+    return { ok: expanded === 'true', detail: `aria-expanded: ${expanded}` };
+  });
   return row;
 }
 
