@@ -1,6 +1,7 @@
 // TLS as a company configures it: a private CA to trust, a client certificate for
 // servers that require one (mutual TLS), and a clear word when a plain redis:// URL is
 // pointed at a TLS-only port. Decisions: docs/deployments.md.
+import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { connect as tlsConnect, ConnectionOptions, createSecureContext, rootCertificates, SecureContext, SecureContextOptions } from 'node:tls';
 import { ReplyError, type Redis } from 'ioredis';
@@ -66,12 +67,26 @@ export function checkTls(settings: TlsSettings): void {
     contexts.set(settings, createSecureContext(contextOptions(settings)));
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
-    const hint = /bad decrypt|bad password|PEM_read_bio|passphrase/i.test(msg) && settings.key
+    const hint = settings.key !== undefined && !keyOpens(settings.key, settings.passphrase)
       ? 'the TLS key cannot be opened (wrong or missing passphrase?)'
       : /key values mismatch/i.test(msg)
         ? 'the TLS key does not belong to the client certificate'
         : `unusable TLS settings: ${msg.split('\n')[0].replace(settings.passphrase ?? '\u0000', '***')}`;
     throw new NodeConfigError(hint);
+  }
+}
+
+/**
+ * Whether the key opens on its own with this passphrase. Asked apart because OpenSSL 3
+ * words a wrong passphrase in more than one way: the key decrypts to garbage now and then
+ * ("DECODER routines::unsupported") instead of failing its padding ("bad decrypt").
+ */
+function keyOpens(key: NonNullable<TlsSettings['key']>, passphrase: string | undefined): boolean {
+  try {
+    createPrivateKey({ key, passphrase: passphrase ?? '' });
+    return true;
+  } catch {
+    return false;
   }
 }
 
