@@ -67,14 +67,20 @@ export function checkTls(settings: TlsSettings): void {
     contexts.set(settings, createSecureContext(contextOptions(settings)));
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
+    const firstLine = msg.split('\n')[0].replace(settings.passphrase ?? '\u0000', '***');
     const hint = settings.key !== undefined && !keyOpens(settings.key, settings.passphrase)
-      ? 'the TLS key cannot be opened (wrong or missing passphrase?)'
+      ? ENCRYPTED_PEM.test(settings.key.toString())
+        ? 'the TLS key cannot be opened (wrong or missing passphrase?)'
+        : `the TLS key cannot be read: ${firstLine}`
       : /key values mismatch/i.test(msg)
         ? 'the TLS key does not belong to the client certificate'
-        : `unusable TLS settings: ${msg.split('\n')[0].replace(settings.passphrase ?? '\u0000', '***')}`;
+        : `unusable TLS settings: ${firstLine}`;
     throw new NodeConfigError(hint);
   }
 }
+
+/** An encrypted PEM key: PKCS#8 ("BEGIN ENCRYPTED PRIVATE KEY") or the legacy "Proc-Type: 4,ENCRYPTED". */
+const ENCRYPTED_PEM = /-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type:\s*4,ENCRYPTED/;
 
 /**
  * Whether the key opens on its own with this passphrase. Asked apart because OpenSSL 3

@@ -66,6 +66,9 @@ describe('TLS with a private CA', function () {
       assert.throws(() => new Redlock([{ url, tls: { ...tls, passphrase: wrong } }]), (e: unknown) => e instanceof NodeConfigError && /passphrase/.test(e.message) && !e.message.includes(wrong), wrong);
     }
     assert.throws(() => new Redlock([{ url, tls: { cert: tls.cert, key: tls.key } }]), (e: unknown) => e instanceof NodeConfigError && /passphrase/.test(e.message), 'no passphrase at all');
+    // A key that is not encrypted and still does not open is no passphrase's fault.
+    const broken = Buffer.from('-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n');
+    assert.throws(() => new Redlock([{ url, tls: { cert: tls.cert, key: broken } }]), (e: unknown) => e instanceof NodeConfigError && /^the TLS key cannot be read: /.test(e.message) && !/passphrase/.test(e.message));
     assert.throws(() => new Redlock([{ url: `redis://127.0.0.1:${fx.mutual.port}`, tls: { ca: readFileSync(fx.pki.ca) } }]), /use rediss:\/\//);
   });
 
