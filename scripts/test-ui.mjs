@@ -237,7 +237,23 @@ async function palette(text) {
     if (attempt === 3) fail('F1 did not open the command palette');
   }
   await input.fill(text);
-  return input;
+}
+
+/**
+ * A probe that clicks `row` while it says closed, at most every 2 s, and gives its
+ * aria-expanded: a click can land while the row is re-rendered by a tick or still moving
+ * (the Nodes view folding), and the tree then drops it.
+ */
+function clickUntilOpen(row) {
+  let clickedAt = 0;
+  return async () => {
+    const expanded = await row.getAttribute('aria-expanded');
+    if (expanded !== 'true' && Date.now() - clickedAt > 2_000) {
+      await row.click();
+      clickedAt = Date.now();
+    }
+    return expanded;
+  };
 }
 
 /** A lock's first row: in "Needs attention" when it is there, else in its folder. */
@@ -258,15 +274,9 @@ async function tooltipVanished(what, ms, rowsBefore) {
 async function openFolder(label) {
   const row = page.locator(`${VIEW_CONTAINER} .monaco-list-row`).filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) }).first();
   await row.waitFor({ state: 'visible', timeout: 15_000 }).catch(() => fail(`no folder row "${label}"`));
-  // A click can land while the row is re-rendered by a tick or still moving after the Nodes
-  // view folds, and the tree then drops it: click again while the row still says closed.
-  let clickedAt = 0;
+  const open = clickUntilOpen(row);
   await waitFor(`folder ${label} open`, 15_000, async () => {
-    const expanded = await row.getAttribute('aria-expanded');
-    if (expanded !== 'true' && Date.now() - clickedAt > 2_000) {
-      await row.click();
-      clickedAt = Date.now();
-    }
+    const expanded = await open();
     return { ok: expanded === 'true', detail: `aria-expanded: ${expanded}` };
   });
   return row;
@@ -450,13 +460,9 @@ async function main() {
 
   // 6. Expand the split lock: one child row per node copy.
   const split = lockRow(SPLIT_KEY);
-  // As a folder's (openFolder): a click the tree dropped is made again while the row says closed.
-  let splitClickedAt = 0;
+  const open = clickUntilOpen(split);
   await waitFor(`node copies under ${SPLIT_KEY}`, 15_000, async () => {
-    if ((await split.getAttribute('aria-expanded')) !== 'true' && Date.now() - splitClickedAt > 2_000) {
-      await split.click();
-      splitClickedAt = Date.now();
-    }
+    await open();
     const children = await page
       .locator(`${VIEW_CONTAINER} .monaco-list-row[aria-level="${Number(await split.getAttribute('aria-level')) + 1}"]`)
       .evaluateAll((rows) => rows.map((r) => (r.textContent ?? '').replace(/\s+/g, ' ').trim()));
