@@ -6,6 +6,7 @@ import { clusterMembers } from '../connection/clusterMembers';
 import { unreadMasters } from '../connection/clusterTopology';
 import type { RedisNode } from '../connection/nodes';
 import type { LockEntry, NodeStatus, Observation, SkippedKey } from '../vocabulary/types';
+import { KeyTable, NodeReads } from './keyTable';
 
 /** One key's classification: a lock, or why it is not one. */
 export type KeyResult = LockEntry | SkippedKey;
@@ -39,12 +40,12 @@ export interface InspectContext {
    */
   tokens?: Map<string, string>;
   /**
-   * The key ids a watch holds, by value: each key's slots on N nodes, its pages' listings
-   * and the watch's own maps then share one string (a watch of 100k keys x 5 nodes held ten
-   * copies of each, 30 MB). Kept by the watcher from tick to tick (watch.ts prunes it); a
-   * one-off read keeps none.
+   * The key ids this read holds, numbered (keyTable.ts): each key's slots on N nodes, its
+   * pages' listings and a watch's own maps share one string, and a lock's copies are found
+   * by one lookup. A watch keeps its table from tick to tick (watch.ts compacts it); a
+   * snapshot shares one between its nodes. Without one, each node's scan numbers its own.
    */
-  ids?: Map<string, string>;
+  keys?: KeyTable;
 }
 
 /** `s` as `table` holds it, added where it is new: equal strings kept once. `s` itself without a table. */
@@ -54,6 +55,16 @@ export function interned(table: Map<string, string> | undefined, s: string): str
   if (seen !== undefined) return seen;
   table.set(s, s);
   return s;
+}
+
+/** The key id `s` as `keys` holds it (interned); `s` itself without a table. */
+export function keyId(keys: KeyTable | undefined, s: string): string {
+  return keys === undefined ? s : keys.id(s);
+}
+
+/** A node's reads, numbered by the read's table (a table of the node's own without one). */
+export function nodeReads(ctx: InspectContext): NodeReads<Slot> {
+  return new NodeReads<Slot>(ctx.keys ?? new KeyTable());
 }
 
 /**
@@ -112,7 +123,7 @@ export interface Slot {
 export interface NodeScan {
   status: NodeStatus;
   /** latin1 key -> what this node holds and the instant it was read (epoch ms). */
-  reads: Map<string, Slot>;
+  reads: NodeReads<Slot>;
   absent: Observation;
   /** Node clock minus local clock: turns the node's read instants into local ones. */
   offsetMs: number;
@@ -134,7 +145,18 @@ export function slotOf(scans: readonly NodeScan[], i: number, id: string, ownerO
  */
 export function slotsOf(scans: readonly NodeScan[], id: string, ownerOnly: boolean, n: number, into: Array<Slot | undefined>): void {
   into.length = n;
-  for (let i = 0; i < n; i++) into[i] = slotOf(scans, i, id, ownerOnly);
+  const table = ownerOnly ? undefined : sharedTable(scans);
+  if (table !== undefined) {
+    const k = table.find(id);
+    for (let i = 0; i < n; i++) into[i] = k === undefined ? undefined : scans[i]?.reads.at(k);
+  } else for (let i = 0; i < n; i++) into[i] = slotOf(scans, i, id, ownerOnly);
+}
+
+/** The key table every scan of `scans` numbers its reads by, if they share one (KeyTable.find, NodeReads.at). */
+export function sharedTable(scans: readonly NodeScan[]): KeyTable | undefined {
+  const table = scans[0]?.reads.table;
+  for (let i = 1; i < scans.length; i++) if (scans[i].reads.table !== table) return undefined;
+  return table;
 }
 
 /**

@@ -10,8 +10,9 @@ import { performance } from 'node:perf_hooks';
 import { clockNow, withDeadline } from '../connection/deadline';
 import { classifyCopies, skipReason } from '../vocabulary/classify';
 import { newEntry } from './entryCopy';
-import { factsOf, interned, readable, UNKNOWN_FACTS, type Classified, type InspectContext, type KeyResult, type NodeScan, type Slot, type Stamp } from './context';
+import { factsOf, keyId, nodeReads, readable, sharedTable, UNKNOWN_FACTS, type Classified, type InspectContext, type KeyResult, type NodeScan, type Slot, type Stamp } from './context';
 export type { InspectContext, NodeScan, Slot } from './context';
+import type { KeyTable } from './keyTable';
 import { DEFAULT_PATTERNS } from '../vocabulary/inspectTypes';
 import { downStatus, RedisNode } from '../connection/nodes';
 import { capabilitiesOf, scriptsRefused } from '../connection/capabilities';
@@ -57,7 +58,7 @@ export async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buff
         stamp = { at, err: stampError(at, sent) };
       }
       // Every slot has the same fields from the start: one added later cost each a property array.
-      scan.reads.set(interned(ctx.ids, chunk[j].toString('latin1')), { obs: batch.observations[batches.length === 1 ? j : 0], stamp, facts: undefined });
+      scan.reads.set(keyId(ctx.keys, chunk[j].toString('latin1')), { obs: batch.observations[batches.length === 1 ? j : 0], stamp, facts: undefined });
     }
   }
 }
@@ -75,7 +76,7 @@ function readEachKey(node: RedisNode, keys: Buffer[], absent: Observation, token
 export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number, internals = true): Promise<NodeScan> {
   const scan: NodeScan = {
     status: { node: node.id, reachable: false, latencyMs: null, error: null, outcome: 'unreachable' },
-    reads: new Map(),
+    reads: nodeReads(ctx),
     absent: absentOn(node.id),
     offsetMs: 0,
     cursors: startCursors.slice(),
@@ -173,7 +174,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         const ids: string[] = new Array(n);
         const slots: Slot[] = new Array(n);
         for (let i = 0; i < n; i++) {
-          ids[i] = interned(ctx.ids, page.keys[i].toString('latin1'));
+          ids[i] = keyId(ctx.keys, page.keys[i].toString('latin1'));
           // Handed on with the ids: no lookup by name per key afterwards.
           slots[i] = { obs: page.observations[i], stamp, facts: UNKNOWN_FACTS };
           scan.reads.set(ids[i], slots[i]);
@@ -266,6 +267,8 @@ const isLock = (r: KeyResult): r is LockEntry => (r as LockEntry).verdict !== un
 /** Per-call state of classifyKey: shared by every key of one classification. */
 interface ClassifyScratch {
   unreachable: Array<Observation | null>;
+  /** The key table the scans share (context.ts sharedTable): a key's copies by one lookup. */
+  table: KeyTable | undefined;
   /** classifyCopies() only reads this during the call: one scratch array serves every key. */
   readAtMs: number[];
   /** Set by classifyKey: whether every fence counter of its lock was read with its page. */
@@ -275,7 +278,7 @@ interface ClassifyScratch {
 }
 
 function scratchOf(scans: NodeScan[]): ClassifyScratch {
-  return { unreachable: scans.map((scan) => (readable(scan.status) ? null : unreachableOn(scan))), readAtMs: new Array(scans.length), fencesKnown: false, noWaiters: false };
+  return { unreachable: scans.map((scan) => (readable(scan.status) ? null : unreachableOn(scan))), table: sharedTable(scans), readAtMs: new Array(scans.length), fencesKnown: false, noWaiters: false };
 }
 
 /** Classifies one key (not an internal one) from what each node holds. */
@@ -295,8 +298,10 @@ function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: 
   } else {
     const n = scans.length;
     observations = new Array(n);
+    const table = scratch.table;
+    const k = table?.find(id);
     for (let i = 0; i < n; i++) {
-      const slot = unreachable[i] ? undefined : scans[i].reads.get(id);
+      const slot = unreachable[i] ? undefined : table === undefined ? scans[i].reads.get(id) : k === undefined ? undefined : scans[i].reads.at(k);
       observations[i] = unreachable[i] ?? slot?.obs ?? scans[i].absent;
       readAtMs[i] = slot?.stamp.at ?? nowMs;
       if (unreachable[i]) continue;

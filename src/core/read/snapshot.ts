@@ -11,6 +11,7 @@ import { DEFAULT_PATTERNS, fillGaps, keyOf, readOnEachNode, scanNode, unreadPart
 import { globForKey } from '../vocabulary/tokens';
 import { internalKey } from '../bookkeeping/internalKeys';
 import { classifyAndEnrich, readRelated, type WaiterStage } from './pipeline';
+import { KeyTable } from './keyTable';
 
 /** The snapshot's waiters: those of its fresh locks, then the cycles among them. */
 export function snapshotWaiters(ctx: InspectContext, scans: NodeScan[]): WaiterStage {
@@ -30,7 +31,9 @@ export function snapshotWaiters(ctx: InspectContext, scans: NodeScan[]): WaiterS
   };
 }
 
-export async function inspectNodes(ctx: InspectContext, options: InspectOptions = {}): Promise<InspectPage> {
+export async function inspectNodes(read: InspectContext, options: InspectOptions = {}): Promise<InspectPage> {
+  // One table of key ids for every node's scan: a key's copies are found by one lookup.
+  const ctx: InspectContext = { ...read, keys: read.keys ?? new KeyTable() };
   const cont = options.continueFrom ?? null;
   const patterns = cont ? cont.patterns : options.patterns?.length ? options.patterns : [...DEFAULT_PATTERNS];
   validatePatterns(patterns);
@@ -73,7 +76,8 @@ export interface KeyInspection {
  * waiters and split confirmation. The MCP and LM tools' explain and force-release read
  * through here. A cluster's key lives on one master: there the key is read as a pattern.
  */
-export async function inspectOne(ctx: InspectContext, key: Buffer, options: Omit<InspectOptions, 'patterns' | 'continueFrom'> = {}): Promise<KeyInspection> {
+export async function inspectOne(read: InspectContext, key: Buffer, options: Omit<InspectOptions, 'patterns' | 'continueFrom'> = {}): Promise<KeyInspection> {
+  const ctx: InspectContext = { ...read, keys: read.keys ?? new KeyTable() };
   const id = key.toString('latin1');
   const shown = keyOf(id);
   const found = (snapshot: Snapshot): KeyInspection => ({ snapshot, entry: snapshot.locks.find((l) => l.key === shown), skipped: snapshot.skipped.find((k) => k.key === shown) });

@@ -13,6 +13,7 @@ import { nodeFacts } from './facts';
 import { clockNow } from '../connection/deadline';
 import { readable, slotsOf, type InspectContext, type NodeScan, type Slot, type Stamp } from './context';
 import { ObservedHistory } from './observedHistory';
+import { KeyTable } from './keyTable';
 import { judgeHolders, RenewalPulse } from './livenessRead';
 import { DEFAULT_PATTERNS, fillGaps, scanNode, validatePatterns } from './inspect';
 import { isDefaultPatterns, type NodeFacts } from '../vocabulary/inspectTypes';
@@ -34,8 +35,8 @@ export class Watcher {
   private readonly pulse = new RenewalPulse();
   private states: NodeWatch[] = [];
   private known = new Map<string, Known>();
-  /** Every key id the watch holds, once (context.ts `ids`); pruned by pruneIds. */
-  private ids = new Map<string, string>();
+  /** Every key id the watch holds, numbered once (context.ts `keys`); compacted by pruneIds. */
+  private readonly keys = new KeyTable();
   /** The table's size when last pruned. */
   private idsKept = 0;
   /** What the last tick read beside the patterns (pipeline.ts readRelated): read again at every tick. */
@@ -219,7 +220,7 @@ export class Watcher {
 
   /** One tick: refresh what each node holds, classify what may have changed, emit. */
   async tick(): Promise<void> {
-    const ctx: InspectContext = { ...this.context(), ids: this.ids };
+    const ctx: InspectContext = { ...this.context(), keys: this.keys };
     const ids = (c: InspectContext): string => c.nodes.map((n) => n.id).join('\n');
     if (this.ctx && ids(ctx) !== ids(this.ctx)) this.states = [];
     this.ctx = ctx;
@@ -387,12 +388,10 @@ export class Watcher {
    */
   private pruneIds(scans: readonly NodeScan[], first: boolean): void {
     // The first tick's table is what it listed: nothing to drop yet.
-    if (first) this.idsKept = this.ids.size;
-    if (this.ids.size <= 2 * this.idsKept + 256) return;
-    const kept = new Map<string, string>();
-    for (const s of scans) s.reads.forEach((_, id) => kept.set(id, id));
-    this.ids = kept;
-    this.idsKept = kept.size;
+    if (first) this.idsKept = this.keys.size;
+    if (this.keys.size <= 2 * this.idsKept + 256) return;
+    this.keys.compact(scans.map((s) => s.reads));
+    this.idsKept = this.keys.size;
   }
 
   /** A key no node holds any more: out of the watch, and listed as removed if it was a lock. */

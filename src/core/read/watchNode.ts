@@ -8,7 +8,8 @@ import { downStatus } from '../connection/nodes';
 import { knownCapabilities, scriptsRefused } from '../connection/capabilities';
 import { scanTtlPagePlain } from './plainRead';
 import { INTERNAL_PREFIX, parseInternalKey } from '../bookkeeping/internalKeys';
-import { interned, type InspectContext, type NodeScan } from './context';
+import { keyId, type InspectContext, type NodeScan } from './context';
+import type { KeyTable } from './keyTable';
 import { readBatch, stampError } from './inspect';
 import { CHAIN_PAGES, CHUNK_KEYS, pageChanges, scanTtlPage, type PageChanges } from './readScripts';
 import { JUMP_TOLERANCE_MS } from './watchDiff';
@@ -111,7 +112,7 @@ interface Moves {
  * under churn every page moves, and new arrays for each were most of a tick's garbage.
  * A key new to the page takes its id from `keyIds`, the watch's table of ids.
  */
-function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (id: string, pttl: number, expiresAt: number, before: number | undefined, key: Buffer) => void, moves: Moves, keyIds: Map<string, string> | undefined): PageMemo {
+function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (id: string, pttl: number, expiresAt: number, before: number | undefined, key: Buffer) => void, moves: Moves, keyIds: KeyTable | undefined): PageMemo {
   const inPlace = memo !== undefined && memo.expiresAt !== undefined && memo.ids.length === changes.size;
   const next: PageMemo = inPlace ? memo : { digests: '', whole: '', ids: new Array(changes.size), expiresAt: new Array(changes.size) };
   const look = lookup(memo);
@@ -136,7 +137,7 @@ function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (
     for (let k = 0; k < chunk.keys.length; k++) {
       // Without a last listing the tick cannot tell what vanished by what moved (refreshNode).
       const was = memo?.ids[from + k];
-      const id = was !== undefined && isLatin1Of(was, chunk.keys[k]) ? was : interned(keyIds, chunk.keys[k].toString('latin1'));
+      const id = was !== undefined && isLatin1Of(was, chunk.keys[k]) ? was : keyId(keyIds, chunk.keys[k].toString('latin1'));
       const e = chunk.expiresAt[k];
       if (memo && was !== id) {
         if (was !== undefined) moves.dropped.push(was);
@@ -255,7 +256,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
                   toRead.push(key);
                   dirty.add(id);
                 }
-              }, moves, ctx.ids);
+              }, moves, ctx.keys);
             } else if (changes.whole !== undefined) {
               next = { ...memo!, digests: changes.digests ?? memo!.digests, whole: changes.whole };
             }
@@ -287,7 +288,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
         const pageErr = stampError(at, sent);
         const ids: string[] = new Array(page.keys.length);
         for (let k = 0; k < page.keys.length; k++) {
-          const id = interned(ctx.ids, page.keys[k].toString('latin1'));
+          const id = keyId(ctx.keys, page.keys[k].toString('latin1'));
           ids[k] = id;
           if (mayHaveChanged(known, id, page.pttls[k], at, pageErr)) {
             toRead.push(page.keys[k]);
@@ -333,7 +334,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
     known.truncated = !complete;
   } catch (e) {
     known.status = { ...known.status, ...downStatus(e, node) };
-    for (const id of known.reads.keys()) dirty.add(id);
+    known.reads.forEach((_, id) => void dirty.add(id));
     known.reads.clear();
     w.pages = new Map();
   }

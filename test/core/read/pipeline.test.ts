@@ -154,7 +154,7 @@ describe('read pipeline: the watcher and inspect() give one document', function 
       const ctx = readContextOf(fx.rl.reader.nodes, fx.rl.reader.nodeSet.driftFactor, 1000);
       const scans = await Promise.all(ctx.nodes.map((n) => scanNode(ctx, n, ['*'], ['0'], 10_000, performance.now() + 5000)));
       const ids = new Set<string>();
-      for (const s of scans) for (const id of s.reads.keys()) ids.add(id);
+      for (const s of scans) s.reads.forEach((_, id) => void ids.add(id));
       await readRelated(ctx, scans, ids);
       const nowMs = Date.now();
       const waiters = snapshotWaiters(ctx, scans);

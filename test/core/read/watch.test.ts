@@ -4,6 +4,7 @@ import { useNodes } from '../../support/nodesFixture';
 import { RedisServer } from '../../../src/dev/redisServer';
 import { waitFor } from '../../support/wait';
 import { commandCalls } from '../../support/commandCounts';
+import type { KeyTable } from '../../../src/core/read/keyTable';
 
 async function getCalls(s: RedisServer): Promise<number> {
   const calls = await commandCalls(s);
@@ -484,9 +485,10 @@ describe('watch: the table of key ids', function () {
 
   it('keeps every key once across nodes, and lets go of the keys no node holds any more', async () => {
     const clients = fx.servers.map((s) => s.client());
-    const w = fx.rl.watch({ intervalMs: 3_600_000 }, {});
-    // The watcher's own table (watch.ts `ids`): not part of its API, read here to see it pruned.
-    const table = (): Map<string, string> => (w as unknown as { ids: Map<string, string> }).ids;
+    let changes = 0;
+    const w = fx.rl.watch({ intervalMs: 3_600_000 }, { change: (c) => void (changes += c.added.length + c.changed.length + c.removed.length) });
+    // The watcher's own table (watch.ts `keys`): not part of its API, read here to see it compacted.
+    const table = (): KeyTable => (w as unknown as { keys: KeyTable }).keys;
     const write = async (round: number): Promise<void> => {
       for (const c of clients) {
         const p = c.pipeline();
@@ -507,7 +509,12 @@ describe('watch: the table of key ids', function () {
       }
       // 1,800 ids came and went; the table is pruned once it doubles (plus a little).
       assert.ok(table().size <= 2 * 300 + 256, `${table().size} ids kept for 300 keys`);
-      assert.ok([...table().keys()].every((id) => id.startsWith('lock:round4:') || id.startsWith('lock:round5:')), 'only the last rounds\' keys');
+      assert.ok(table().ids().every((id) => id.startsWith('lock:round4:') || id.startsWith('lock:round5:')), 'only the last rounds\' keys');
+      // Every node's slots were renumbered with it: a tick with nothing written finds each lock where it was.
+      changes = 0;
+      await w.refresh();
+      assert.equal(changes, 0);
+      assert.ok(w.snapshot()!.locks.every((l) => l.key.startsWith('lock:round5:') && l.nodes.every((o) => o.state === 'present' && o.token === `token-5-${l.key.split(':')[2]}`)));
     } finally {
       await w.stop();
       for (const c of clients) c.disconnect();
