@@ -31,7 +31,7 @@ export async function readBookkeeping(ctx: InspectContext, scans: NodeScan[], ou
   let orphaned = false;
   for (const id of ids) {
     const b = bookkeepingOf(id)!;
-    const present = scans.some((s) => readable(s.status) && s.reads.get(id)?.obs.state === 'present');
+    const present = scans.some((s) => readable(s.status) && s.reads.obsOf(id)?.state === 'present');
     const owner = b.owners.find((o) => index.has(o));
     if (owner === undefined) {
       // On a cluster the lock was not looked up by name: say nothing rather than guess.
@@ -60,7 +60,7 @@ export async function readBookkeeping(ctx: InspectContext, scans: NodeScan[], ou
 function counterOf(scans: NodeScan[], id: string): number | null {
   let best: number | null = null;
   for (const s of scans) {
-    const t = readable(s.status) ? s.reads.get(id)?.obs.token : null;
+    const t = readable(s.status) ? s.reads.obsOf(id)?.token : null;
     if (typeof t !== 'string' || !COUNTER.test(t)) continue;
     const n = Number(t);
     if (best === null || n > best) best = n;
@@ -72,7 +72,7 @@ function counterOf(scans: NodeScan[], id: string): number | null {
 async function readFairWaiters(ctx: InspectContext, scans: NodeScan[], id: string): Promise<Waiter[] | null> {
   const key = Buffer.from(id, 'latin1');
   for (let i = 0; i < scans.length; i++) {
-    if (!readable(scans[i].status) || scans[i].reads.get(id)?.obs.state !== 'present') continue;
+    if (!readable(scans[i].status) || scans[i].reads.obsOf(id)?.state !== 'present') continue;
     let flat: Buffer[];
     try {
       flat = await withDeadline(ctx.nodes[i].client.zrangeBuffer(key, 0, MAX_WAITERS - 1, 'WITHSCORES'), ctx.commandTimeoutMs);

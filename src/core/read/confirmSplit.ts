@@ -35,7 +35,7 @@ export interface Confirmed {
  * Re-reads and re-classifies every `split` or `ttl-skew` lock of `out` (see the file
  * comment); gives `out` as the re-read supports it, without the ids that no node holds any
  * more (the lock was released meanwhile), and those ids. The fresh reads replace the
- * scans' slots, so later passes (fences, waiters, countdowns) see the same instant.
+ * scans' reads, so later passes (fences, waiters, countdowns) see the same instant.
  */
 export async function confirmSplits(ctx: InspectContext, scans: NodeScan[], out: Classified, expiringThresholdMs: number): Promise<Confirmed> {
   // Cluster: each key has one copy, on its master; nothing can be split or skewed.
@@ -97,7 +97,7 @@ interface CopiesState {
 function copiesOf(scans: readonly NodeScan[], id: string, e: LockEntry): CopiesState {
   return {
     tokens: tokensOf(e),
-    expiries: e.nodes.map((o, n) => (o.state === 'present' && o.pttlMs !== null && o.pttlMs >= 0 ? (scans[n].reads.get(id)?.stamp.at ?? 0) + o.pttlMs : -1)),
+    expiries: e.nodes.map((o, n) => (o.state === 'present' && o.pttlMs !== null && o.pttlMs >= 0 ? (scans[n].reads.stampOf(id)?.at ?? 0) + o.pttlMs : -1)),
   };
 }
 

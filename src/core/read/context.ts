@@ -6,7 +6,9 @@ import { clusterMembers } from '../connection/clusterMembers';
 import { unreadMasters } from '../connection/clusterTopology';
 import type { RedisNode } from '../connection/nodes';
 import type { LockEntry, NodeStatus, Observation, SkippedKey } from '../vocabulary/types';
-import { KeyTable, NodeReads } from './keyTable';
+import { KeyTable } from './keyTable';
+import { NodeReads, type Stamp } from './nodeReads';
+export { factsOf, UNKNOWN_FACTS, type ScanFacts, type Stamp } from './nodeReads';
 
 /** One key's classification: a lock, or why it is not one. */
 export type KeyResult = LockEntry | SkippedKey;
@@ -40,7 +42,7 @@ export interface InspectContext {
    */
   tokens?: Map<string, string>;
   /**
-   * The key ids this read holds, numbered (keyTable.ts): each key's slots on N nodes, its
+   * The key ids this read holds, numbered (keyTable.ts): each key's reads on N nodes, its
    * pages' listings and a watch's own maps share one string, and a lock's copies are found
    * by one lookup. A watch keeps its table from tick to tick (watch.ts compacts it); a
    * snapshot shares one between its nodes. Without one, each node's scan numbers its own.
@@ -63,67 +65,14 @@ export function keyId(keys: KeyTable | undefined, s: string): string {
 }
 
 /** A node's reads, numbered by the read's table (a table of the node's own without one). */
-export function nodeReads(ctx: InspectContext): NodeReads<Slot> {
-  return new NodeReads<Slot>(ctx.keys ?? new KeyTable());
-}
-
-/**
- * When a read's keys were read: one per page or read batch, shared by its keys' slots (a
- * number per slot would be a boxed double each: two per copy, a million at 100k locks x 5).
- */
-export interface Stamp {
-  /** The node's clock after the read's last PTTL, in local epoch ms. */
-  at: number;
-  /**
-   * How late `at` may be (ms): the node's clock is read by the script after the command
-   * began, and a node descheduled in between stamps its PTTLs later than it read them.
-   * At most the time from sending the call to the node's stamp.
-   */
-  err: number;
-}
-
-/**
- * What a scan's page found beside a key, for the stages that follow; each takes its part
- * by giving the slot new facts (factsOf), never by changing these: most keys share one.
- */
-export interface ScanFacts {
-  /** The resource's fence counter as the scan found it (undefined: read apart); taken by classifyKeys. */
-  readonly fence: number | null | undefined;
-  /** The scan found no waiter set beside this key; taken by readWaiters. */
-  readonly noWaiters: boolean;
-}
-
-/** No counter, then unknown; each with and without waiters (factsOf's index). */
-const SHARED_FACTS: readonly ScanFacts[] = [
-  Object.freeze({ fence: null, noWaiters: true }),
-  Object.freeze({ fence: null, noWaiters: false }),
-  Object.freeze({ fence: undefined, noWaiters: true }),
-  Object.freeze({ fence: undefined, noWaiters: false }),
-];
-
-/** Nothing known yet: the counter still to read, waiters still to look for. */
-export const UNKNOWN_FACTS = factsOf(undefined, false);
-
-/**
- * The facts `fence` and `noWaiters`, shared unless a counter was found: a fresh pair per
- * key and node was 20 MB of a 100k x 5 watch's first tick, let go at its end.
- */
-export function factsOf(fence: number | null | undefined, noWaiters: boolean): ScanFacts {
-  if (typeof fence === 'number') return { fence, noWaiters };
-  return SHARED_FACTS[(fence === null ? 0 : 2) + (noWaiters ? 0 : 1)];
-}
-
-export interface Slot {
-  obs: Observation;
-  stamp: Stamp;
-  /** Set by a scan's page; a watch drops it once its tick's stages ran (watch.ts). */
-  facts?: ScanFacts;
+export function nodeReads(ctx: InspectContext): NodeReads {
+  return new NodeReads(ctx.keys ?? new KeyTable());
 }
 
 export interface NodeScan {
   status: NodeStatus;
   /** latin1 key -> what this node holds and the instant it was read (epoch ms). */
-  reads: NodeReads<Slot>;
+  reads: NodeReads;
   absent: Observation;
   /** Node clock minus local clock: turns the node's read instants into local ones. */
   offsetMs: number;
@@ -133,26 +82,40 @@ export interface NodeScan {
   logged?: ReadonlySet<string>;
 }
 
-/** The slot behind a lock's copy `i`: on a cluster the one master's that lists the key, else node i's. */
-export function slotOf(scans: readonly NodeScan[], i: number, id: string, ownerOnly: boolean): Slot | undefined {
-  return ownerOnly ? scans.find((s) => s.reads.has(id))?.reads.get(id) : scans[i]?.reads.get(id);
+/** The reads behind a lock's copy `i`: on a cluster the one master's that lists the key, else node i's. */
+function readsOf(scans: readonly NodeScan[], i: number, id: string, ownerOnly: boolean): NodeReads | undefined {
+  return ownerOnly ? scans.find((s) => s.reads.has(id))?.reads : scans[i]?.reads;
+}
+
+/** When a lock's copy `i` was read (readsOf), if it was. */
+export function copyStamp(scans: readonly NodeScan[], i: number, id: string, ownerOnly: boolean): Stamp | undefined {
+  return readsOf(scans, i, id, ownerOnly)?.stampOf(id);
+}
+
+/** Where each copy of one lock is held (copiesOf): the node's reads and the key's number there, -1 where it holds none. */
+export interface Copies {
+  reads: Array<NodeReads | undefined>;
+  ks: number[];
 }
 
 /**
- * Each of a lock's `n` copies' slots (slotOf) into `into`: the walks of a lock that follow
- * one another share one lookup per copy (a Map lookup by key per copy and walk was a tenth
- * of a 100k-lock watch's first tick).
+ * Each of a lock's `n` copies (readsOf) into `into`: the walks of a lock that follow one
+ * another share one lookup (a Map lookup by key per copy and walk was a tenth of a
+ * 100k-lock watch's first tick), and where the scans share a key table, one for all copies.
  */
-export function slotsOf(scans: readonly NodeScan[], id: string, ownerOnly: boolean, n: number, into: Array<Slot | undefined>): void {
-  into.length = n;
+export function copiesOf(scans: readonly NodeScan[], id: string, ownerOnly: boolean, n: number, into: Copies): void {
+  into.reads.length = n;
+  into.ks.length = n;
   const table = ownerOnly ? undefined : sharedTable(scans);
-  if (table !== undefined) {
-    const k = table.find(id);
-    for (let i = 0; i < n; i++) into[i] = k === undefined ? undefined : scans[i]?.reads.at(k);
-  } else for (let i = 0; i < n; i++) into[i] = slotOf(scans, i, id, ownerOnly);
+  const k = table?.find(id);
+  for (let i = 0; i < n; i++) {
+    const reads = table !== undefined ? scans[i]?.reads : readsOf(scans, i, id, ownerOnly);
+    into.reads[i] = reads;
+    into.ks[i] = reads === undefined ? -1 : table === undefined ? reads.numberOf(id) : k === undefined || reads.obsAt(k) === undefined ? -1 : k;
+  }
 }
 
-/** The key table every scan of `scans` numbers its reads by, if they share one (KeyTable.find, NodeReads.at). */
+/** The key table every scan of `scans` numbers its reads by, if they share one (KeyTable.find, NodeReads.obsAt). */
 export function sharedTable(scans: readonly NodeScan[]): KeyTable | undefined {
   const table = scans[0]?.reads.table;
   for (let i = 1; i < scans.length; i++) if (scans[i].reads.table !== table) return undefined;

@@ -78,8 +78,8 @@ export async function discoverNodes(read: InspectContext, options: DiscoverOptio
         cursors = scan.cursors;
         scannedPer[i] += scan.reads.size;
         // forEach, not for..of: no entry pair and result object per key (1M keys a walk).
-        scan.reads.forEach((slot, id) => {
-          const library = lockShapeOf(id, slot.obs);
+        scan.reads.forEach((obs, id) => {
+          const library = lockShapeOf(id, obs);
           if (library === null) return;
           const pattern = patternOf(id) ?? keyOf(id);
           let g = groups.get(pattern);

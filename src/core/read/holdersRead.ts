@@ -98,13 +98,14 @@ export async function readWaiters(ctx: InspectContext, scans: NodeScan[], entrie
       if (!scan || !readable(scan.status)) return;
       const wanted: number[] = [];
       for (let i = 0; i < entries.length; i++) {
-        const slot = scan.reads.get(ids[i]);
+        const k = scan.reads.numberOf(ids[i]);
         // On a cluster each key (and its waiter set, same slot) lives on one master only.
-        if (ctx.ownerOnly && !slot) continue;
+        if (ctx.ownerOnly && k < 0) continue;
         // The key's SCAN page already found no waiter set beside it (taken once: a later
         // read, a watch tick, asks the node again).
-        if (slot?.facts?.noWaiters) {
-          slot.facts = factsOf(slot.facts.fence, false);
+        const facts = k < 0 ? undefined : scan.reads.factsAt(k);
+        if (facts?.noWaiters) {
+          scan.reads.setFactsAt(k, factsOf(facts.fence, false));
           continue;
         }
         if (keys[i] === undefined) keys[i] = waiterKeyOf(ids[i]);

@@ -10,8 +10,9 @@ import { performance } from 'node:perf_hooks';
 import { clockNow, withDeadline } from '../connection/deadline';
 import { classifyCopies, skipReason } from '../vocabulary/classify';
 import { newEntry } from './entryCopy';
-import { factsOf, keyId, nodeReads, readable, sharedTable, UNKNOWN_FACTS, type Classified, type InspectContext, type KeyResult, type NodeScan, type Slot, type Stamp } from './context';
-export type { InspectContext, NodeScan, Slot } from './context';
+import { factsOf, nodeReads, readable, sharedTable, UNKNOWN_FACTS, type Classified, type InspectContext, type KeyResult, type NodeScan, type Stamp } from './context';
+export type { InspectContext, NodeScan } from './context';
+import type { NodeReads } from './nodeReads';
 import type { KeyTable } from './keyTable';
 import { DEFAULT_PATTERNS } from '../vocabulary/inspectTypes';
 import { downStatus, RedisNode } from '../connection/nodes';
@@ -57,8 +58,7 @@ export async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buff
         const at = batch.nodeTimeMs - scan.offsetMs;
         stamp = { at, err: stampError(at, sent) };
       }
-      // Every slot has the same fields from the start: one added later cost each a property array.
-      scan.reads.set(keyId(ctx.keys, chunk[j].toString('latin1')), { obs: batch.observations[batches.length === 1 ? j : 0], stamp, facts: undefined });
+      scan.reads.set(chunk[j].toString('latin1'), batch.observations[batches.length === 1 ? j : 0], stamp, undefined);
     }
   }
 }
@@ -119,9 +119,9 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     /** Keys a page call left unread (read apart, see below). */
     const late: string[] = [];
     /** Pages that arrived while the walk ran: their counters are known once it is complete. */
-    const waiting: Array<[string[], Slot[]]> = [];
-    const settle = ([ids, slots]: [string[], Slot[]]): void => {
-      for (let i = 0; i < ids.length; i++) walk.fill(ids[i], slots[i]);
+    const waiting: Array<[string[], number[]]> = [];
+    const settle = ([ids, ks]: [string[], number[]]): void => {
+      for (let i = 0; i < ids.length; i++) walk.fill(ids[i], scan.reads, ks[i]);
     };
     for (let p = 0; p < patterns.length && !scan.truncated; p++) {
       let cursor = scan.cursors[p];
@@ -172,20 +172,19 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         const page = decodeScanPage(flat, node.id, scan.absent, ctx.tokens, internals);
         const n = page.keys.length;
         const ids: string[] = new Array(n);
-        const slots: Slot[] = new Array(n);
+        const ks: number[] = new Array(n);
         for (let i = 0; i < n; i++) {
-          ids[i] = keyId(ctx.keys, page.keys[i].toString('latin1'));
-          // Handed on with the ids: no lookup by name per key afterwards.
-          slots[i] = { obs: page.observations[i], stamp, facts: UNKNOWN_FACTS };
-          scan.reads.set(ids[i], slots[i]);
+          // The numbers are handed on with the ids: no lookup by name per key afterwards.
+          ks[i] = scan.reads.set(page.keys[i].toString('latin1'), page.observations[i], stamp, UNKNOWN_FACTS);
+          ids[i] = scan.reads.table.nameOf(ks[i]);
         }
-        const read: [string[], Slot[]] = [ids, slots];
+        const read: [string[], number[]] = [ids, ks];
         if (walk.cursor !== null) {
           // The page's counters are settled when the walk completes.
           waiting.push(read);
         } else if (!walk.complete) {
           // Given up: each page is looked up by name as it arrives.
-          for (const w of [...waiting.splice(0), read]) if (w[0].length) pendingReads.push(lookUpInternal(ctx, client, w));
+          for (const w of [...waiting.splice(0), read]) if (w[0].length) pendingReads.push(lookUpInternal(ctx, client, scan.reads, w));
         } else {
           for (const w of waiting.splice(0)) settle(w);
           settle(read);
@@ -202,14 +201,13 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     if (walk.complete) for (const w of waiting.splice(0)) settle(w);
     // The walk did not finish (a cut scan, a short pattern walk): those pages' keys are
     // looked up by name, one call per page, as each page did before the walk existed.
-    for (const w of waiting) if (w[0].length) pendingReads.push(lookUpInternal(ctx, node.client as Redis, w));
+    for (const w of waiting) if (w[0].length) pendingReads.push(lookUpInternal(ctx, node.client as Redis, scan.reads, w));
     await Promise.all(pendingReads);
     // Keys read apart take what the complete walk found beside them, as their pages' did.
     if (walk.complete) {
       for (const id of late) {
-        const slot = scan.reads.get(id);
-        if (slot === undefined) continue;
-        walk.fill(id, slot);
+        const k = scan.reads.numberOf(id);
+        if (k >= 0) walk.fill(id, scan.reads, k);
       }
     }
   } catch (e) {
@@ -220,12 +218,12 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
 }
 
 /** Sets the fence counters and waiter-set presence of a page's keys read by name (see readInternalOf). */
-async function lookUpInternal(ctx: InspectContext, client: Redis, [ids, slots]: [string[], Slot[]]): Promise<void> {
+async function lookUpInternal(ctx: InspectContext, client: Redis, reads: NodeReads, [ids, ks]: [string[], number[]]): Promise<void> {
   const keys = ids.map((id) => Buffer.from(id, 'latin1'));
   const { fences, noWaiters } = await withDeadline(readInternalOf(client, keys), ctx.commandTimeoutMs, true);
   // The node would not say: counters and waiters are read apart after classification.
   if (fences === undefined) return;
-  for (let i = 0; i < ids.length; i++) slots[i].facts = factsOf(fences ? pageCounter(fences[i]) : null, noWaiters);
+  for (let i = 0; i < ids.length; i++) reads.setFactsAt(ks[i], factsOf(fences ? pageCounter(fences[i]) : null, noWaiters));
 }
 
 /**
@@ -291,21 +289,27 @@ function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: 
   let fencesKnown = !ctx.ownerOnly;
   let noWaiters = !ctx.ownerOnly;
   if (ctx.ownerOnly) {
-    const owner = scans.findIndex((s) => s.reads.has(id));
-    const slot = scans[owner].reads.get(id)!;
-    observations = [slot.obs];
-    readAtMs[0] = slot.stamp.at;
+    const reads = scans.find((s) => s.reads.has(id))!.reads;
+    const k = reads.numberOf(id);
+    observations = [reads.obsAt(k)!];
+    readAtMs[0] = reads.stampAt(k).at;
   } else {
     const n = scans.length;
     observations = new Array(n);
     const table = scratch.table;
-    const k = table?.find(id);
+    const shared = table?.find(id) ?? -1;
     for (let i = 0; i < n; i++) {
-      const slot = unreachable[i] ? undefined : table === undefined ? scans[i].reads.get(id) : k === undefined ? undefined : scans[i].reads.at(k);
-      observations[i] = unreachable[i] ?? slot?.obs ?? scans[i].absent;
-      readAtMs[i] = slot?.stamp.at ?? nowMs;
-      if (unreachable[i]) continue;
-      const facts = slot?.facts;
+      if (unreachable[i]) {
+        observations[i] = unreachable[i]!;
+        readAtMs[i] = nowMs;
+        continue;
+      }
+      const reads = scans[i].reads;
+      const k = table === undefined ? reads.numberOf(id) : shared;
+      const o = k < 0 ? undefined : reads.obsAt(k);
+      observations[i] = o ?? scans[i].absent;
+      readAtMs[i] = o === undefined ? nowMs : reads.stampAt(k).at;
+      const facts = o === undefined ? undefined : reads.factsAt(k);
       if (!facts?.noWaiters) noWaiters = false;
       const f = facts?.fence;
       if (f === undefined) {
@@ -313,7 +317,7 @@ function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: 
         continue;
       }
       // Taken once: a later classification (a watch tick) reads the counter afresh.
-      slot!.facts = factsOf(undefined, facts!.noWaiters);
+      reads.setFactsAt(k, factsOf(undefined, facts!.noWaiters));
       if (f === null) continue;
       if (fence === null || f > fence) {
         fence = f;

@@ -4,7 +4,7 @@
 // lock's fence counter and waiter set are known without a lookup per key
 // (docs/decisions.md "One call per SCAN page").
 import { pageCounter } from './fenceRead';
-import { factsOf, type Slot } from './context';
+import { factsOf, type NodeReads } from './nodeReads';
 import { internalKey, parseInternalKey } from '../bookkeeping/internalKeys';
 import { CALL_ITEMS } from './readScripts';
 
@@ -67,8 +67,8 @@ export class InternalWalk {
     if (this.cursor !== null && (size - this.walked) / this.count > pagesLeft) this.cursor = null;
   }
 
-  /** Sets the slot of `id` as the complete walk found it (a counter still to read apart stays undefined). */
-  fill(id: string, slot: Slot): void {
-    slot.facts = factsOf(this.fences.has(id) ? this.fences.get(id) : null, !this.waiters.has(id));
+  /** Sets the facts of `id` (number `k` in `reads`) as the complete walk found it (a counter still to read apart stays undefined). */
+  fill(id: string, reads: NodeReads, k: number): void {
+    reads.setFactsAt(k, factsOf(this.fences.has(id) ? this.fences.get(id) : null, !this.waiters.has(id)));
   }
 }

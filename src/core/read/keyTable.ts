@@ -1,10 +1,19 @@
-// The keys a read holds, each numbered once, and each node's slots in an array by that
-// number. A lock's copies on N nodes are then found with one lookup by name instead of N,
-// and a node's slots cost a word each instead of a hash-table entry (a 100k x 5 watch held
-// five maps of 100k entries: 18 MB of tables, and their growth was a tenth of the first
-// tick's garbage). See docs/architecture.md, "The read state".
+// The keys a read holds, each numbered once; each node's reads keep their part in arrays by
+// that number (nodeReads.ts). A lock's copies on N nodes are then found with one lookup by
+// name instead of N, and a node's key costs a word per array instead of a hash-table entry
+// (a 100k x 5 watch held five maps of 100k entries: 18 MB of tables, and their growth was a
+// tenth of the first tick's garbage). See docs/architecture.md, "The read state".
+
+/** A node's reads by key number (nodeReads.ts), renumbered when the table is compacted. */
+export interface Numbered {
+  /** Sets `held[k]` for every key number this node holds. */
+  markHeld(held: Uint8Array): void;
+  /** Moves each key to its new number `to[k]`, `size` numbers in all. */
+  renumber(to: Int32Array, size: number): void;
+}
+
 /**
- * Key ids (latin1 strings) by number, every id held once: each node's slots, the watch's
+ * Key ids (latin1 strings) by number, every id held once: each node's reads, the watch's
  * page listings and its own maps then share one string per key.
  */
 export class KeyTable {
@@ -47,10 +56,10 @@ export class KeyTable {
 
   /**
    * Drops the ids none of `reads` holds and numbers the rest anew, renumbering `reads`,
-   * which must be every node's reads still in use: a walk over every slot, paid once per
+   * which must be every node's reads still in use: a walk over every key of each, paid once per
    * as many new keys (watch.ts).
    */
-  compact(reads: ReadonlyArray<NodeReads<unknown>>): void {
+  compact(reads: readonly Numbered[]): void {
     const held = new Uint8Array(this.names.length);
     for (const r of reads) r.markHeld(held);
     const renumbered = new Int32Array(this.names.length).fill(-1);
@@ -65,80 +74,5 @@ export class KeyTable {
     for (const r of reads) r.renumber(renumbered, names.length);
     this.names = names;
     this.byName = byName;
-  }
-}
-
-/**
- * One node's slots by key (context.ts Slot), with the part of Map's interface the read
- * stages use. Iteration
- * runs in the table's order (first seen by any node), not this node's insertion order:
- * every reader sorts or looks up by key.
- */
-export class NodeReads<Slot> {
-  private slots: Array<Slot | undefined> = [];
-  private count = 0;
-
-  constructor(readonly table: KeyTable) {}
-
-  get size(): number {
-    return this.count;
-  }
-
-  get(id: string): Slot | undefined {
-    const k = this.table.find(id);
-    return k === undefined ? undefined : this.slots[k];
-  }
-
-  /** The slot of key number `k` (KeyTable.find): a lock's copies on every node by one lookup. */
-  at(k: number): Slot | undefined {
-    return this.slots[k];
-  }
-
-  has(id: string): boolean {
-    return this.get(id) !== undefined;
-  }
-
-  set(id: string, slot: Slot): this {
-    const k = this.table.number(id);
-    // Grown one element at a time: an index past the end would make the array sparse (a dictionary).
-    while (this.slots.length <= k) this.slots.push(undefined);
-    if (this.slots[k] === undefined) this.count++;
-    this.slots[k] = slot;
-    return this;
-  }
-
-  delete(id: string): boolean {
-    const k = this.table.find(id);
-    if (k === undefined || this.slots[k] === undefined) return false;
-    this.slots[k] = undefined;
-    this.count--;
-    return true;
-  }
-
-  clear(): void {
-    this.slots = [];
-    this.count = 0;
-  }
-
-  /** Each slot with its key id; deleting the current one meanwhile is allowed, as in a Map. */
-  forEach(f: (slot: Slot, id: string) => void): void {
-    const slots = this.slots;
-    for (let k = 0; k < slots.length; k++) {
-      const slot = slots[k];
-      if (slot !== undefined) f(slot, this.table.nameOf(k));
-    }
-  }
-
-  /** Sets `held[k]` for every key this node holds (KeyTable.compact). */
-  markHeld(held: Uint8Array): void {
-    for (let k = 0; k < this.slots.length; k++) if (this.slots[k] !== undefined) held[k] = 1;
-  }
-
-  /** Moves each slot to its key's new number (KeyTable.compact). */
-  renumber(to: Int32Array, size: number): void {
-    const slots: Array<Slot | undefined> = [];
-    for (let k = 0; k < size; k++) slots.push(undefined);
-    for (let k = 0; k < this.slots.length; k++) if (this.slots[k] !== undefined) slots[to[k]] = this.slots[k];
-    this.slots = slots;
   }
 }

@@ -6,7 +6,7 @@ import { quorumTokenOf } from '../vocabulary/actions';
 import { processOfCopies } from '../vocabulary/holderToken';
 import { judgeLiveness, MISSED_INTERVALS, namesHolder, renewalOf, type ConnectionSignal, type LivenessInput, type ProcessSignal, type RenewalSignal } from '../vocabulary/liveness';
 import type { Liveness, LockEntry } from '../vocabulary/types';
-import { slotOf, type InspectContext, type NodeScan } from './context';
+import { copyStamp, type InspectContext, type NodeScan } from './context';
 import { withLiveness } from './entryCopy';
 import { readClients, reasonsText, type NodeClients } from './clientsRead';
 import { localProcessOf } from './localProcess';
@@ -32,7 +32,7 @@ export class RenewalPulse {
 
   constructor(private readonly maxKeys = 10_000) {}
 
-  /** A fresh read of `entry` (latin1 id `id`) at `nowMs`; its copies' expiries come from their slots. */
+  /** A fresh read of `entry` (latin1 id `id`) at `nowMs`; its copies' expiries come from their reads' stamps. */
   note(entry: LockEntry, id: string, scans: readonly NodeScan[], ownerOnly: boolean, nowMs: number): void {
     const token = quorumTokenOf(entry);
     if (token === null) {
@@ -42,8 +42,7 @@ export class RenewalPulse {
     let expiresAt = -Infinity;
     entry.nodes.forEach((o, i) => {
       if (o.state !== 'present' || o.token !== token || o.pttlMs === null) return;
-      const slot = slotOf(scans, i, id, ownerOnly);
-      expiresAt = Math.max(expiresAt, o.pttlMs < 0 ? Infinity : (slot?.stamp.at ?? nowMs) + o.pttlMs);
+      expiresAt = Math.max(expiresAt, o.pttlMs < 0 ? Infinity : (copyStamp(scans, i, id, ownerOnly)?.at ?? nowMs) + o.pttlMs);
     });
     const before = this.pulses.get(entry.key);
     if (before === undefined || before.token !== token) {

@@ -36,10 +36,10 @@ export type LivenessStage = (c: Classified) => Promise<Classified>;
 function redissonLockTest(scans: readonly NodeScan[], ids: ReadonlySet<string>): (id: string) => boolean {
   let reads = 0;
   for (const s of scans) reads += s.reads.size;
-  if (ids.size * scans.length * 4 < reads) return (id) => scans.some((s) => s.reads.get(id)?.obs.format === 'redisson-lock');
+  if (ids.size * scans.length * 4 < reads) return (id) => scans.some((s) => s.reads.obsOf(id)?.format === 'redisson-lock');
   const hashes = new Set<string>();
   // forEach, not for..of: the entries iterator made a pair and a result object per key (11 MB at 100k).
-  for (const s of scans) s.reads.forEach((slot, id) => void (slot.obs.format === 'redisson-lock' && hashes.add(id)));
+  for (const s of scans) s.reads.forEach((obs, id) => void (obs.format === 'redisson-lock' && hashes.add(id)));
   return (id) => hashes.has(id);
 }
 
@@ -72,7 +72,7 @@ function loggedResource(id: string): string | null {
 export async function readRelated(ctx: InspectContext, scans: NodeScan[], ids: Set<string>, ownLocks = false): Promise<Related> {
   const out: Related = { anchors: new Set(), byName: new Set() };
   if (ctx.ownerOnly) return out;
-  const present = (id: string): boolean => scans.some((s) => s.reads.get(id)?.obs.state === 'present');
+  const present = (id: string): boolean => scans.some((s) => s.reads.obsOf(id)?.state === 'present');
   const toRead = new Map<string, string>();
   const redissonLock = redissonLockTest(scans, ids);
   const joined = (n: string, anchor: string): void => {

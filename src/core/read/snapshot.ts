@@ -88,7 +88,7 @@ export async function inspectOne(read: InspectContext, key: Buffer, options: Omi
   await readOnEachNode(ctx, scans, () => [key]);
   // What a SCAN would have listed: a key some node holds, readable or not.
   const ids = new Set<string>();
-  if (scans.some((s) => { const o = s.reads.get(id)?.obs; return o !== undefined && o.state !== 'absent'; })) ids.add(id);
+  if (scans.some((s) => { const o = s.reads.obsOf(id); return o !== undefined && o.state !== 'absent'; })) ids.add(id);
   await readRelated(ctx, scans, ids);
   const expiringThresholdMs = options.expiringThresholdMs ?? 2_000;
   const { locks, skipped } = await classifyAndEnrich(ctx, scans, ids, clockNow(), expiringThresholdMs, snapshotWaiters(ctx, scans));

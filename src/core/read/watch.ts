@@ -11,7 +11,7 @@ import { quorumOf } from '../vocabulary/classify';
 import { quorumTokenOf } from '../vocabulary/actions';
 import { nodeFacts } from './facts';
 import { clockNow } from '../connection/deadline';
-import { readable, slotsOf, type InspectContext, type NodeScan, type Slot, type Stamp } from './context';
+import { copiesOf, readable, type Copies, type InspectContext, type NodeScan, type Stamp } from './context';
 import { ObservedHistory } from './observedHistory';
 import { KeyTable } from './keyTable';
 import { judgeHolders, RenewalPulse } from './livenessRead';
@@ -252,14 +252,14 @@ export class Watcher {
 
     // Keys some node holds; a key new to the watch is read on every other node too.
     // A quiet tick touches only the dirty keys: the rest of the watch state stands as is.
-    const heldSomewhere = (id: string): boolean => scans.some((s) => { const slot = s.reads.get(id); return slot !== undefined && slot.obs !== s.absent; });
+    const heldSomewhere = (id: string): boolean => scans.some((s) => { const o = s.reads.obsOf(id); return o !== undefined && o !== s.absent; });
     const removed: string[] = [];
     const toClassify = new Set<string>();
     let nowMs: number;
     if (everything) {
       const union = new Set<string>();
       // forEach, not for..of: no entry pair and result object per key and node (500k in a large watch's first tick).
-      for (const s of scans) s.reads.forEach((slot, id) => void (slot.obs !== s.absent && union.add(id)));
+      for (const s of scans) s.reads.forEach((o, id) => void (o !== s.absent && union.add(id)));
       if (!ctx.ownerOnly) await fillGaps(ctx, scans, union);
       for (const s of scans) s.reads.forEach((_, id) => void (union.has(id) || s.reads.delete(id)));
       nowMs = clockNow();
@@ -314,8 +314,8 @@ export class Watcher {
     });
     for (const id of classified.gone) this.forget(id, scans, removed);
     // What a scan's pages found beside each key was taken by the stages just run; the
-    // slots are kept for the next ticks, the facts need not be.
-    if (everything) for (const s of scans) s.reads.forEach((slot) => void (slot.facts = undefined));
+    // copies are kept for the next ticks, the facts need not be.
+    if (everything) for (const s of scans) s.reads.dropFacts();
     const { locks, lockIds, skipped, skippedIds } = classified;
     // Bookkeeping attached to its lock is no row: one listed as orphaned before is not any more.
     const orphans = new Set(skippedIds);
@@ -325,11 +325,11 @@ export class Watcher {
     // The first tick emits one full snapshot, of the entries it keeps (below).
     const first = !this.started;
     const restamped = new Map<Stamp, Stamp>();
-    const slots: Array<Slot | undefined> = [];
+    const copies: Copies = { reads: [], ks: [] };
     locks.forEach((read, li) => {
       const id = lockIds[li];
-      slotsOf(scans, id, ctx.ownerOnly === true, read.nodes.length, slots);
-      const { expiries, readErrMs } = expiriesOf(read, slots, nowMs);
+      copiesOf(scans, id, ctx.ownerOnly === true, read.nodes.length, copies);
+      const { expiries, readErrMs } = expiriesOf(read, copies, nowMs);
       const before = first ? undefined : this.known.get(id);
       const isNew = !first && (!before || before.kind !== 'lock');
       const isChanged = !first && !isNew && (!sameEntry(before!, read, expiries, readErrMs) || before!.entry!.liveness?.verdict !== read.liveness?.verdict);
@@ -337,7 +337,7 @@ export class Watcher {
       // handed out, counted down to the tick's instant: a consumer that keeps it (the
       // extension's model) shares it with the watch until the lock changes again, instead
       // of holding a copy of its own (100k locks x 5 nodes: 66 MB at the first snapshot).
-      const e = first || isNew || isChanged ? keptCounted(read, slots, nowMs, restamped) : read;
+      const e = first || isNew || isChanged ? keptCounted(read, copies, nowMs, restamped) : read;
       // The read entry, and its copies, are garbage from here: the tick holds none of them.
       locks[li] = e;
       const recheckAt = e.validityMs !== null && e.validityMs >= threshold ? nowMs + (e.validityMs - threshold) : Infinity;
@@ -532,15 +532,15 @@ export class Watcher {
 }
 
 /**
- * `e` counted down to `nowMs`, each counted copy's slot (`slots`: slotsOf) now holding it,
- * stamped at `nowMs` with the same error (one stamp per stamp the slots had, in
- * `restamped`): the expiries the slots give stay what they were, and a later countdown
- * starts from the new stamp.
- * A slot that holds another copy than the entry's is left as it was, and so is that copy.
+ * `e` counted down to `nowMs`, each counted copy's node (`copies`: copiesOf) now holding it,
+ * stamped at `nowMs` with the same error (one stamp per stamp the copies had, in
+ * `restamped`): the expiries the nodes' reads give stay what they were, and a later
+ * countdown starts from the new stamp.
+ * A node that holds another copy than the entry's is left as it was, and so is that copy.
  * One walk, no copy of a lock that needs none: this runs for every lock of a first tick,
  * and for each lock a later tick hands out.
  */
-function keptCounted(e: LockEntry, slots: ReadonlyArray<Slot | undefined>, nowMs: number, restamped: Map<Stamp, Stamp>): LockEntry {
+function keptCounted(e: LockEntry, copies: Copies, nowMs: number, restamped: Map<Stamp, Stamp>): LockEntry {
   let nodes: Observation[] | undefined;
   // The first counted copy: the copies after it with the same token share its token's
   // string and its holder (a first tick decodes every copy's own: a lookup in a table of
@@ -549,17 +549,19 @@ function keptCounted(e: LockEntry, slots: ReadonlyArray<Slot | undefined>, nowMs
   for (let i = 0; i < e.nodes.length; i++) {
     const o = e.nodes[i];
     if (o.state !== 'present' || o.pttlMs === null || o.pttlMs < 0) continue;
-    const slot = slots[i];
-    if (slot?.obs !== o) continue;
+    const k = copies.ks[i];
+    const reads = copies.reads[i];
+    if (k < 0 || reads!.obsAt(k) !== o) continue;
     const same = like !== undefined && o.token === like.token && o.format === like.format && (o.holder === undefined) === (like.holder === undefined);
     like ??= o;
-    const pttlMs = pttlAt(slot, o.pttlMs, nowMs);
+    const was = reads!.stampAt(k);
+    const pttlMs = pttlAt(was, o.pttlMs, nowMs);
     if (pttlMs === o.pttlMs) continue;
-    let stamp = restamped.get(slot.stamp);
-    if (stamp === undefined) restamped.set(slot.stamp, (stamp = { at: nowMs, err: slot.stamp.err }));
+    let stamp = restamped.get(was);
+    if (stamp === undefined) restamped.set(was, (stamp = { at: nowMs, err: was.err }));
     nodes ??= e.nodes.slice();
-    nodes[i] = slot.obs = !same ? { ...o, pttlMs } : o.holder === undefined ? { ...o, pttlMs, token: like.token } : { ...o, pttlMs, token: like.token, holder: like.holder };
-    slot.stamp = stamp;
+    nodes[i] = !same ? { ...o, pttlMs } : o.holder === undefined ? { ...o, pttlMs, token: like.token } : { ...o, pttlMs, token: like.token, holder: like.holder };
+    reads!.setAt(k, nodes[i], stamp);
   }
   return nodes === undefined ? e : withNodes(e, nodes);
 }

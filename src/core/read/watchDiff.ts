@@ -1,6 +1,6 @@
 // What counts as a change between two watch ticks: everything but the countdown itself,
 // with expiry instants allowed to move by the read error.
-import { slotOf, type NodeScan, type Slot } from './context';
+import { copyStamp, type Copies, type NodeScan, type Stamp } from './context';
 import { withNodes } from './entryCopy';
 import type { LockEntry, Observation, SkippedKey } from '../vocabulary/types';
 import type { WaiterProcesses } from './holdersRead';
@@ -43,8 +43,8 @@ export interface Known {
   judgeAt?: number;
 }
 
-/** A copy's PTTL `pttlMs`, read into `slot`, counted down to `nowMs` (0 once past it). */
-export const pttlAt = (slot: Slot, pttlMs: number, nowMs: number): number => Math.max(0, Math.round(slot.stamp.at + pttlMs - nowMs));
+/** A copy's PTTL `pttlMs`, read at `stamp`, counted down to `nowMs` (0 once past it). */
+export const pttlAt = (stamp: Stamp, pttlMs: number, nowMs: number): number => Math.max(0, Math.round(stamp.at + pttlMs - nowMs));
 
 /**
  * The same entry with each present copy's PTTL counted down to `nowMs`; `e` itself where no
@@ -55,9 +55,9 @@ export function countedDown(e: LockEntry, scans: NodeScan[], id: string, ownerOn
   for (let i = 0; i < e.nodes.length; i++) {
     const o = e.nodes[i];
     if (o.state !== 'present' || o.pttlMs === null || o.pttlMs < 0) continue;
-    const slot = slotOf(scans, i, id, ownerOnly);
-    if (!slot) continue;
-    const pttlMs = pttlAt(slot, o.pttlMs, nowMs);
+    const stamp = copyStamp(scans, i, id, ownerOnly);
+    if (!stamp) continue;
+    const pttlMs = pttlAt(stamp, o.pttlMs, nowMs);
     if (pttlMs === o.pttlMs) continue;
     nodes ??= e.nodes.slice();
     nodes[i] = { ...o, pttlMs };
@@ -69,20 +69,21 @@ export function countedDown(e: LockEntry, scans: NodeScan[], id: string, ownerOn
 export interface CopyExpiries {
   /** Each copy's expiry instant (local epoch ms; -1 no expiry, NO_EXPIRY_INSTANT no copy), as countedDown() would count it. */
   expiries: number[];
-  /** How late the read instants of the copies may be (the largest Stamp.err of their slots), in ms. */
+  /** How late the read instants of the copies may be (the largest Stamp.err of their reads), in ms. */
   readErrMs: number;
 }
 
-/** `e`'s copies' expiries and their reads' error, from its copies' slots (slotsOf). */
-export function expiriesOf(e: LockEntry, slots: ReadonlyArray<Slot | undefined>, nowMs: number): CopyExpiries {
+/** `e`'s copies' expiries and their reads' error, from where its copies are held (copiesOf). */
+export function expiriesOf(e: LockEntry, copies: Copies, nowMs: number): CopyExpiries {
   let readErrMs = 0;
   const expiries = e.nodes.map((o, i) => {
-    const slot = slots[i];
-    if (slot !== undefined && slot.stamp.err > readErrMs) readErrMs = slot.stamp.err;
+    const k = copies.ks[i];
+    const stamp = k < 0 ? undefined : copies.reads[i]!.stampAt(k);
+    if (stamp !== undefined && stamp.err > readErrMs) readErrMs = stamp.err;
     if (o.pttlMs === null) return NO_EXPIRY_INSTANT;
     if (o.pttlMs < 0) return o.pttlMs;
-    if (o.state !== 'present' || !slot) return nowMs + o.pttlMs;
-    return nowMs + pttlAt(slot, o.pttlMs, nowMs);
+    if (o.state !== 'present' || !stamp) return nowMs + o.pttlMs;
+    return nowMs + pttlAt(stamp, o.pttlMs, nowMs);
   });
   return { expiries, readErrMs };
 }

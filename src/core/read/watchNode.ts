@@ -82,11 +82,12 @@ function lookup(memo: PageMemo | undefined): (id: string, k: number) => number |
  */
 function mayHaveChanged(known: NodeScan, id: string, pttl: number, at: number, pageErr: number, expiresAt?: number, before?: number): boolean {
   if (pttl === -2) return false;
-  const slot = known.reads.get(id);
-  const o = slot?.obs;
+  const k = known.reads.numberOf(id);
+  const o = k < 0 ? undefined : known.reads.obsAt(k);
   if (!o || o.state !== 'present' || o.pttlMs === null || pttl === -1 || o.pttlMs === -1) return true;
   if (before !== undefined) return expiresAt !== before;
-  return Math.abs(at + pttl - (slot!.stamp.at + o.pttlMs)) > JUMP_TOLERANCE_MS + pageErr + slot!.stamp.err;
+  const stamp = known.reads.stampAt(k);
+  return Math.abs(at + pttl - (stamp.at + o.pttlMs)) > JUMP_TOLERANCE_MS + pageErr + stamp.err;
 }
 
 /**
@@ -308,8 +309,8 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
       // list a key twice while the node rehashes). No key listed is among them.
       for (const id of moves.dropped) {
         if (moves.relisted.has(id)) continue;
-        const slot = known.reads.get(id);
-        if (slot && slot.obs !== known.absent) {
+        const o = known.reads.obsOf(id);
+        if (o !== undefined && o !== known.absent) {
           toRead.push(Buffer.from(id, 'latin1'));
           dirty.add(id);
         }
@@ -321,9 +322,9 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
       const seen = new Set<string>();
       for (const memo of pages.values()) for (const id of memo.ids) seen.add(id);
       const goneAt = { at: clockNow(), err: 0 };
-      known.reads.forEach((slot, id) => {
-        if (!seen.has(id) && slot.obs !== known.absent) {
-          known.reads.set(id, { obs: known.absent, stamp: goneAt, facts: undefined });
+      known.reads.forEach((o, id) => {
+        if (!seen.has(id) && o !== known.absent) {
+          known.reads.set(id, known.absent, goneAt, undefined);
           dirty.add(id);
         }
       });
