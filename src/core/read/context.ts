@@ -59,9 +59,9 @@ export function interned(table: Map<string, string> | undefined, s: string): str
   return s;
 }
 
-/** The key id `s` as `keys` holds it (interned); `s` itself without a table. */
-export function keyId(keys: KeyTable | undefined, s: string): string {
-  return keys === undefined ? s : keys.id(s);
+/** The id of the key whose name is `key`'s bytes, as `keys` holds it (made only where it is new); a new string without a table. */
+export function keyIdOf(keys: KeyTable | undefined, key: Buffer): string {
+  return keys === undefined ? key.toString('latin1') : keys.nameOf(keys.numberOfBytes(key));
 }
 
 /** A node's reads, numbered by the read's table (a table of the node's own without one). */

@@ -58,7 +58,7 @@ export async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buff
         const at = batch.nodeTimeMs - scan.offsetMs;
         stamp = { at, err: stampError(at, sent) };
       }
-      scan.reads.set(chunk[j].toString('latin1'), batch.observations[batches.length === 1 ? j : 0], stamp, undefined);
+      scan.reads.setBytes(chunk[j], batch.observations[batches.length === 1 ? j : 0], stamp, undefined);
     }
   }
 }
@@ -175,7 +175,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         const ks: number[] = new Array(n);
         for (let i = 0; i < n; i++) {
           // The numbers are handed on with the ids: no lookup by name per key afterwards.
-          ks[i] = scan.reads.set(page.keys[i].toString('latin1'), page.observations[i], stamp, UNKNOWN_FACTS);
+          ks[i] = scan.reads.setBytes(page.keys[i], page.observations[i], stamp, UNKNOWN_FACTS);
           ids[i] = scan.reads.table.nameOf(ks[i]);
         }
         const read: [string[], number[]] = [ids, ks];

@@ -12,13 +12,44 @@ export interface Numbered {
   renumber(to: Int32Array, size: number): void;
 }
 
+/** FNV-1a over a latin1 id's code units, from `seed`: the same number for the id and its bytes. */
+function hashOfId(id: string, seed: number): number {
+  let h = seed;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+function hashOfBytes(key: Buffer, seed: number): number {
+  let h = seed;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key[i], 0x01000193);
+  return h;
+}
+
+/**
+ * Whether `id` is the latin1 form of `key`'s bytes: comparing spares a string for a key
+ * already known (the watch's moved chunks list mostly the keys they listed before).
+ */
+export function isIdOf(id: string, key: Buffer): boolean {
+  if (id.length !== key.length) return false;
+  for (let i = 0; i < key.length; i++) if (id.charCodeAt(i) !== key[i]) return false;
+  return true;
+}
+
 /**
  * Key ids (latin1 strings) by number, every id held once: each node's reads, the watch's
  * page listings and its own maps then share one string per key.
+ * An open-addressing table of its own, not a Map: a key a node lists is looked up by its
+ * bytes, so the copies of a key on the other nodes make no string of their own (a Map's
+ * lookup of a string made per copy was a sixth of a 100k x 5 watch's first tick).
  */
 export class KeyTable {
-  private byName = new Map<string, number>();
   private names: string[] = [];
+  /** Each number's hash (hashOfId). */
+  private hashes = new Int32Array(256);
+  /** number + 1 by hash, linear probing; 0 is empty. At most half full. */
+  private buckets = new Int32Array(512);
+  /** A seed per table: key names are the user's data, and a fixed hash could be aimed at. */
+  private readonly seed = (0x811c9dc5 ^ Math.floor(Math.random() * 0x7fffffff)) | 0;
 
   get size(): number {
     return this.names.length;
@@ -26,23 +57,35 @@ export class KeyTable {
 
   /** The number of `id`, added where it is new. */
   number(id: string): number {
-    let k = this.byName.get(id);
-    if (k === undefined) {
-      k = this.names.length;
-      this.byName.set(id, k);
-      this.names.push(id);
+    const h = hashOfId(id, this.seed);
+    const mask = this.buckets.length - 1;
+    let i = h & mask;
+    for (let b = this.buckets[i]; b !== 0; b = this.buckets[(i = (i + 1) & mask)]) {
+      if (this.hashes[b - 1] === h && this.names[b - 1] === id) return b - 1;
     }
-    return k;
+    return this.add(id, h, i);
+  }
+
+  /** The number of the key whose bytes are `key`, added where it is new: no string unless it is. */
+  numberOfBytes(key: Buffer): number {
+    const h = hashOfBytes(key, this.seed);
+    const mask = this.buckets.length - 1;
+    let i = h & mask;
+    for (let b = this.buckets[i]; b !== 0; b = this.buckets[(i = (i + 1) & mask)]) {
+      if (this.hashes[b - 1] === h && isIdOf(this.names[b - 1], key)) return b - 1;
+    }
+    return this.add(key.toString('latin1'), h, i);
   }
 
   /** The number of `id`, or undefined where no read holds it. */
   find(id: string): number | undefined {
-    return this.byName.get(id);
-  }
-
-  /** `id` as the table holds it, added where it is new: equal strings kept once. */
-  id(id: string): string {
-    return this.names[this.number(id)];
+    const h = hashOfId(id, this.seed);
+    const mask = this.buckets.length - 1;
+    let i = h & mask;
+    for (let b = this.buckets[i]; b !== 0; b = this.buckets[(i = (i + 1) & mask)]) {
+      if (this.hashes[b - 1] === h && this.names[b - 1] === id) return b - 1;
+    }
+    return undefined;
   }
 
   nameOf(k: number): string {
@@ -52,6 +95,33 @@ export class KeyTable {
   /** Every id numbered, by number. */
   ids(): readonly string[] {
     return this.names;
+  }
+
+  /** Numbers `id` (hash `h`), placed at the empty bucket `i` unless the table grows. */
+  private add(id: string, h: number, i: number): number {
+    const k = this.names.length;
+    this.names.push(id);
+    if (k >= this.hashes.length) {
+      const hashes = new Int32Array(this.hashes.length * 2);
+      hashes.set(this.hashes);
+      this.hashes = hashes;
+    }
+    this.hashes[k] = h;
+    if ((k + 1) * 2 > this.buckets.length) this.rehash(this.buckets.length * 2);
+    else this.buckets[i] = k + 1;
+    return k;
+  }
+
+  /** Places every number in a table of `size` buckets. */
+  private rehash(size: number): void {
+    const buckets = new Int32Array(size);
+    const mask = size - 1;
+    for (let k = 0; k < this.names.length; k++) {
+      let i = this.hashes[k] & mask;
+      while (buckets[i] !== 0) i = (i + 1) & mask;
+      buckets[i] = k + 1;
+    }
+    this.buckets = buckets;
   }
 
   /**
@@ -64,15 +134,18 @@ export class KeyTable {
     for (const r of reads) r.markHeld(held);
     const renumbered = new Int32Array(this.names.length).fill(-1);
     const names: string[] = [];
-    const byName = new Map<string, number>();
+    const hashes = new Int32Array(Math.max(256, this.hashes.length));
     for (let k = 0; k < held.length; k++) {
       if (held[k] === 0) continue;
       renumbered[k] = names.length;
-      byName.set(this.names[k], names.length);
+      hashes[names.length] = this.hashes[k];
       names.push(this.names[k]);
     }
     for (const r of reads) r.renumber(renumbered, names.length);
     this.names = names;
-    this.byName = byName;
+    this.hashes = hashes;
+    let size = 512;
+    while (size < names.length * 2) size *= 2;
+    this.rehash(size);
   }
 }

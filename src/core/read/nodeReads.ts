@@ -117,9 +117,20 @@ export class NodeReads implements Numbered {
 
   /** Holds `obs` for `id`, read at `stamp`; gives the key's number. */
   set(id: string, obs: Observation, stamp: Stamp, facts: ScanFacts | undefined): number {
-    const k = this.table.number(id);
-    reach(this.obs, k);
-    reach(this.stamps, k);
+    return this.hold(this.table.number(id), obs, stamp, facts);
+  }
+
+  /** `set` for the key whose name is `key`'s bytes: no string made for a key the table has. */
+  setBytes(key: Buffer, obs: Observation, stamp: Stamp, facts: ScanFacts | undefined): number {
+    return this.hold(this.table.numberOfBytes(key), obs, stamp, facts);
+  }
+
+  private hold(k: number, obs: Observation, stamp: Stamp, facts: ScanFacts | undefined): number {
+    // The copies and stamps grow together.
+    while (this.obs.length <= k) {
+      this.obs.push(undefined);
+      this.stamps.push(undefined);
+    }
     if (this.obs[k] === undefined) this.count++;
     this.obs[k] = obs;
     this.stamps[k] = stamp;

@@ -8,8 +8,8 @@ import { downStatus } from '../connection/nodes';
 import { knownCapabilities, scriptsRefused } from '../connection/capabilities';
 import { scanTtlPagePlain } from './plainRead';
 import { INTERNAL_PREFIX, parseInternalKey } from '../bookkeeping/internalKeys';
-import { keyId, type InspectContext, type NodeScan } from './context';
-import type { KeyTable } from './keyTable';
+import { keyIdOf, type InspectContext, type NodeScan } from './context';
+import { isIdOf, type KeyTable } from './keyTable';
 import { readBatch, stampError } from './inspect';
 import { CHAIN_PAGES, CHUNK_KEYS, pageChanges, scanTtlPage, type PageChanges } from './readScripts';
 import { JUMP_TOLERANCE_MS } from './watchDiff';
@@ -90,16 +90,6 @@ function mayHaveChanged(known: NodeScan, id: string, pttl: number, at: number, p
   return Math.abs(at + pttl - (stamp.at + o.pttlMs)) > JUMP_TOLERANCE_MS + pageErr + stamp.err;
 }
 
-/**
- * Whether `id` is the latin1 form of `key`'s bytes. Most keys of a moved chunk are the ones
- * it listed before: comparing spares a new string for each (a chunk moves for one key of 8).
- */
-function isLatin1Of(id: string, key: Buffer): boolean {
-  if (id.length !== key.length) return false;
-  for (let i = 0; i < key.length; i++) if (id.charCodeAt(i) !== key[i]) return false;
-  return true;
-}
-
 /** Keys a page's moved chunks no longer list where they were, and keys they list where others were. */
 interface Moves {
   dropped: string[];
@@ -138,7 +128,7 @@ function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (
     for (let k = 0; k < chunk.keys.length; k++) {
       // Without a last listing the tick cannot tell what vanished by what moved (refreshNode).
       const was = memo?.ids[from + k];
-      const id = was !== undefined && isLatin1Of(was, chunk.keys[k]) ? was : keyId(keyIds, chunk.keys[k].toString('latin1'));
+      const id = was !== undefined && isIdOf(was, chunk.keys[k]) ? was : keyIdOf(keyIds, chunk.keys[k]);
       const e = chunk.expiresAt[k];
       if (memo && was !== id) {
         if (was !== undefined) moves.dropped.push(was);
@@ -289,7 +279,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
         const pageErr = stampError(at, sent);
         const ids: string[] = new Array(page.keys.length);
         for (let k = 0; k < page.keys.length; k++) {
-          const id = keyId(ctx.keys, page.keys[k].toString('latin1'));
+          const id = keyIdOf(ctx.keys, page.keys[k]);
           ids[k] = id;
           if (mayHaveChanged(known, id, page.pttls[k], at, pageErr)) {
             toRead.push(page.keys[k]);

@@ -12,8 +12,28 @@ describe('keyTable', function () {
     assert.equal(t.number(['lock', 'a'].join(':')), 0);
     assert.equal(t.find('lock:c'), undefined);
     assert.equal(t.size, 2);
-    assert.equal(t.id('lock:a'), first);
+    assert.equal(t.nameOf(t.number('lock:a')), first);
     assert.equal(t.nameOf(1), 'lock:b');
+  });
+
+  it('finds a key by its bytes as by its latin1 id, binary names included, through every growth', () => {
+    const t = new KeyTable();
+    const names: Buffer[] = [];
+    for (let i = 0; i < 5000; i++) names.push(Buffer.concat([Buffer.from(`lock:${i}:`), Buffer.from([0xff, i & 0xff, 0x00, 0x80])]));
+    for (let i = 0; i < names.length; i++) assert.equal(t.numberOfBytes(names[i]), i);
+    assert.equal(t.size, 5000);
+    for (let i = 0; i < names.length; i++) {
+      const id = names[i].toString('latin1');
+      assert.equal(t.find(id), i);
+      assert.equal(t.number(id), i);
+      assert.equal(t.numberOfBytes(Buffer.from(names[i])), i, 'another Buffer of the same bytes');
+      assert.equal(t.nameOf(i), id);
+    }
+    // A name one byte longer or shorter, or differing in its last byte, is another key.
+    assert.equal(t.find(names[7].toString('latin1') + 'x'), undefined);
+    assert.equal(t.find(names[7].subarray(0, names[7].length - 1).toString('latin1')), undefined);
+    assert.equal(t.numberOfBytes(Buffer.from('')), 5000);
+    assert.equal(t.find(''), 5000);
   });
 
   it('compacting drops the ids no reads hold and renumbers every reads given, copies intact', () => {
