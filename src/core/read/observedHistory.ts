@@ -29,12 +29,19 @@ interface Last {
   split: boolean;
 }
 
+/** A lock as a watch last classified it (`change`): its entry, and when its quorum token's copy expires (local epoch ms; Infinity without a TTL). */
+export interface KeptState {
+  entry: LockEntry;
+  expiresAt: number;
+}
+
 /** A key's expiry must move by more than this to count as an extension, not read jitter. */
 const EXTEND_SLACK_MS = 100;
 /** A copy gone within this of its expiry instant expired (ticks are not instant). */
 const EXPIRE_SLACK_MS = 100;
 
 export class ObservedHistory {
+  /** The state of each key seen by seed() and observe(); a watch keeps its own and calls change(). */
   private readonly last = new Map<string, Last>();
   private readonly events = new Map<string, ObservedEvent[]>();
 
@@ -48,14 +55,27 @@ export class ObservedHistory {
   /** A tick's classification of `key`: its entry, or undefined once it is gone. */
   observe(key: string, entry: LockEntry | undefined, atMs: number): void {
     const before = this.last.get(key);
-    if (entry === undefined) {
-      if (before === undefined) return;
-      this.last.delete(key);
-      if (before.token !== null) this.push(key, gone(before, atMs));
+    const now = entry === undefined ? undefined : lastOf(entry, atMs);
+    if (now === undefined) this.last.delete(key);
+    else this.last.set(key, now);
+    this.transition(key, before, now, atMs);
+  }
+
+  /**
+   * `key` went from `before` (as the caller last classified it; undefined: not a lock) to
+   * `after` (undefined: gone) at `atMs`. Keeps nothing per key but its events: a watch
+   * already keeps every lock's last state (a second record of each was 10 MB at 100k locks).
+   */
+  change(key: string, before: KeptState | undefined, after: LockEntry | undefined, atMs: number): void {
+    const was = before === undefined ? undefined : { ...lastOf(before.entry, atMs), expiresAt: before.expiresAt };
+    this.transition(key, was, after === undefined ? undefined : lastOf(after, atMs), atMs);
+  }
+
+  private transition(key: string, before: Last | undefined, now: Last | undefined, atMs: number): void {
+    if (now === undefined) {
+      if (before !== undefined && before.token !== null) this.push(key, gone(before, atMs));
       return;
     }
-    const now = lastOf(entry, atMs);
-    this.last.set(key, now);
     if (now.split && !before?.split) this.push(key, { at: atMs, type: 'split', holder: null, token: null, source: 'observed' });
     if (now.token === null) return;
     if (before === undefined || before.token !== now.token) {

@@ -12,7 +12,7 @@ import { quorumTokenOf } from '../vocabulary/actions';
 import { nodeFacts } from './facts';
 import { clockNow } from '../connection/deadline';
 import { copiesOf, readable, type Copies, type InspectContext, type NodeScan, type Stamp } from './context';
-import { ObservedHistory } from './observedHistory';
+import { ObservedHistory, type KeptState } from './observedHistory';
 import { KeyTable } from './keyTable';
 import { judgeHolders, RenewalPulse } from './livenessRead';
 import { DEFAULT_PATTERNS, fillGaps, scanNode, validatePatterns } from './inspect';
@@ -253,7 +253,8 @@ export class Watcher {
     // Keys some node holds; a key new to the watch is read on every other node too.
     // A quiet tick touches only the dirty keys: the rest of the watch state stands as is.
     const heldSomewhere = (id: string): boolean => scans.some((s) => { const o = s.reads.obsOf(id); return o !== undefined && o !== s.absent; });
-    const removed: string[] = [];
+    /** The locks gone this tick, as the watch knew them. */
+    const removed: Known[] = [];
     const toClassify = new Set<string>();
     let nowMs: number;
     if (everything) {
@@ -270,7 +271,7 @@ export class Watcher {
         if (union.has(id)) continue;
         if (k.kind === 'lock') {
           if (unread.size > 0 && k.entry!.nodes.some((o) => o.state === 'present' && unread.has(o.node))) continue;
-          removed.push(k.key);
+          removed.push(k);
         }
         this.known.delete(id);
       }
@@ -341,12 +342,10 @@ export class Watcher {
       // The read entry, and its copies, are garbage from here: the tick holds none of them.
       locks[li] = e;
       const recheckAt = e.validityMs !== null && e.validityMs >= threshold ? nowMs + (e.validityMs - threshold) : Infinity;
-      if (first) {
-        // Nothing to compare with: the observed history starts from here.
-        this.observed.seed(e, nowMs);
-      } else if (isNew || isChanged) {
+      // The first tick has nothing to compare with: the observed history starts from it.
+      if (isNew || isChanged) {
         (isNew ? added : changed).push(e);
-        this.observed.observe(e.key, e, nowMs);
+        this.observed.change(e.key, before?.kind === 'lock' ? keptState(before) : undefined, e, nowMs);
       }
       this.known.set(id, { key: e.key, expiries, readErrMs, recheckAt, kind: 'lock', entry: e, waiterProcesses: freshProcesses.get(id), judgeAt: this.judgeAgainAt(e) });
     });
@@ -358,11 +357,11 @@ export class Watcher {
     skipped.forEach((sk, i) => {
       const id = skippedIds[i];
       const before = this.known.get(id);
-      if (before?.kind === 'lock') removed.push(before.key);
+      if (before?.kind === 'lock') removed.push(before);
       this.known.set(id, { key: sk.key, expiries: [], readErrMs: 0, recheckAt: Infinity, kind: 'skipped', skipped: sk });
     });
 
-    for (const key of removed) this.observed.observe(key, undefined, nowMs);
+    for (const k of removed) this.observed.change(k.key, keptState(k), undefined, nowMs);
     const status: WatchStatus = {
       quorum: ctx.ownerOnly ? 1 : quorumOf(ctx.nodes.length),
       nodes: scans.map((s) => ({ ...s.status })),
@@ -377,7 +376,7 @@ export class Watcher {
       // skipped keys, each in key order (classifyKeys): no sort, no walk of every copy.
       this.emit('snapshot', { quorum: status.quorum, nodes: status.nodes, locks, skipped, truncated: status.truncated });
     } else if (added.length || changed.length || removed.length) {
-      this.emit('change', { at: new Date(nowMs).toISOString(), added, changed, removed }, status);
+      this.emit('change', { at: new Date(nowMs).toISOString(), added, changed, removed: removed.map((k) => k.key) }, status);
     }
     this.emit('status', status);
   }
@@ -395,11 +394,11 @@ export class Watcher {
   }
 
   /** A key no node holds any more: out of the watch, and listed as removed if it was a lock. */
-  private forget(id: string, scans: NodeScan[], removed: string[]): void {
+  private forget(id: string, scans: NodeScan[], removed: Known[]): void {
     for (const s of scans) s.reads.delete(id);
     const k = this.known.get(id);
     if (!k) return;
-    if (k.kind === 'lock') removed.push(k.key);
+    if (k.kind === 'lock') removed.push(k);
     this.known.delete(id);
   }
 
@@ -564,4 +563,16 @@ function keptCounted(e: LockEntry, copies: Copies, nowMs: number, restamped: Map
     reads!.setAt(k, nodes[i], stamp);
   }
   return nodes === undefined ? e : withNodes(e, nodes);
+}
+
+/**
+ * A lock as the watch last classified it, for its observed history: its entry and when its
+ * quorum token's copy expires (Infinity without a TTL), from the expiry instants it keeps.
+ */
+function keptState(k: Known): KeptState {
+  const entry = k.entry!;
+  const token = quorumTokenOf(entry);
+  const i = entry.nodes.findIndex((o) => o.state === 'present' && o.token === token);
+  const at = i < 0 ? -1 : k.expiries[i];
+  return { entry, expiresAt: at < 0 ? Infinity : at };
 }

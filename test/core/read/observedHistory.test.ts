@@ -5,7 +5,8 @@ import Redis from 'ioredis';
 import { Redlock as NodeRedlock } from '@sesamecare-oss/redlock';
 import { useNodes } from '../../support/nodesFixture';
 import { waitFor } from '../../support/wait';
-import { mergeHistory, type Watcher } from '../../../src/core';
+import { mergeHistory, ObservedHistory, type Watcher } from '../../../src/core';
+import { lockEntry, present } from '../../support/entries';
 
 describe('observed history: what a watch saw happen to any lock', () => {
   const fx = useNodes(3, { commandTimeoutMs: 500, readTimeoutMs: 500 });
@@ -47,6 +48,33 @@ describe('observed history: what a watch saw happen to any lock', () => {
     await clients[0].set('orders:7', 'a'.repeat(32), 'PX', 30_000);
     await clients[1].set('orders:7', 'b'.repeat(32), 'PX', 30_000);
     await waitFor(() => types('orders:7').includes('split'), 5000, 'split');
+  });
+
+  it('a caller that keeps each lock\'s last state (change) is told what one that lets the history keep it (seed, observe) is', () => {
+    const held = (token: string, pttlMs: number) => lockEntry('orders:1', [present('a', token, pttlMs), present('b', token, pttlMs), present('c', token, pttlMs)]);
+    // at (ms), then the lock's entry then (undefined: gone).
+    const ticks: Array<[number, ReturnType<typeof held> | undefined]> = [
+      [1_000, held('t1', 10_000)],
+      [2_000, held('t1', 30_000)], // extended
+      [3_000, undefined], // released: 28 s were left
+      [4_000, held('t2', 500)], // acquired
+      [4_600, undefined], // expired
+    ];
+    const kept = new ObservedHistory();
+    kept.seed(held('t0', 10_000), 0);
+    kept.observe('orders:1', undefined, 500);
+    const stateless = new ObservedHistory();
+    let before: { entry: ReturnType<typeof held>; expiresAt: number } | undefined;
+    stateless.change('orders:1', { entry: held('t0', 10_000), expiresAt: 10_000 }, undefined, 500);
+    for (const [at, entry] of ticks) {
+      kept.observe('orders:1', entry, at);
+      stateless.change('orders:1', before, entry, at);
+      before = entry && { entry, expiresAt: at + entry.nodes[0].pttlMs! };
+    }
+    const told = (h: ObservedHistory): string[] => h.eventsOf('orders:1').map((e) => `${e.at} ${e.type} ${e.token}`).reverse();
+    assert.deepEqual(told(kept), ['500 released t0', '1000 acquired t1', '2000 extended t1', '3000 released t1', '4000 acquired t2', '4600 expired t2']);
+    assert.deepEqual(told(stateless), told(kept));
+    assert.equal((stateless as unknown as { last: Map<string, unknown> }).last.size, 0, 'change() keeps no state of its own per key');
   });
 
   it('merges recorded and observed events newest first, marking each source', () => {
