@@ -28,6 +28,9 @@ export function startWorker(plan: Record<string, unknown>): Worker {
   });
   let err = '';
   proc.stderr!.on('data', (d) => (err += String(d)));
+  // A worker a test told to stop may still be exiting when the hook stops it again: a write
+  // to its closed stdin (EPIPE) is no error, its exit is awaited either way.
+  proc.stdin!.on('error', () => undefined);
   const exited = new Promise<number | null>((r) => proc.once('exit', (c) => r(c)));
   return {
     proc,

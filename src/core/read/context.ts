@@ -64,6 +64,15 @@ export function keyIdOf(keys: KeyTable | undefined, key: Buffer): string {
   return keys === undefined ? key.toString('latin1') : keys.nameOf(keys.numberOfBytes(key));
 }
 
+/**
+ * `read` with one table of key ids for every node's scan: a key's copies are found by one
+ * lookup. Not on a cluster, where each master holds its own keys: there each scan numbers
+ * its own (a shared numbering would give every master an array as long as all of them).
+ */
+export function withKeyTable(read: InspectContext): InspectContext {
+  return read.ownerOnly ? { ...read, keys: undefined } : { ...read, keys: read.keys ?? new KeyTable() };
+}
+
 /** A node's reads, numbered by the read's table (a table of the node's own without one). */
 export function nodeReads(ctx: InspectContext): NodeReads {
   return new NodeReads(ctx.keys ?? new KeyTable());

@@ -40,7 +40,7 @@ export function isIdOf(id: string, key: Buffer): boolean {
  * page listings and its own maps then share one string per key.
  * An open-addressing table of its own, not a Map: a key a node lists is looked up by its
  * bytes, so the copies of a key on the other nodes make no string of their own (a Map's
- * lookup of a string made per copy was a sixth of a 100k x 5 watch's first tick).
+ * lookup of a string made per copy was a seventh of a 100k x 5 watch's first tick).
  */
 export class KeyTable {
   private names: string[] = [];

@@ -4,14 +4,13 @@ import { performance } from 'node:perf_hooks';
 import { flagDeadlocks, readWaiters } from './holdersRead';
 import { clockNow } from '../connection/deadline';
 import { quorumOf } from '../vocabulary/classify';
-import { readable, type InspectContext, type NodeScan } from './context';
+import { readable, withKeyTable, type InspectContext, type NodeScan } from './context';
 import { isDefaultPatterns, type InspectOptions, type InspectPage, type ScanCursor } from '../vocabulary/inspectTypes';
 import type { LockEntry, SkippedKey, Snapshot } from '../vocabulary/types';
 import { DEFAULT_PATTERNS, fillGaps, keyOf, readOnEachNode, scanNode, unreadPart, validatePatterns } from './inspect';
 import { globForKey } from '../vocabulary/tokens';
 import { internalKey } from '../bookkeeping/internalKeys';
 import { classifyAndEnrich, readRelated, type WaiterStage } from './pipeline';
-import { KeyTable } from './keyTable';
 
 /** The snapshot's waiters: those of its fresh locks, then the cycles among them. */
 export function snapshotWaiters(ctx: InspectContext, scans: NodeScan[]): WaiterStage {
@@ -32,8 +31,7 @@ export function snapshotWaiters(ctx: InspectContext, scans: NodeScan[]): WaiterS
 }
 
 export async function inspectNodes(read: InspectContext, options: InspectOptions = {}): Promise<InspectPage> {
-  // One table of key ids for every node's scan: a key's copies are found by one lookup.
-  const ctx: InspectContext = { ...read, keys: read.keys ?? new KeyTable() };
+  const ctx = withKeyTable(read);
   const cont = options.continueFrom ?? null;
   const patterns = cont ? cont.patterns : options.patterns?.length ? options.patterns : [...DEFAULT_PATTERNS];
   validatePatterns(patterns);
@@ -77,7 +75,7 @@ export interface KeyInspection {
  * through here. A cluster's key lives on one master: there the key is read as a pattern.
  */
 export async function inspectOne(read: InspectContext, key: Buffer, options: Omit<InspectOptions, 'patterns' | 'continueFrom'> = {}): Promise<KeyInspection> {
-  const ctx: InspectContext = { ...read, keys: read.keys ?? new KeyTable() };
+  const ctx = withKeyTable(read);
   const id = key.toString('latin1');
   const shown = keyOf(id);
   const found = (snapshot: Snapshot): KeyInspection => ({ snapshot, entry: snapshot.locks.find((l) => l.key === shown), skipped: snapshot.skipped.find((k) => k.key === shown) });

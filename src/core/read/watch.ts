@@ -11,7 +11,7 @@ import { quorumOf } from '../vocabulary/classify';
 import { quorumTokenOf } from '../vocabulary/actions';
 import { nodeFacts } from './facts';
 import { clockNow } from '../connection/deadline';
-import { copiesOf, readable, type Copies, type InspectContext, type NodeScan, type Stamp } from './context';
+import { copiesOf, readable, withKeyTable, type Copies, type InspectContext, type NodeScan, type Stamp } from './context';
 import { ObservedHistory, type KeptState } from './observedHistory';
 import { KeyTable } from './keyTable';
 import { judgeHolders, RenewalPulse } from './livenessRead';
@@ -220,7 +220,7 @@ export class Watcher {
 
   /** One tick: refresh what each node holds, classify what may have changed, emit. */
   async tick(): Promise<void> {
-    const ctx: InspectContext = { ...this.context(), keys: this.keys };
+    const ctx = withKeyTable({ ...this.context(), keys: this.keys });
     const ids = (c: InspectContext): string => c.nodes.map((n) => n.id).join('\n');
     if (this.ctx && ids(ctx) !== ids(this.ctx)) this.states = [];
     this.ctx = ctx;
@@ -386,6 +386,11 @@ export class Watcher {
    * last pruned: a walk over every node's keys, paid once per as many new keys.
    */
   private pruneIds(scans: readonly NodeScan[], first: boolean): void {
+    if (this.ctx.keys === undefined) {
+      // A cluster's masters number their own keys (withKeyTable): each compacts its own.
+      for (const s of scans) if (s.reads.table.size > 2 * s.reads.size + 256) s.reads.table.compact([s.reads]);
+      return;
+    }
     // The first tick's table is what it listed: nothing to drop yet.
     if (first) this.idsKept = this.keys.size;
     if (this.keys.size <= 2 * this.idsKept + 256) return;

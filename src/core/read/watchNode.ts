@@ -101,9 +101,9 @@ interface Moves {
  * `listed` with its expiry at the last listing (undefined if it had none). Unmoved chunks
  * hold the same keys in the same places. A page of the same size is updated in place:
  * under churn every page moves, and new arrays for each were most of a tick's garbage.
- * A key new to the page takes its id from `keyIds`, the watch's table of ids.
+ * A key new to the page takes its id from `keyIds`, the node's table of key ids.
  */
-function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (id: string, pttl: number, expiresAt: number, before: number | undefined, key: Buffer) => void, moves: Moves, keyIds: KeyTable | undefined): PageMemo {
+function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (id: string, pttl: number, expiresAt: number, before: number | undefined, key: Buffer) => void, moves: Moves, keyIds: KeyTable): PageMemo {
   const inPlace = memo !== undefined && memo.expiresAt !== undefined && memo.ids.length === changes.size;
   const next: PageMemo = inPlace ? memo : { digests: '', whole: '', ids: new Array(changes.size), expiresAt: new Array(changes.size) };
   const look = lookup(memo);
@@ -247,7 +247,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
                   toRead.push(key);
                   dirty.add(id);
                 }
-              }, moves, ctx.keys);
+              }, moves, known.reads.table);
             } else if (changes.whole !== undefined) {
               next = { ...memo!, digests: changes.digests ?? memo!.digests, whole: changes.whole };
             }
@@ -279,7 +279,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
         const pageErr = stampError(at, sent);
         const ids: string[] = new Array(page.keys.length);
         for (let k = 0; k < page.keys.length; k++) {
-          const id = keyIdOf(ctx.keys, page.keys[k]);
+          const id = keyIdOf(known.reads.table, page.keys[k]);
           ids[k] = id;
           if (mayHaveChanged(known, id, page.pttls[k], at, pageErr)) {
             toRead.push(page.keys[k]);
