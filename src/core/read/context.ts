@@ -59,11 +59,6 @@ export function interned(table: Map<string, string> | undefined, s: string): str
   return s;
 }
 
-/** The id of the key whose name is `key`'s bytes, as `keys` holds it (made only where it is new); a new string without a table. */
-export function keyIdOf(keys: KeyTable | undefined, key: Buffer): string {
-  return keys === undefined ? key.toString('latin1') : keys.nameOf(keys.numberOfBytes(key));
-}
-
 /**
  * `read` with one table of key ids for every node's scan: a key's copies are found by one
  * lookup. Not on a cluster, where each master holds its own keys: there each scan numbers

@@ -58,12 +58,9 @@ export class KeyTable {
   /** The number of `id`, added where it is new. */
   number(id: string): number {
     const h = hashOfId(id, this.seed);
-    const mask = this.buckets.length - 1;
-    let i = h & mask;
-    for (let b = this.buckets[i]; b !== 0; b = this.buckets[(i = (i + 1) & mask)]) {
-      if (this.hashes[b - 1] === h && this.names[b - 1] === id) return b - 1;
-    }
-    return this.add(id, h, i);
+    const i = this.bucketOf(id, h);
+    const b = this.buckets[i];
+    return b !== 0 ? b - 1 : this.add(id, h, i);
   }
 
   /** The number of the key whose bytes are `key`, added where it is new: no string unless it is. */
@@ -77,15 +74,25 @@ export class KeyTable {
     return this.add(key.toString('latin1'), h, i);
   }
 
+  /** The id of the key whose name is `key`'s bytes, as the table holds it (made only where it is new). */
+  idOfBytes(key: Buffer): string {
+    return this.names[this.numberOfBytes(key)];
+  }
+
   /** The number of `id`, or undefined where no read holds it. */
   find(id: string): number | undefined {
-    const h = hashOfId(id, this.seed);
+    const b = this.buckets[this.bucketOf(id, hashOfId(id, this.seed))];
+    return b === 0 ? undefined : b - 1;
+  }
+
+  /** The bucket holding `id` (hash `h`), or the empty one where it would go. */
+  private bucketOf(id: string, h: number): number {
     const mask = this.buckets.length - 1;
     let i = h & mask;
     for (let b = this.buckets[i]; b !== 0; b = this.buckets[(i = (i + 1) & mask)]) {
-      if (this.hashes[b - 1] === h && this.names[b - 1] === id) return b - 1;
+      if (this.hashes[b - 1] === h && this.names[b - 1] === id) break;
     }
-    return undefined;
+    return i;
   }
 
   nameOf(k: number): string {

@@ -8,7 +8,7 @@ import { downStatus } from '../connection/nodes';
 import { knownCapabilities, scriptsRefused } from '../connection/capabilities';
 import { scanTtlPagePlain } from './plainRead';
 import { INTERNAL_PREFIX, parseInternalKey } from '../bookkeeping/internalKeys';
-import { keyIdOf, type InspectContext, type NodeScan } from './context';
+import type { InspectContext, NodeScan } from './context';
 import { isIdOf, type KeyTable } from './keyTable';
 import { readBatch, stampError } from './inspect';
 import { CHAIN_PAGES, CHUNK_KEYS, pageChanges, scanTtlPage, type PageChanges } from './readScripts';
@@ -128,7 +128,7 @@ function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (
     for (let k = 0; k < chunk.keys.length; k++) {
       // Without a last listing the tick cannot tell what vanished by what moved (refreshNode).
       const was = memo?.ids[from + k];
-      const id = was !== undefined && isIdOf(was, chunk.keys[k]) ? was : keyIdOf(keyIds, chunk.keys[k]);
+      const id = was !== undefined && isIdOf(was, chunk.keys[k]) ? was : keyIds.idOfBytes(chunk.keys[k]);
       const e = chunk.expiresAt[k];
       if (memo && was !== id) {
         if (was !== undefined) moves.dropped.push(was);
@@ -279,7 +279,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
         const pageErr = stampError(at, sent);
         const ids: string[] = new Array(page.keys.length);
         for (let k = 0; k < page.keys.length; k++) {
-          const id = keyIdOf(known.reads.table, page.keys[k]);
+          const id = known.reads.table.idOfBytes(page.keys[k]);
           ids[k] = id;
           if (mayHaveChanged(known, id, page.pttls[k], at, pageErr)) {
             toRead.push(page.keys[k]);
