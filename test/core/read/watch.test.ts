@@ -146,8 +146,12 @@ describe('watch on real nodes', function () {
     try {
       await waitFor(() => first, 5000, 'first snapshot');
       assert.deepEqual(first!.locks[0].flags, []);
+      const handed = JSON.stringify(first);
       const c = await waitFor(() => changes.find((x) => x.changed.some((l) => l.flags.includes('expiring'))), 5000, 'expiring');
       assert.ok(c.changed[0].validityMs! < 2000);
+      // The change is counted on copies of what the first snapshot handed out (no node was
+      // read anew), never on those copies themselves.
+      assert.equal(JSON.stringify(first), handed);
     } finally {
       await w.stop();
     }
