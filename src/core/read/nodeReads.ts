@@ -80,6 +80,11 @@ export class NodeReads implements Numbered {
     return k !== undefined && this.obs[k] !== undefined ? k : -1;
   }
 
+  /** `k` (a number of the table) if this node holds that key, else -1. */
+  heldAt(k: number): number {
+    return k >= 0 && this.obs[k] !== undefined ? k : -1;
+  }
+
   has(id: string): boolean {
     return this.numberOf(id) >= 0;
   }
