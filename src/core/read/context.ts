@@ -38,7 +38,7 @@ export interface InspectContext {
    * The tokens this read decoded, where a watch keeps them: each lock's copies then share
    * one string (readScripts.ts TokenTable). A one-off read keeps none: looking every copy's
    * token up cost a 5-node snapshot a fifth of its CPU, to save memory it frees at once.
-   * Nor does a watch's first tick, whose countdown shares them (watch.ts keptCounted).
+   * Nor does a watch's first tick, whose countdown shares them (watch.ts countFirstReads).
    */
   tokens?: Map<string, string>;
   /**

@@ -11,7 +11,7 @@ import { quorumOf } from '../vocabulary/classify';
 import { quorumTokenOf } from '../vocabulary/actions';
 import { nodeFacts } from './facts';
 import { clockNow } from '../connection/deadline';
-import { copiesOf, readable, withKeyTable, type Copies, type InspectContext, type NodeScan, type Stamp } from './context';
+import { copiesOf, readable, sharedTable, withKeyTable, type Copies, type InspectContext, type NodeScan, type Stamp } from './context';
 import { ObservedHistory, type KeptState } from './observedHistory';
 import { KeyTable } from './keyTable';
 import { judgeHolders, RenewalPulse } from './livenessRead';
@@ -237,7 +237,7 @@ export class Watcher {
         // A node seen for the first time, or back from an outage, is read in full.
         if (!known || !readable(known.scan.status) || node.clusterMember) {
           everything = true;
-          // The first tick's copies share their tokens as it counts them down (keptCounted):
+          // The first tick's copies share their tokens as it counts them down (countFirstReads):
           // no table lookup per copy while the pages are decoded.
           const scan = await scanNode(this.started ? ctx : { ...ctx, tokens: undefined }, node, this.scanPatterns, this.scanPatterns.map(() => '0'), maxKeys, deadline);
           return { scan, pages: new Map(), digests: known?.digests ?? true, loaded: this.pages, listedBefore: scan.reads.size };
@@ -264,6 +264,7 @@ export class Watcher {
       if (!ctx.ownerOnly) await fillGaps(ctx, scans, union);
       for (const s of scans) s.reads.forEach((_, id) => void (union.has(id) || s.reads.delete(id)));
       nowMs = clockNow();
+      if (!this.started) countFirstReads(scans, nowMs);
       // A read that failed is no removal: a lock whose copies were on nodes that did not
       // answer stays as it was last seen until those nodes are read again.
       const unread = new Set(scans.filter((s) => !readable(s.status)).map((s) => s.status.node));
@@ -338,7 +339,7 @@ export class Watcher {
       // handed out, counted down to the tick's instant: a consumer that keeps it (the
       // extension's model) shares it with the watch until the lock changes again, instead
       // of holding a copy of its own (100k locks x 5 nodes: 66 MB at the first snapshot).
-      const e = first || isNew || isChanged ? keptCounted(read, copies, nowMs, restamped, first) : read;
+      const e = first || isNew || isChanged ? keptCounted(read, copies, nowMs, restamped) : read;
       // The read entry, and its copies, are garbage from here: the tick holds none of them.
       locks[li] = e;
       const recheckAt = e.validityMs !== null && e.validityMs >= threshold ? nowMs + (e.validityMs - threshold) : Infinity;
@@ -541,15 +542,14 @@ export class Watcher {
  * `restamped`): the expiries the nodes' reads give stay what they were, and a later
  * countdown starts from the new stamp.
  * A node that holds another copy than the entry's is left as it was, and so is that copy.
- * One walk, no copy of a lock that needs none: this runs for every lock of a first tick,
- * and for each lock a later tick hands out.
- * `own`: the copies are this tick's own and are counted down where they are (see below).
+ * One walk, no copy of a lock that needs none: this runs for every lock of a first tick
+ * (whose copies were counted before classification, countFirstReads, so it copies only
+ * what a stage read again) and for each lock a later tick hands out.
  */
-function keptCounted(e: LockEntry, copies: Copies, nowMs: number, restamped: Map<Stamp, Stamp>, own: boolean): LockEntry {
+function keptCounted(e: LockEntry, copies: Copies, nowMs: number, restamped: Map<Stamp, Stamp>): LockEntry {
   let nodes: Observation[] | undefined;
   // The first counted copy: the copies after it with the same token share its token's
-  // string and its holder (a first tick decodes every copy's own: a lookup in a table of
-  // every token per copy cost it half a second at 100k locks x 5 nodes).
+  // string and its holder.
   let like: Observation | undefined;
   for (let i = 0; i < e.nodes.length; i++) {
     const o = e.nodes[i];
@@ -564,25 +564,49 @@ function keptCounted(e: LockEntry, copies: Copies, nowMs: number, restamped: Map
     if (pttlMs === o.pttlMs) continue;
     let stamp = restamped.get(was);
     if (stamp === undefined) restamped.set(was, (stamp = { at: nowMs, err: was.err }));
-    if (own) {
-      // A first tick's copies were decoded by it, and only its node reads and its read
-      // entries hold them: nothing was handed out yet, so nobody can see them change.
-      // Counting them down where they are spares a second observation per copy and a
-      // second entry per lock (100k locks x 5 nodes: about 60 MB of garbage, and the
-      // first snapshot's largest collections).
-      o.pttlMs = pttlMs;
-      if (same) {
-        o.token = like.token;
-        if (o.holder !== undefined) o.holder = like.holder;
-      }
-      reads!.setAt(k, o, stamp);
-      continue;
-    }
     nodes ??= e.nodes.slice();
     nodes[i] = !same ? { ...o, pttlMs } : o.holder === undefined ? { ...o, pttlMs, token: like.token } : { ...o, pttlMs, token: like.token, holder: like.holder };
     reads!.setAt(k, nodes[i], stamp);
   }
   return nodes === undefined ? e : withNodes(e, nodes);
+}
+
+/**
+ * A first tick's copies counted down to its instant where they are, before any entry is
+ * built from them: the tick decoded them, nothing but its node reads holds them, and
+ * classifying them as counted gives the entries the first snapshot hands out with no
+ * second observation per copy or second entry per lock (keptCounted then finds nothing to
+ * count; 100k locks x 5 nodes: about 60 MB of garbage, the first tick's largest
+ * collections). A key's copies with one token also come to share its string and holder:
+ * each node's were decoded apart (looking every token up in a table cost the first tick
+ * half a second).
+ */
+function countFirstReads(scans: readonly NodeScan[], nowMs: number): void {
+  const restamped = new Map<Stamp, Stamp>();
+  for (const { reads } of scans) {
+    reads.forEach((o, _id, k) => {
+      if (o.state !== 'present' || o.pttlMs === null || o.pttlMs < 0) return;
+      const was = reads.stampAt(k);
+      let stamp = restamped.get(was);
+      if (stamp === undefined) restamped.set(was, (stamp = { at: nowMs, err: was.err }));
+      o.pttlMs = pttlAt(was, o.pttlMs, nowMs);
+      reads.setAt(k, o, stamp);
+    });
+  }
+  const table = sharedTable(scans);
+  if (table === undefined) return;
+  for (let k = 0; k < table.size; k++) {
+    let like: Observation | undefined;
+    for (const { reads } of scans) {
+      const o = reads.obsAt(k);
+      if (o === undefined || o.state !== 'present' || o.token === null) continue;
+      if (like === undefined) like = o;
+      else if (o.token === like.token && o.format === like.format && (o.holder === undefined) === (like.holder === undefined)) {
+        o.token = like.token;
+        if (o.holder !== undefined) o.holder = like.holder;
+      }
+    }
+  }
 }
 
 /**
