@@ -111,12 +111,22 @@ export function copiesOf(scans: readonly NodeScan[], id: string, ownerOnly: bool
   into.reads.length = n;
   into.ks.length = n;
   const table = ownerOnly ? undefined : sharedTable(scans);
-  const k = table?.find(id);
+  const shared = table === undefined ? undefined : (table.find(id) ?? -1);
   for (let i = 0; i < n; i++) {
     const reads = table !== undefined ? scans[i]?.reads : readsOf(scans, i, id, ownerOnly);
     into.reads[i] = reads;
-    into.ks[i] = reads === undefined ? -1 : table === undefined ? reads.numberOf(id) : k === undefined || reads.obsAt(k) === undefined ? -1 : k;
+    into.ks[i] = reads === undefined ? -1 : reads.numberOf(id, shared);
   }
+}
+
+/**
+ * Each of `ids`' number in the key table `scans` share (-1 where none), for
+ * NodeReads.numberOf: one lookup per key instead of one per key and node. Undefined where
+ * each scan numbers its own (a cluster).
+ */
+export function sharedNumbers(scans: readonly NodeScan[], ids: readonly string[]): number[] | undefined {
+  const table = sharedTable(scans);
+  return table === undefined ? undefined : ids.map((id) => table.find(id) ?? -1);
 }
 
 /** The key table every scan of `scans` numbers its reads by, if they share one (KeyTable.find, NodeReads.obsAt). */

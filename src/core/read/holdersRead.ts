@@ -3,7 +3,7 @@
 // which locks sit on a wait-for cycle. Reads only.
 import { findCycles, WaitNode } from '../vocabulary/deadlocks';
 import { holderOf, processOfCopies } from '../vocabulary/holderToken';
-import { factsOf, readable, sharedTable, type InspectContext, type NodeScan } from './context';
+import { factsOf, readable, sharedNumbers, type InspectContext, type NodeScan } from './context';
 import { withDeadline } from '../connection/deadline';
 import type { RedisNode } from '../connection/nodes';
 import type { Holder, LockEntry, Observation, Owner, Waiter } from '../vocabulary/types';
@@ -92,16 +92,14 @@ export async function readWaiters(ctx: InspectContext, scans: NodeScan[], entrie
   // Named only for the keys some node is asked about.
   const keys: Array<string | null | undefined> = new Array(entries.length);
   const perNode: Array<Array<WaitingRead | undefined>> = ctx.nodes.map(() => new Array(entries.length));
-  // Nodes that share a key table number each lock once: one lookup per lock, not per copy.
-  const table = sharedTable(scans);
-  const numbers = table === undefined ? undefined : ids.map((id) => table.find(id) ?? -1);
+  const numbers = sharedNumbers(scans, ids);
   await Promise.all(
     ctx.nodes.map(async (node, n) => {
       const scan = scans[n];
       if (!scan || !readable(scan.status)) return;
       const wanted: number[] = [];
       for (let i = 0; i < entries.length; i++) {
-        const k = numbers === undefined ? scan.reads.numberOf(ids[i]) : scan.reads.heldAt(numbers[i]);
+        const k = scan.reads.numberOf(ids[i], numbers?.[i]);
         // On a cluster each key (and its waiter set, same slot) lives on one master only.
         if (ctx.ownerOnly && k < 0) continue;
         // The key's SCAN page already found no waiter set beside it (taken once: a later

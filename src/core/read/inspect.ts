@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { clockNow, withDeadline } from '../connection/deadline';
 import { classifyCopies, skipReason } from '../vocabulary/classify';
 import { newEntry } from './entryCopy';
-import { factsOf, nodeReads, readable, sharedTable, UNKNOWN_FACTS, type Classified, type InspectContext, type KeyResult, type NodeScan, type Stamp } from './context';
+import { factsOf, nodeReads, readable, sharedNumbers, sharedTable, UNKNOWN_FACTS, type Classified, type InspectContext, type KeyResult, type NodeScan, type Stamp } from './context';
 export type { InspectContext, NodeScan } from './context';
 import type { NodeReads } from './nodeReads';
 import type { KeyTable } from './keyTable';
@@ -246,21 +246,12 @@ export async function readOnEachNode(ctx: InspectContext, scans: NodeScan[], key
 
 /** Nodes that did not come across a key read it directly, so "absent" means absent. */
 export function fillGaps(ctx: InspectContext, scans: NodeScan[], union: Set<string>): Promise<void> {
-  const table = sharedTable(scans);
-  if (table === undefined) {
-    return readOnEachNode(ctx, scans, (scan) => {
-      const missing: Buffer[] = [];
-      // forEach, not for..of: no iterator result per key and node (16 MB at 100k keys x 5).
-      union.forEach((id) => void (scan.reads.has(id) || missing.push(Buffer.from(id, 'latin1'))));
-      return missing;
-    });
-  }
-  // Nodes that share a key table: each key is looked up once, not once per node.
+  // An index over an array, not for..of over the set: no iterator result per key and node.
   const ids = Array.from(union);
-  const numbers = ids.map((id) => table.find(id) ?? -1);
+  const numbers = sharedNumbers(scans, ids);
   return readOnEachNode(ctx, scans, (scan) => {
     const missing: Buffer[] = [];
-    for (let i = 0; i < ids.length; i++) if (scan.reads.heldAt(numbers[i]) < 0) missing.push(Buffer.from(ids[i], 'latin1'));
+    for (let i = 0; i < ids.length; i++) if (scan.reads.numberOf(ids[i], numbers?.[i]) < 0) missing.push(Buffer.from(ids[i], 'latin1'));
     return missing;
   });
 }
@@ -308,7 +299,7 @@ function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: 
     const n = scans.length;
     observations = new Array(n);
     const table = scratch.table;
-    const shared = table?.find(id) ?? -1;
+    const shared = table === undefined ? undefined : (table.find(id) ?? -1);
     for (let i = 0; i < n; i++) {
       if (unreachable[i]) {
         observations[i] = unreachable[i]!;
@@ -316,7 +307,7 @@ function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: 
         continue;
       }
       const reads = scans[i].reads;
-      const k = table === undefined ? reads.numberOf(id) : shared;
+      const k = reads.numberOf(id, shared);
       const o = k < 0 ? undefined : reads.obsAt(k);
       observations[i] = o ?? scans[i].absent;
       readAtMs[i] = o === undefined ? nowMs : reads.stampAt(k).at;

@@ -74,14 +74,12 @@ export class NodeReads implements Numbered {
     return this.count;
   }
 
-  /** The number of `id` if this node holds it, else -1. */
-  numberOf(id: string): number {
-    const k = this.table.find(id);
-    return k !== undefined && this.obs[k] !== undefined ? k : -1;
-  }
-
-  /** `k` (a number of the table) if this node holds that key, else -1. */
-  heldAt(k: number): number {
+  /**
+   * The number of `id` if this node holds it, else -1. `shared`: its number in the table
+   * the scans share, looked up once for all nodes (sharedNumbers; -1 where none).
+   */
+  numberOf(id: string, shared?: number): number {
+    const k = shared ?? this.table.find(id) ?? -1;
     return k >= 0 && this.obs[k] !== undefined ? k : -1;
   }
 

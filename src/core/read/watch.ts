@@ -557,7 +557,7 @@ function keptCounted(e: LockEntry, copies: Copies, nowMs: number, restamped: Map
     const k = copies.ks[i];
     const reads = copies.reads[i];
     if (k < 0 || reads!.obsAt(k) !== o) continue;
-    const same = like !== undefined && o.token === like.token && o.format === like.format && (o.holder === undefined) === (like.holder === undefined);
+    const same = like !== undefined && sameToken(o, like);
     like ??= o;
     const was = reads!.stampAt(k);
     const pttlMs = pttlAt(was, o.pttlMs, nowMs);
@@ -569,6 +569,11 @@ function keptCounted(e: LockEntry, copies: Copies, nowMs: number, restamped: Map
     reads!.setAt(k, nodes[i], stamp);
   }
   return nodes === undefined ? e : withNodes(e, nodes);
+}
+
+/** Two copies of one lock whose token (string and holder) one can share with the other. */
+function sameToken(o: Observation, like: Observation): boolean {
+  return o.token === like.token && o.format === like.format && (o.holder === undefined) === (like.holder === undefined);
 }
 
 /**
@@ -601,7 +606,7 @@ function countFirstReads(scans: readonly NodeScan[], nowMs: number): void {
       const o = reads.obsAt(k);
       if (o === undefined || o.state !== 'present' || o.token === null) continue;
       if (like === undefined) like = o;
-      else if (o.token === like.token && o.format === like.format && (o.holder === undefined) === (like.holder === undefined)) {
+      else if (sameToken(o, like)) {
         o.token = like.token;
         if (o.holder !== undefined) o.holder = like.holder;
       }

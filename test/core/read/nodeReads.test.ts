@@ -20,10 +20,10 @@ describe('nodeReads', function () {
     assert.equal(b.obsOf('k1999')?.token, 'other');
     assert.equal(b.obsOf('k5'), undefined);
     assert.equal(b.numberOf('k5'), -1, 'numbered in the table, not held here');
-    assert.equal(b.heldAt(t.find('k5')!), -1);
-    assert.equal(b.heldAt(k), k);
-    assert.equal(b.heldAt(-1), -1, 'a key no table numbered');
-    assert.equal(b.heldAt(1_000_000), -1, 'a number past every read');
+    assert.equal(b.numberOf('k5', t.find('k5')!), -1, 'by the shared number: numbered, not held here');
+    assert.equal(b.numberOf('k1999', k), k);
+    assert.equal(b.numberOf('nowhere', -1), -1, 'a key no table numbered');
+    assert.equal(b.numberOf('nowhere', 1_000_000), -1, 'a number past every read');
     assert.equal(b.stampOf('k5'), undefined);
     assert.equal(a.obsOf('only-b'), undefined);
     assert.equal(a.obsAt(t.find('k7')!)?.token, 't7');
