@@ -42,8 +42,8 @@ EntryFields.prototype = Object.prototype;
 const Entry = EntryFields as unknown as new (...args: Parameters<typeof EntryFields>) => LockEntry;
 
 /** A classified key's entry: no waiters read yet, `holders` derived from its copies. */
-export function newEntry(key: string, c: Omit<Classification, 'holders' | 'quorumToken'>, fence: number | null, fenceRisk: boolean, nodes: Observation[], holder: Holder | null, owners: Owner[] | undefined): LockEntry {
-  return new Entry(key, c.verdict, c.flags, c.validityMs, c.quorum, fence, fenceRisk, nodes, holder, NO_WAITERS, undefined, owners, undefined);
+export function newEntry(key: string, c: Omit<Classification, 'holders' | 'quorumToken'>, fence: number | null, fenceRisk: boolean, nodes: Observation[], holder: Holder | null, owners: Owner[] | undefined, liveness?: Liveness): LockEntry {
+  return new Entry(key, c.verdict, c.flags, c.validityMs, c.quorum, fence, fenceRisk, nodes, holder, NO_WAITERS, undefined, owners, liveness);
 }
 
 /** `e` with some of its fields replaced, its `holders` derived from its (new) copies. */

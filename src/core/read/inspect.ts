@@ -8,7 +8,7 @@ import { pageCounter } from './fenceRead';
 import { bookkeepingOf } from '../vocabulary/foreignKeys';
 import { performance } from 'node:perf_hooks';
 import { clockNow, withDeadline } from '../connection/deadline';
-import { classifyCopies, skipReason } from '../vocabulary/classify';
+import { classifyCopies, NO_FLAGS, skipReason, type ClassifyInput, type CopiesVerdict } from '../vocabulary/classify';
 import { newEntry } from './entryCopy';
 import { factsOf, nodeReads, readable, sharedNumbers, sharedTable, UNKNOWN_FACTS, type Classified, type InspectContext, type KeyResult, type NodeScan, type Stamp } from './context';
 export type { InspectContext, NodeScan } from './context';
@@ -23,7 +23,7 @@ import { absentOn, decodeScanPage, ReadBatch, readInternalOf, readObservations, 
 import { InternalWalk } from './internalWalk';
 import { displayKey } from '../vocabulary/tokens';
 import { exactKeysOn, unreadMasters } from '../connection/clusterTopology';
-import type { LockEntry, Observation, SkippedKey } from '../vocabulary/types';
+import type { Liveness, LockEntry, Observation, SkippedKey } from '../vocabulary/types';
 
 export { DEFAULT_PATTERNS };
 const SCAN_COUNT = 1000;
@@ -275,14 +275,24 @@ interface ClassifyScratch {
   fencesKnown: boolean;
   /** Set by classifyKey: whether the page of every copy found no waiter set beside it. */
   noWaiters: boolean;
+  /** classifyCopies() only reads its input during the call, and classifyKey its answer at once: one object each serves every key. */
+  input: ClassifyInput;
+  verdict: CopiesVerdict;
+  /** The liveness stage's judgement of a held lock whose token names no holder, where known before it runs (pipeline.ts). */
+  atBuild: BuiltLiveness | undefined;
 }
 
-function scratchOf(scans: NodeScan[]): ClassifyScratch {
-  return { unreachable: scans.map((scan) => (readable(scan.status) ? null : unreachableOn(scan))), table: sharedTable(scans), readAtMs: new Array(scans.length), fencesKnown: false, noWaiters: false };
+/** See ClassifyScratch.atBuild: `key` is the lock's display name, `token` its quorum token. */
+export type BuiltLiveness = (key: string, token: string, noTtl: boolean) => Liveness | undefined;
+
+function scratchOf(scans: NodeScan[], nowMs: number, driftFactor: number, expiringThresholdMs: number, atBuild: BuiltLiveness | undefined): ClassifyScratch {
+  const readAtMs = new Array<number>(scans.length);
+  const input: ClassifyInput = { observations: [], readAtMs, nowMs, driftFactor, expiringThresholdMs };
+  return { unreachable: scans.map((scan) => (readable(scan.status) ? null : unreachableOn(scan))), table: sharedTable(scans), readAtMs, fencesKnown: false, noWaiters: false, input, verdict: { verdict: 'held', flags: NO_FLAGS, validityMs: null, quorum: 0, quorumToken: null }, atBuild };
 }
 
 /** Classifies one key (not an internal one) from what each node holds. */
-function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: number, expiringThresholdMs: number, scratch: ClassifyScratch): KeyResult {
+function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: number, scratch: ClassifyScratch): KeyResult {
   const { unreachable, readAtMs } = scratch;
   const key = keyOf(id);
   let observations: Observation[];
@@ -327,21 +337,25 @@ function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: 
       } else if (f === fence) holding++;
     }
   }
-  const c = classifyCopies({ observations, readAtMs, nowMs, driftFactor: ctx.driftFactor, expiringThresholdMs });
+  scratch.input.observations = observations;
+  const c = classifyCopies(scratch.input, scratch.verdict);
   scratch.fencesKnown = fencesKnown;
   scratch.noWaiters = noWaiters;
   if (!c) return { key, reason: skipReason(observations) };
   if (!fencesKnown) fence = null;
   const { holder, owners } = holderFields(observations, c.quorumToken);
+  // The liveness stage still judges every held lock; it replaces this one only if it judges otherwise.
+  const liveness = scratch.atBuild && c.verdict === 'held' && holder === null ? scratch.atBuild(key, c.quorumToken!, c.flags.includes('no-ttl')) : undefined;
   // Built whole, never changed after (entries are values): later stages replace it.
-  return newEntry(key, c, fence, fence !== null && holding < c.quorum, observations, holder, owners);
+  return newEntry(key, c, fence, fence !== null && holding < c.quorum, observations, holder, owners, liveness);
 }
 
 /**
  * Classifies every key of `ids` from what each node holds; keys in byte order.
  * `lockIds[i]` is the latin1 identity of `locks[i]`, `skippedIds[i]` that of `skipped[i]`.
+ * `atBuild`: see ClassifyScratch.
  */
-export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number): Classified {
+export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number, atBuild?: BuiltLiveness): Classified {
   const locks: LockEntry[] = [];
   /** Other libraries' bookkeeping keys: attached to their locks afterwards (bookkeepingRead.ts). */
   const bookkeeping: string[] = [];
@@ -355,7 +369,7 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
    * locks whose every copy's page found no waiter set beside it.
    */
   const waitersToRead: number[] = [];
-  const scratch = scratchOf(scans);
+  const scratch = scratchOf(scans, nowMs, ctx.driftFactor, expiringThresholdMs, atBuild);
   // latin1 strings compare code unit by code unit: the same order as the bytes.
   const sorted = Array.from(ids).sort();
   // An index, not for..of: no iterator result per key while the loop is not yet optimized.
@@ -367,7 +381,7 @@ export function classifyKeys(ctx: InspectContext, scans: NodeScan[], ids: Iterab
     }
     // Fence counters, waiter sets and event logs are the core's own bookkeeping, never locks.
     if (isInternalKey(id)) continue;
-    const result = classifyKey(ctx, scans, id, nowMs, expiringThresholdMs, scratch);
+    const result = classifyKey(ctx, scans, id, nowMs, scratch);
     // Every node's page found no waiter set beside the key (each node's walk of its
     // internal keys was complete): readWaiters need not look it up on any node. The
     // facts stay for a caller that reads every lock's waiters (a watch: readWaiters

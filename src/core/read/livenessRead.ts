@@ -84,6 +84,16 @@ export class RenewalPulse {
     }
   }
 
+  /**
+   * The judgement this read will give `key`, held by `token` under no named holder, where
+   * it is known before the read is noted: a pulse that starts now (none kept, or another
+   * token) says "never seen renewing" after no time watched, whatever the tick.
+   */
+  judgedAtBuild(key: string, token: string, noTtl: boolean): Liveness | undefined {
+    const p = this.pulses.get(key);
+    return p === undefined || p.token !== token ? noHolderLiveness(FRESH_PULSE, noTtl) : undefined;
+  }
+
   /** Pulses kept: at most the bound given at construction. */
   get size(): number {
     return this.pulses.size;
@@ -113,6 +123,37 @@ export class RenewalPulse {
 /** A single read sees no pulse, and says so. */
 const ONE_READ: RenewalSignal = { state: 'one-read', lastMs: null, everyMs: null };
 
+function deepFreeze<T>(o: T): T {
+  if (o !== null && typeof o === 'object' && !Object.isFrozen(o)) {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}
+
+/** A held lock's judgement where its token names no holder, by renewal signal and then TTL. */
+const noHolderJudgements = new Map<RenewalSignal, [Liveness | undefined, Liveness | undefined]>();
+
+/**
+ * The judgement of a held lock whose token names no holder, with the renewal signal `r`
+ * that holds for every such lock (one read; a pulse just started). One frozen value per
+ * signal and TTL for every such lock and read, so that classification can give it to the
+ * entry it builds (inspect.ts) and the liveness stage finds it there: a snapshot of 100k
+ * foreign locks copied each entry only to add it.
+ */
+function noHolderLiveness(r: RenewalSignal, noTtl: boolean): Liveness {
+  let pair = noHolderJudgements.get(r);
+  if (pair === undefined) noHolderJudgements.set(r, (pair = [undefined, undefined]));
+  // The validity only words a stopped holder's suggestion: such a signal never says stopped.
+  return (pair[noTtl ? 1 : 0] ??= deepFreeze(judgeLiveness({ connection: connectionSignal([], null, false), process: null, renewal: r, heldMs: null, validityMs: null, noTtl })));
+}
+
+/** A single read of a held lock whose token names no holder (see noHolderLiveness). */
+export const oneReadLiveness = (noTtl: boolean): Liveness => noHolderLiveness(ONE_READ, noTtl);
+
+/** A pulse started by this read: no renewal seen yet, watched for no time. */
+const FRESH_PULSE: RenewalSignal = renewalOf([], 0, 0);
+
 /** What the nodes' CLIENT LISTs say of the holder `id`; `ours`: our core names every connection. */
 export function connectionSignal(clients: readonly NodeClients[], id: string | null, ours: boolean): ConnectionSignal {
   if (id === null) return { state: 'unknown', reason: 'its token names no client to look for' };
@@ -141,31 +182,19 @@ export function connectionSignal(clients: readonly NodeClients[], id: string | n
  * word) stands as it was.
  */
 export async function judgeHolders(ctx: InspectContext, scans: readonly NodeScan[], entries: readonly LockEntry[], nowMs: number, pulse?: RenewalPulse, same: (a: Liveness, b: Liveness) => boolean = sameLiveness): Promise<LockEntry[]> {
-  const out = entries.slice();
-  // Two arrays, not a pair per lock: a snapshot of 100k held locks made 100k pairs here.
-  const heldAt: number[] = [];
-  const heldBy: string[] = [];
+  // Copied at its first replacement: a snapshot's classification already judged most of its locks (oneReadLiveness).
+  let out: LockEntry[] | undefined;
+  const replace = (i: number, e: LockEntry): void => void ((out ??= entries.slice())[i] = e);
+  // Two walks, no list of the held: only whether a holder is named decides what to read first.
   let named = false;
-  for (let i = 0; i < entries.length; i++) {
-    const e = entries[i];
-    const token = e.verdict === 'held' ? quorumTokenOf(e) : null;
-    if (token !== null) {
-      heldAt.push(i);
-      heldBy.push(token);
-      if (e.holder != null) named = true;
-    } else if (e.liveness !== undefined) {
-      const { liveness: _liveness, ...rest } = e;
-      out[i] = rest;
-    }
-  }
-  if (heldAt.length === 0) return out;
+  for (let i = 0; i < entries.length && !named; i++) named = entries[i].verdict === 'held' && entries[i].holder != null && quorumTokenOf(entries[i]) !== null;
   // CLIENT LIST can only name a holder a token identifies: without one, no node is asked.
   const clients = named ? await readClients(ctx, scans) : [];
   // One look at /proc per pid and run, however many locks its process holds.
   const processes = new Map<string, ProcessSignal | null>();
-  // Locks with the same signals get the same verdict, worded once: a snapshot of 20,000
-  // foreign locks without a holder identity judges one of them (the validity only words a
-  // stopped holder's suggestion, so it is judged apart there).
+  // Locks with the same signals get the same verdict, worded once: a watch of 20,000
+  // foreign locks without a holder identity judges one of them per renewal state (the
+  // validity only words a stopped holder's suggestion, so it is judged apart there).
   const judged = new Map<string, Liveness>();
   const noHolder = connectionSignal(clients, null, false);
   // One look through the CLIENT LISTs per holder, however many locks it holds: a watch
@@ -178,10 +207,16 @@ export async function judgeHolders(ctx: InspectContext, scans: readonly NodeScan
     if (signal === undefined) signals.set(k, (signal = connectionSignal(clients, id, ours)));
     return signal;
   };
-  for (let j = 0; j < heldAt.length; j++) {
-    const i = heldAt[j];
-    const token = heldBy[j];
+  for (let i = 0; i < entries.length; i++) {
     const e = entries[i];
+    const token = e.verdict === 'held' ? quorumTokenOf(e) : null;
+    if (token === null) {
+      if (e.liveness !== undefined) {
+        const { liveness: _liveness, ...rest } = e;
+        replace(i, rest);
+      }
+      continue;
+    }
     const h = e.holder ?? null;
     // A token that decodes to no holder names no client or process either (holderOf tries
     // our identity first): such locks share one judgement per renewal state.
@@ -192,21 +227,22 @@ export async function judgeHolders(ctx: InspectContext, scans: readonly NodeScan
     const r = pulse ? pulse.signal(e.key, token, nowMs) : ONE_READ;
     const heldMs = h?.since != null ? Math.max(0, nowMs - h.since) : null;
     const noTtl = e.flags.includes('no-ttl');
-    // A single read of a lock without a holder: its signals are the same but for noTtl.
-    const key = h === null && r === ONE_READ
-      ? (noTtl ? 'one-read|no-ttl' : 'one-read')
-      : h === null
+    // A single read of a lock without a holder: the value classification may have given it already.
+    let l = h === null && r === ONE_READ ? oneReadLiveness(noTtl) : undefined;
+    if (l === undefined) {
+      const key = h === null
         ? `|${r.state}|${r.lastMs}|${r.everyMs}|${r.watchedMs ?? ''}|${noTtl}`
         : `${c.state}|${'reason' in c ? c.reason : ''}|${'connectedOn' in c ? c.connectedOn : ''}|${'asked' in c ? c.asked : ''}|${'idleMs' in c ? c.idleMs : ''}|${at}|${r.state}|${r.lastMs}|${r.everyMs}|${r.watchedMs ?? ''}|${heldMs}|${noTtl}`;
-    let l = judged.get(key);
-    if (l === undefined || l.verdict === 'stopped-renewing') {
-      const input: LivenessInput = { connection: c, process: h === null ? null : processes.get(at)!, renewal: r, heldMs, validityMs: e.validityMs, noTtl };
-      l = judgeLiveness(input);
-      judged.set(key, l);
+      l = judged.get(key);
+      if (l === undefined || l.verdict === 'stopped-renewing') {
+        const input: LivenessInput = { connection: c, process: h === null ? null : processes.get(at)!, renewal: r, heldMs, validityMs: e.validityMs, noTtl };
+        l = judgeLiveness(input);
+        judged.set(key, l);
+      }
     }
-    if (e.liveness === undefined || !same(e.liveness, l)) out[i] = withLiveness(e, l);
+    if (e.liveness === undefined || !same(e.liveness, l)) replace(i, withLiveness(e, l));
   }
-  return out;
+  return out ?? entries.slice();
 }
 
 /** Two judgements that say the same (a watch judges its locks again each tick). */

@@ -7,11 +7,11 @@
 import { bookkeepingOf, redissonBookkeepingOf } from '../vocabulary/foreignKeys';
 import { INTERNAL_PREFIX, parseInternalKey } from '../bookkeeping/internalKeys';
 import type { InspectContext, NodeScan } from './context';
-import { classifyKeys, keyOf, readOnEachNode } from './inspect';
+import { classifyKeys, keyOf, readOnEachNode, type BuiltLiveness } from './inspect';
 import { confirmSplits, type Classified } from './confirmSplit';
 import { readFences } from './fenceRead';
 import { readBookkeeping } from './bookkeepingRead';
-import { judgeHolders } from './livenessRead';
+import { judgeHolders, oneReadLiveness } from './livenessRead';
 
 /** What the stages give: the classification, and the ids a split re-read found gone. */
 export interface Enriched extends Classified {
@@ -24,8 +24,16 @@ export interface Enriched extends Classified {
  */
 export type WaiterStage = (c: Classified) => Promise<Classified>;
 
-/** How a caller judges liveness: the snapshot on one read, the watcher with its renewal pulse over every lock it knows. */
-export type LivenessStage = (c: Classified) => Promise<Classified>;
+/**
+ * How a caller judges liveness: the snapshot on one read, the watcher with its renewal
+ * pulse over every lock it knows. `atBuild`: the judgement the stage will give a held lock
+ * whose token names no holder, where it is known before the stage runs; classification
+ * gives it to the entry it builds, and the stage replaces it only if it judges otherwise.
+ */
+export interface LivenessStage {
+  judge(c: Classified): Promise<Classified>;
+  atBuild?: BuiltLiveness;
+}
 
 /**
  * Whether some node holds `id` as a Redisson lock's hash: its bookkeeping may lie outside
@@ -115,12 +123,13 @@ export async function readRelated(ctx: InspectContext, scans: NodeScan[], ids: S
  * changed; a stage that learns more about a lock replaces its entry.
  */
 export async function classifyAndEnrich(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number, waiters: WaiterStage, liveness?: LivenessStage): Promise<Enriched> {
-  const classified = classifyKeys(ctx, scans, ids, nowMs, expiringThresholdMs);
+  const atBuild: BuiltLiveness | undefined = liveness ? liveness.atBuild : (_key, _token, noTtl) => oneReadLiveness(noTtl);
+  const classified = classifyKeys(ctx, scans, ids, nowMs, expiringThresholdMs, atBuild);
   // A split is told only once a re-read of every node confirms it (confirmSplit.ts).
   const { classified: confirmed, gone } = await confirmSplits(ctx, scans, classified, expiringThresholdMs);
   const fenced: Classified = { ...confirmed, locks: await readFences(ctx, scans, confirmed.locks, confirmed.lockIds, confirmed.fencesToRead) };
   const waited = await waiters(fenced);
   const kept = await readBookkeeping(ctx, scans, waited, keyOf);
-  const judged = liveness ? await liveness(kept) : { ...kept, locks: await judgeHolders(ctx, scans, kept.locks, nowMs) };
+  const judged = liveness ? await liveness.judge(kept) : { ...kept, locks: await judgeHolders(ctx, scans, kept.locks, nowMs) };
   return { ...judged, gone };
 }

@@ -309,10 +309,13 @@ export class Watcher {
       const r = await this.refreshWaiters(ctx, scans, c, dirty, freshProcesses);
       waitChanged = r.changed;
       return r.classified;
-    }, async (c) => {
-      const r = await this.refreshLiveness(ctx, scans, c, nowMs);
-      livenessChanged = r.changed;
-      return r.classified;
+    }, {
+      judge: async (c) => {
+        const r = await this.refreshLiveness(ctx, scans, c, nowMs);
+        livenessChanged = r.changed;
+        return r.classified;
+      },
+      atBuild: (key, token, noTtl) => this.pulse.judgedAtBuild(key, token, noTtl),
     });
     for (const id of classified.gone) this.forget(id, scans, removed);
     // What a scan's pages found beside each key was taken by the stages just run; the

@@ -38,12 +38,16 @@ export function classify(input: ClassifyInput): Classification | null {
 const tokenScratch: string[] = [];
 const countScratch: number[] = [];
 
+/** What classifyCopies() decides of one key. */
+export type CopiesVerdict = Omit<Classification, 'holders'>;
+
 /**
  * Verdict, flags, validity and quorum token, without the holders record (the read
  * pipeline's entries derive theirs, holderCounts.ts). null when no node holds a present
- * copy: such a key is not a lock (see skipReason).
+ * copy: such a key is not a lock (see skipReason). With `into`, written there and given
+ * back: a caller that reads the answer at once (a snapshot's 100k keys) needs one object.
  */
-export function classifyCopies(input: ClassifyInput): Omit<Classification, 'holders'> | null {
+export function classifyCopies(input: ClassifyInput, into?: CopiesVerdict): CopiesVerdict | null {
   // Plain loops, no intermediate arrays: a snapshot classifies 100k+ keys.
   const { observations, nowMs, driftFactor } = input;
   const n = observations.length;
@@ -112,7 +116,13 @@ export function classifyCopies(input: ClassifyInput): Omit<Classification, 'hold
     for (const f of FLAG_ORDER) if (on[f]) flags.push(f);
   }
 
-  return { verdict, flags, validityMs, quorum: q, quorumToken: quorumToken ?? null };
+  if (into === undefined) return { verdict, flags, validityMs, quorum: q, quorumToken: quorumToken ?? null };
+  into.verdict = verdict;
+  into.flags = flags;
+  into.validityMs = validityMs;
+  into.quorum = q;
+  into.quorumToken = quorumToken ?? null;
+  return into;
 }
 
 function pttlOf(o: Observation): number {

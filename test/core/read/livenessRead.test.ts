@@ -9,7 +9,8 @@ import { useNodes } from '../../support/nodesFixture';
 import { waitFor } from '../../support/wait';
 import { startWorker, stopWorker, type Worker } from '../../support/holderProcess';
 import { lockEntry, present } from '../../support/entries';
-import { RenewalPulse } from '../../../src/core/read/livenessRead';
+import { judgeHolders, oneReadLiveness, RenewalPulse } from '../../../src/core/read/livenessRead';
+import type { InspectContext } from '../../../src/core/read/context';
 
 const UUID = '3b2a7c10-8d4e-4f6a-9b1c-0d2e3f405162';
 
@@ -168,6 +169,27 @@ describe('liveness: is the holder alive?', function () {
     }
   });
 
+  it('one read of locks whose tokens name no holder: each judged "unknown" as its entry is built, one judgement for all, never copied to add it', async () => {
+    for (const s of fx.servers) {
+      const n = s.client();
+      clients.push(n);
+      await n.set('lock:anon-a', 'a'.repeat(40), 'PX', 60_000);
+      await n.set('lock:anon-b', 'b'.repeat(40), 'PX', 60_000);
+      await n.set('lock:anon-forever', 'c'.repeat(40));
+    }
+    const snap = await fx.rl.inspect();
+    const [a, b, forever] = ['lock:anon-a', 'lock:anon-b', 'lock:anon-forever'].map((k) => snap.locks.find((l) => l.key === k)!);
+    assert.equal(a.liveness?.verdict, 'unknown');
+    assert.equal(says(a, 'connection'), 'its token names no client to look for');
+    assert.equal(says(a, 'renewal'), 'no renewal seen (one read)');
+    assert.deepEqual(a.liveness, oneReadLiveness(false));
+    // One value, not one per lock: the snapshot of 100k such locks built each entry once.
+    assert.equal(a.liveness, b.liveness);
+    assert.ok(Object.isFrozen(a.liveness) && Object.isFrozen(a.liveness!.evidence[0]));
+    assert.deepEqual(forever.liveness, oneReadLiveness(true));
+    assert.ok(forever.flags.includes('no-ttl'));
+  });
+
   it('one read of a lock held in this process: connected and running, no renewal seen', async () => {
     await fx.rl.acquire('lock:mine', 60_000);
     const e = (await fx.rl.inspect()).locks.find((l) => l.key === 'lock:mine')!;
@@ -208,6 +230,24 @@ describe('liveness: the renewal pulse a watch keeps', () => {
       assert.equal(pulse.signal('k999', 't999', 3_000).lastMs, 0);
       assert.equal(pulse.signal('k10', 't10', 3_000).lastMs, null);
     }
+  });
+
+  it('judges a held lock whose token names no holder before its read is noted only where noting cannot move it: no pulse yet, or another token', async () => {
+    const pulse = new RenewalPulse();
+    const entry = lockEntry('k', [present('a', 't', 10_000)]);
+    const built = pulse.judgedAtBuild('k', 't', false);
+    assert.ok(built);
+    // What the stage gives once the read is noted: the same words, and the entry that already carries them stands.
+    pulse.noteAll([entry], ['k'], [], false, 1_000);
+    const ctx = {} as InspectContext;
+    const [judged] = await judgeHolders(ctx, [], [entry], 1_000, pulse);
+    assert.deepEqual(judged.liveness, built);
+    const carried = { ...entry, liveness: built };
+    const [kept] = await judgeHolders(ctx, [], [carried], 1_000, pulse, (x, y) => x.verdict === y.verdict);
+    assert.equal(kept, carried);
+    // Its pulse now holds the token: the next read may be a renewal, which only the stage can tell.
+    assert.equal(pulse.judgedAtBuild('k', 't', false), undefined);
+    assert.ok(pulse.judgedAtBuild('k', 'another', false));
   });
 
   it('says when time alone would turn a renewing lock stopped: 1.5 of its intervals after its last renewal, never with fewer than two renewals or for another token', () => {

@@ -164,9 +164,11 @@ describe('read pipeline: the watcher and inspect() give one document', function 
       const out = await classifyAndEnrich(ctx, scans, ids, nowMs, 2000, async (c) => {
         handed.push(deepFreeze(c));
         return deepFreeze(await waiters(c));
-      }, async (c) => {
-        handed.push(deepFreeze(c));
-        return { ...c, locks: await judgeHolders(ctx, scans, c.locks, nowMs) };
+      }, {
+        judge: async (c) => {
+          handed.push(deepFreeze(c));
+          return { ...c, locks: await judgeHolders(ctx, scans, c.locks, nowMs) };
+        },
       });
       assert.equal(handed.length, 2);
       const byKey = new Map(out.locks.map((l) => [l.key, l]));
