@@ -1,7 +1,7 @@
 // Lock entries as the read pipeline builds them, and copies with a field or two replaced
 // for the stages that learn more about a lock (entries are values: a stage gives a new one).
-// A snapshot of 100k locks builds each entry once and copies it once (with its liveness),
-// so how an entry is made shows. Each derives its `holders` from its copies
+// A snapshot of 100k locks builds each entry once (with its liveness where classification
+// knows it: livenessRead.ts oneReadLiveness), so how an entry is made shows. Each derives its `holders` from its copies
 // (holderCounts.ts), as every entry's is by definition: a spread would turn it into a
 // record of its own, built for every lock, which is what deriving saves.
 import { deriveHolders } from '../vocabulary/holderCounts';
