@@ -115,13 +115,14 @@ export class RenewalPulse {
   /** The renewal signal of `key` held by `token`, as of `nowMs`. */
   signal(key: string, token: string, nowMs: number): RenewalSignal {
     const p = this.pulses.get(key);
-    if (p === undefined || p.token !== token) return renewalOf([], nowMs, nowMs);
+    // One value for every pulse that starts now: a first tick of 100k locks judged each by its own.
+    if (p === undefined || p.token !== token || (p.from === nowMs && p.renewals.length === 0)) return FRESH_PULSE;
     return renewalOf(p.renewals, p.from, nowMs);
   }
 }
 
 /** A single read sees no pulse, and says so. */
-const ONE_READ: RenewalSignal = { state: 'one-read', lastMs: null, everyMs: null };
+const ONE_READ: RenewalSignal = Object.freeze({ state: 'one-read', lastMs: null, everyMs: null });
 
 function deepFreeze<T>(o: T): T {
   if (o !== null && typeof o === 'object' && !Object.isFrozen(o)) {
@@ -152,7 +153,7 @@ function noHolderLiveness(r: RenewalSignal, noTtl: boolean): Liveness {
 export const oneReadLiveness = (noTtl: boolean): Liveness => noHolderLiveness(ONE_READ, noTtl);
 
 /** A pulse started by this read: no renewal seen yet, watched for no time. */
-const FRESH_PULSE: RenewalSignal = renewalOf([], 0, 0);
+const FRESH_PULSE: RenewalSignal = Object.freeze(renewalOf([], 0, 0));
 
 /** What the nodes' CLIENT LISTs say of the holder `id`; `ours`: our core names every connection. */
 export function connectionSignal(clients: readonly NodeClients[], id: string | null, ours: boolean): ConnectionSignal {
@@ -227,8 +228,8 @@ export async function judgeHolders(ctx: InspectContext, scans: readonly NodeScan
     const r = pulse ? pulse.signal(e.key, token, nowMs) : ONE_READ;
     const heldMs = h?.since != null ? Math.max(0, nowMs - h.since) : null;
     const noTtl = e.flags.includes('no-ttl');
-    // A single read of a lock without a holder: the value classification may have given it already.
-    let l = h === null && r === ONE_READ ? oneReadLiveness(noTtl) : undefined;
+    // A lock without a holder read once, or whose pulse starts now: the value classification may have given it already.
+    let l = h === null && (r === ONE_READ || r === FRESH_PULSE) ? noHolderLiveness(r, noTtl) : undefined;
     if (l === undefined) {
       const key = h === null
         ? `|${r.state}|${r.lastMs}|${r.everyMs}|${r.watchedMs ?? ''}|${noTtl}`

@@ -241,7 +241,8 @@ describe('liveness: the renewal pulse a watch keeps', () => {
     pulse.noteAll([entry], ['k'], [], false, 1_000);
     const ctx = {} as InspectContext;
     const [judged] = await judgeHolders(ctx, [], [entry], 1_000, pulse);
-    assert.deepEqual(judged.liveness, built);
+    // One value for every lock whose pulse starts now, not one judged per lock.
+    assert.equal(judged.liveness, built);
     const carried = { ...entry, liveness: built };
     const [kept] = await judgeHolders(ctx, [], [carried], 1_000, pulse, (x, y) => x.verdict === y.verdict);
     assert.equal(kept, carried);
