@@ -1,9 +1,10 @@
 // Lock entries as the read pipeline builds them, and copies with a field or two replaced
 // for the stages that learn more about a lock (entries are values: a stage gives a new one).
-// A snapshot of 100k locks builds each entry once (with its liveness where classification
-// knows it: livenessRead.ts oneReadLiveness), so how an entry is made shows. Each derives its `holders` from its copies
-// (holderCounts.ts), as every entry's is by definition: a spread would turn it into a
-// record of its own, built for every lock, which is what deriving saves.
+// A snapshot of 100k locks builds each entry once (with its liveness, where classification
+// knows it: livenessRead.ts oneReadLiveness), so how an entry is made shows. Each derives
+// its `holders` from its copies (holderCounts.ts), as every entry's is by definition: a
+// spread would turn it into a record of its own, built for every lock, which is what
+// deriving saves.
 import { deriveHolders } from '../vocabulary/holderCounts';
 import type { Classification, Flag, Holder, Liveness, LockEntry, Observation, Owner } from '../vocabulary/types';
 import { NO_WAITERS } from './holdersRead';

@@ -117,14 +117,16 @@ export async function readRelated(ctx: InspectContext, scans: NodeScan[], ids: S
   return out;
 }
 
+/** A single read's judgement of a held lock whose token names no holder, given as its entry is built. */
+const oneReadAtBuild: BuiltLiveness = (_key, _token, noTtl) => oneReadLiveness(noTtl);
+
 /**
  * Classifies `ids` and runs every stage after it; see the file comment for the order.
  * Each stage takes the classification and gives a new one: an entry, once built, is never
  * changed; a stage that learns more about a lock replaces its entry.
  */
 export async function classifyAndEnrich(ctx: InspectContext, scans: NodeScan[], ids: Iterable<string>, nowMs: number, expiringThresholdMs: number, waiters: WaiterStage, liveness?: LivenessStage): Promise<Enriched> {
-  const atBuild: BuiltLiveness | undefined = liveness ? liveness.atBuild : (_key, _token, noTtl) => oneReadLiveness(noTtl);
-  const classified = classifyKeys(ctx, scans, ids, nowMs, expiringThresholdMs, atBuild);
+  const classified = classifyKeys(ctx, scans, ids, nowMs, expiringThresholdMs, liveness ? liveness.atBuild : oneReadAtBuild);
   // A split is told only once a re-read of every node confirms it (confirmSplit.ts).
   const { classified: confirmed, gone } = await confirmSplits(ctx, scans, classified, expiringThresholdMs);
   const fenced: Classified = { ...confirmed, locks: await readFences(ctx, scans, confirmed.locks, confirmed.lockIds, confirmed.fencesToRead) };
