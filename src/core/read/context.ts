@@ -111,7 +111,7 @@ export function copiesOf(scans: readonly NodeScan[], id: string, ownerOnly: bool
   into.reads.length = n;
   into.ks.length = n;
   const table = ownerOnly ? undefined : sharedTable(scans);
-  const shared = table === undefined ? undefined : (table.find(id) ?? -1);
+  const shared = sharedNumber(table, id);
   for (let i = 0; i < n; i++) {
     const reads = table !== undefined ? scans[i]?.reads : readsOf(scans, i, id, ownerOnly);
     into.reads[i] = reads;
@@ -126,7 +126,12 @@ export function copiesOf(scans: readonly NodeScan[], id: string, ownerOnly: bool
  */
 export function sharedNumbers(scans: readonly NodeScan[], ids: readonly string[]): number[] | undefined {
   const table = sharedTable(scans);
-  return table === undefined ? undefined : ids.map((id) => table.find(id) ?? -1);
+  return table === undefined ? undefined : ids.map((id) => sharedNumber(table, id)!);
+}
+
+/** `id`'s number in the table the scans share (-1 where none), or undefined without one: NodeReads.numberOf's `shared`. */
+export function sharedNumber(table: KeyTable | undefined, id: string): number | undefined {
+  return table === undefined ? undefined : (table.find(id) ?? -1);
 }
 
 /** The key table every scan of `scans` numbers its reads by, if they share one (KeyTable.find, NodeReads.obsAt). */

@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { clockNow, withDeadline } from '../connection/deadline';
 import { classifyCopies, NO_FLAGS, skipReason, type ClassifyInput, type CopiesVerdict } from '../vocabulary/classify';
 import { newEntry } from './entryCopy';
-import { factsOf, nodeReads, readable, sharedNumbers, sharedTable, UNKNOWN_FACTS, type Classified, type InspectContext, type KeyResult, type NodeScan, type Stamp } from './context';
+import { factsOf, nodeReads, readable, sharedNumber, sharedNumbers, sharedTable, UNKNOWN_FACTS, type Classified, type InspectContext, type KeyResult, type NodeScan, type Stamp } from './context';
 export type { InspectContext, NodeScan } from './context';
 import type { NodeReads } from './nodeReads';
 import type { KeyTable } from './keyTable';
@@ -309,7 +309,7 @@ function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: 
     const n = scans.length;
     observations = new Array(n);
     const table = scratch.table;
-    const shared = table === undefined ? undefined : (table.find(id) ?? -1);
+    const shared = sharedNumber(table, id);
     for (let i = 0; i < n; i++) {
       if (unreachable[i]) {
         observations[i] = unreachable[i]!;

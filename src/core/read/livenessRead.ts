@@ -186,9 +186,10 @@ export async function judgeHolders(ctx: InspectContext, scans: readonly NodeScan
   // Copied at its first replacement: a snapshot's classification already judged most of its locks (oneReadLiveness).
   let out: LockEntry[] | undefined;
   const replace = (i: number, e: LockEntry): void => void ((out ??= entries.slice())[i] = e);
-  // Two walks, no list of the held: only whether a holder is named decides what to read first.
+  // Two walks, no list of the held: only whether a holder is named decides what to read first
+  // (a held lock always has a quorum token: its copies are present).
   let named = false;
-  for (let i = 0; i < entries.length && !named; i++) named = entries[i].verdict === 'held' && entries[i].holder != null && quorumTokenOf(entries[i]) !== null;
+  for (let i = 0; i < entries.length && !named; i++) named = entries[i].verdict === 'held' && entries[i].holder != null;
   // CLIENT LIST can only name a holder a token identifies: without one, no node is asked.
   const clients = named ? await readClients(ctx, scans) : [];
   // One look at /proc per pid and run, however many locks its process holds.
