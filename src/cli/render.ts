@@ -100,11 +100,13 @@ export function renderLocks(snap: Snapshot, options: StatusOptions): string[] {
     const answered = snap.nodes.filter((n) => n.reachable).length;
     // Nothing read is no evidence of no lock: say which it is.
     if (answered < snap.quorum) lines.push(`No locks listed: only ${answered} of ${snap.nodes.length} nodes answered (quorum ${snap.quorum}), so it cannot be told which locks exist.`);
+    else if (snap.truncated) lines.push(`No locks match ${options.patterns.map(escapeText).join(', ')} in the part read (the scan budget cut the read short).${seen}`);
     else lines.push(`No locks match ${options.patterns.map(escapeText).join(', ')}.${seen}`);
   } else {
     const summary = anomalySummary(snap.locks);
     const attention = snap.locks.filter(needsAttention).length;
-    lines.push(`Locks: ${snap.locks.length}${attention ? `, ${attention} need${attention === 1 ? 's' : ''} attention` : ''}${summary.length ? ` (${summary.join(', ')})` : ''}; copies per node in configuration order: token label and TTL, - absent, ? unreachable, ! unreadable`);
+    // A cut read lists some of the locks: its count is a floor, said before the rows (output piped to head).
+    lines.push(`Locks: ${snap.locks.length}${snap.truncated ? ' or more (truncated)' : ''}${attention ? `, ${attention} need${attention === 1 ? 's' : ''} attention` : ''}${summary.length ? ` (${summary.join(', ')})` : ''}; copies per node in configuration order: token label and TTL, - absent, ? unreachable, ! unreadable`);
     const rows = sortLocks(snap.locks).map((l) => {
       const labels = tokenLabels(l);
       return {

@@ -79,8 +79,8 @@ describe('cli: mcp server', function () {
       const job = (snap.locks as Array<{ key: string; liveness?: { verdict: string; evidence: Array<{ kind: string; says: string }>; suggestion: string } }>)[0];
       assert.equal(job.liveness?.verdict, 'unknown');
       assert.deepEqual(job.liveness!.evidence.map((e) => e.kind), ['connection', 'renewal']);
-      assert.equal(job.liveness!.suggestion, 'not enough evidence to tell: its token names no client to look for; no renewal seen (one read)');
-      assert.match(summary(all), /^- "lock:job": .*; "holder unknown: its token names no client to look for; no renewal seen \(one read\) · not enough evidence to tell: /m);
+      assert.equal(job.liveness!.suggestion, 'not enough evidence: watch it to see whether it renews');
+      assert.match(summary(all), /^- "lock:job": .*; "holder unknown: its token names no client to look for; no renewal seen \(one read\) · not enough evidence: watch it to see whether it renews"/m);
       assert.equal(snap.locks[1].key, 'lock:split');
       assert.equal((snap.locks[1] as { liveness?: unknown }).liveness, undefined);
 

@@ -88,6 +88,8 @@ describe('cli: human rendering', () => {
     assert.match(split, /split 1\+1\/3\s+no-ttl\s+A 5\.0 s\s+B no TTL\s+-$/);
     assert.match(out, /Skipped 1 matching key that is not a lock \(1 wrong-type\)/);
     assert.match(out, /Truncated/);
+    // The count of a cut read is a floor, said on the first line.
+    assert.match(out, /^Locks: 2 or more \(truncated\)/m);
     assert.match(out, /Nodes: 2 of 3 reachable, quorum 2/);
     assert.match(out, /c:3\s+unreachable: connect ECONNREFUSED\\x1b\[2J/);
   });
@@ -111,6 +113,8 @@ describe('cli: human rendering', () => {
 
   it('says when nothing matches, and never claims so when too few nodes were read', () => {
     assert.match(renderStatus(snapshot([]), null, { patterns: ['*lock*', 'mutex:*'] }), /^No locks match \*lock\*, mutex:\*\./);
+    // A cut read found none in its part: that is all it can say.
+    assert.match(renderStatus(snapshot([], { truncated: true }), null, { patterns: ['*lock*'] }), /^No locks match \*lock\* in the part read \(the scan budget cut the read short\)\./);
     const down = snapshot([], { quorum: 2, nodes: snapshot([]).nodes.map((n, i) => (i === 0 ? n : { ...n, reachable: false, outcome: 'unreachable' as const, error: 'timeout' })) });
     const text = renderStatus(down, null, { patterns: ['*lock*'] });
     assert.doesNotMatch(text, /No locks match/);

@@ -124,11 +124,20 @@ function suggestionFor(verdict: LivenessVerdict, input: LivenessInput, evidence:
       const head = forever ? 'stuck forever: it has no TTL; ' : '';
       return `${head}safe to force-release (compare-and-delete on the token shown; ${agree} agree)`;
     }
-    case 'unknown': {
-      const missing = evidence.filter((e) => e.points === 'none' && e.kind !== 'history').map((e) => e.says);
-      return `not enough evidence to tell: ${missing.join('; ') || 'no signal about this holder'}`;
-    }
+    case 'unknown':
+      return unknownSuggestion(input);
   }
+}
+
+/**
+ * What would tell, not what is missing: the evidence beside it already says that, and
+ * every surface shows the two on one line. It depends on the pulse, the process and the
+ * TTL alone, so the locks a read cannot judge share one judgement (livenessRead.ts).
+ */
+function unknownSuggestion(input: LivenessInput): string {
+  if (input.process?.state === 'paused') return 'not enough evidence: its process may resume and renew; look at it on this host before you force-release';
+  const watch = input.renewal.state === 'one-read' ? 'watch it to see whether it renews' : 'keep watching for a renewal';
+  return input.noTtl ? `not enough evidence: ${watch}; it has no TTL, so it stays until someone releases it` : `not enough evidence: ${watch}`;
 }
 
 /** Wait; a hold already past its own p95 is worth a look at the holder. */

@@ -68,11 +68,18 @@ describe('liveness vocabulary', () => {
     assert.equal(withHoldP95(gone, 2000).suggestion, gone.suggestion);
   });
 
-  it('unknown: says what was not available', () => {
+  it('unknown: the evidence says what was not available, the suggestion what would tell', () => {
     const l = judgeLiveness({ ...base, connection: { state: 'unknown', reason: 'CLIENT LIST denied on n1 (NOPERM)' } });
     assert.equal(l.verdict, 'unknown');
-    assert.equal(l.suggestion, 'not enough evidence to tell: CLIENT LIST denied on n1 (NOPERM); no renewal seen (one read)');
-    assert.deepEqual(l.evidence.map((e) => e.kind), ['connection', 'renewal']);
+    assert.deepEqual(l.evidence.map((e) => e.says), ['CLIENT LIST denied on n1 (NOPERM)', 'no renewal seen (one read)']);
+    assert.equal(l.suggestion, 'not enough evidence: watch it to see whether it renews');
+    // One line on every surface: each missing signal is said once.
+    assert.equal(livenessText(l), 'holder unknown: CLIENT LIST denied on n1 (NOPERM); no renewal seen (one read) · not enough evidence: watch it to see whether it renews');
+    const watched = judgeLiveness({ ...base, noTtl: true, validityMs: null, renewal: { state: 'never', lastMs: null, everyMs: null, watchedMs: 3000 } });
+    assert.equal(watched.suggestion, 'not enough evidence: keep watching for a renewal; it has no TTL, so it stays until someone releases it');
+    const paused = judgeLiveness({ ...base, process: { state: 'paused', pid: 7 } });
+    assert.equal(paused.verdict, 'unknown');
+    assert.equal(paused.suggestion, 'not enough evidence: its process may resume and renew; look at it on this host before you force-release');
   });
 
   it('a lock without TTL whose holder is gone is stuck forever: first of all, error severity', () => {
