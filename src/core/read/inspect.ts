@@ -19,7 +19,7 @@ import { downStatus, RedisNode } from '../connection/nodes';
 import { capabilitiesOf, scriptsRefused } from '../connection/capabilities';
 import { readObservationsPlain } from './plainRead';
 import type Redis from 'ioredis';
-import { absentOn, decodeScanPage, ReadBatch, readInternalOf, readObservations, requestScanPage, scanPageHead } from './readScripts';
+import { absentOn, decodeScanPage, PageReply, ReadBatch, readInternalOf, readObservations, requestScanPage, scanPageHead } from './readScripts';
 import { InternalWalk } from './internalWalk';
 import { displayKey } from '../vocabulary/tokens';
 import { exactKeysOn, unreadMasters } from '../connection/clusterTopology';
@@ -146,7 +146,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
       }
       const client = node.client as Redis;
       let sentAt = clockNow();
-      let inFlight: Promise<unknown[]> | undefined = requestScanPage(client, cursor, patterns[p], SCAN_COUNT, walk.cursor, walk.count);
+      let inFlight: Promise<PageReply> | undefined = requestScanPage(client, cursor, patterns[p], SCAN_COUNT, walk.cursor, walk.count);
       while (inFlight) {
         const flat = await withDeadline(inFlight, ctx.commandTimeoutMs, true);
         const head = scanPageHead(flat);
@@ -170,12 +170,13 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
           }
         }
         const page = decodeScanPage(flat, node.id, scan.absent, ctx.tokens, internals);
-        const n = page.keys.length;
+        const n = page.observations.length;
         const ids: string[] = new Array(n);
         const ks: number[] = new Array(n);
+        const { src, starts, ends } = page;
         for (let i = 0; i < n; i++) {
           // The numbers are handed on with the ids: no lookup by name per key afterwards.
-          ks[i] = scan.reads.setBytes(page.keys[i], page.observations[i], stamp, UNKNOWN_FACTS);
+          ks[i] = scan.reads.setRange(Buffer.isBuffer(src) ? src : src[i], starts[i], ends[i], page.observations[i], stamp, UNKNOWN_FACTS);
           ids[i] = scan.reads.table.nameOf(ks[i]);
         }
         const read: [string[], number[]] = [ids, ks];

@@ -19,9 +19,9 @@ function hashOfId(id: string, seed: number): number {
   return h;
 }
 
-function hashOfBytes(key: Buffer, seed: number): number {
+function hashOfBytes(buf: Buffer, start: number, end: number, seed: number): number {
   let h = seed;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key[i], 0x01000193);
+  for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i], 0x01000193);
   return h;
 }
 
@@ -30,8 +30,13 @@ function hashOfBytes(key: Buffer, seed: number): number {
  * already known (the watch's moved chunks list mostly the keys they listed before).
  */
 export function isIdOf(id: string, key: Buffer): boolean {
-  if (id.length !== key.length) return false;
-  for (let i = 0; i < key.length; i++) if (id.charCodeAt(i) !== key[i]) return false;
+  return isIdOfRange(id, key, 0, key.length);
+}
+
+/** isIdOf for the key whose bytes are buf[start, end) (a packed reply's, packedReply.ts). */
+function isIdOfRange(id: string, buf: Buffer, start: number, end: number): boolean {
+  if (id.length !== end - start) return false;
+  for (let i = start; i < end; i++) if (id.charCodeAt(i - start) !== buf[i]) return false;
   return true;
 }
 
@@ -65,13 +70,18 @@ export class KeyTable {
 
   /** The number of the key whose bytes are `key`, added where it is new: no string unless it is. */
   numberOfBytes(key: Buffer): number {
-    const h = hashOfBytes(key, this.seed);
+    return this.numberOfRange(key, 0, key.length);
+  }
+
+  /** numberOfBytes for the key whose bytes are buf[start, end). */
+  numberOfRange(buf: Buffer, start: number, end: number): number {
+    const h = hashOfBytes(buf, start, end, this.seed);
     const mask = this.buckets.length - 1;
     let i = h & mask;
     for (let b = this.buckets[i]; b !== 0; b = this.buckets[(i = (i + 1) & mask)]) {
-      if (this.hashes[b - 1] === h && isIdOf(this.names[b - 1], key)) return b - 1;
+      if (this.hashes[b - 1] === h && isIdOfRange(this.names[b - 1], buf, start, end)) return b - 1;
     }
-    return this.add(key.toString('latin1'), h, i);
+    return this.add(buf.toString('latin1', start, end), h, i);
   }
 
   /** The id of the key whose name is `key`'s bytes, as the table holds it (made only where it is new). */

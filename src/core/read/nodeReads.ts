@@ -128,6 +128,11 @@ export class NodeReads implements Numbered {
     return this.hold(this.table.numberOfBytes(key), obs, stamp, facts);
   }
 
+  /** `setBytes` for the key whose name is buf[start, end) (a packed page's, packedReply.ts). */
+  setRange(buf: Buffer, start: number, end: number, obs: Observation, stamp: Stamp, facts: ScanFacts | undefined): number {
+    return this.hold(this.table.numberOfRange(buf, start, end), obs, stamp, facts);
+  }
+
   private hold(k: number, obs: Observation, stamp: Stamp, facts: ScanFacts | undefined): number {
     // The copies and stamps grow together.
     while (this.obs.length <= k) {

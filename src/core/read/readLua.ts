@@ -117,6 +117,13 @@ end
 // inspect.ts stampError) covers. Both read at least one key, then stop once the call's
 // budget is spent.
 
+/**
+ * Returns `out` packed (cmsgpack) when the caller asked for it and the server has cmsgpack;
+ * rawget, because reading a global the server lacks is an error in Redis 7's scripts.
+ */
+const PACKED_WHEN_ASKED = (flag: string): string => `local packer = rawget(_G, 'cmsgpack')
+if ${flag} == '1' and packer then return packer.pack(out) end`;
+
 /** Sets the stamp (out[1], out[2]) at the end of a read script: see above. */
 const STAMP = `
 local now = redis.pcall('TIME')
@@ -235,6 +242,9 @@ return out`;
  * for a counter the node would not read or the budget left unread (read it apart). Once that walk is complete,
  * every internal key present throughout it has been listed, so the page's keys need no
  * lookup by name (docs/decisions.md "One call per SCAN page").
+ * With ARGV[12] = '1' the reply is that array packed into one MessagePack string by the
+ * server's cmsgpack, where it has one (packedReply.ts): one reply buffer per page instead
+ * of three per key, and less of the node's time than RESP for the same array.
  * Standalone nodes only: a cluster refuses scripts touching undeclared keys.
  */
 export const SCAN_PAGE = `#!lua flags=no-writes
@@ -299,6 +309,7 @@ end
 out[4] = n
 for i = n + 1, #keys do out[#out + 1] = keys[i] end
 ${STAMP}
+${PACKED_WHEN_ASKED('ARGV[12]')}
 return out`;
 
 /** One SCAN page listed with one expiry command per key: [sec, usec, cursor, key, value, ...]. */

@@ -3,12 +3,13 @@
 import type Redis from 'ioredis';
 import type { Cluster } from 'ioredis';
 import { MAX_TOKEN_BYTES, recognise, RawValue } from '../vocabulary/formats';
-import { displayToken } from '../vocabulary/tokens';
+import { displayToken, displayTokenRange } from '../vocabulary/tokens';
 import { holderOf } from '../vocabulary/holderToken';
 import type { Observation } from '../vocabulary/types';
 import { callReadScript, readScript } from '../connection/lua';
 import { clockNow } from '../connection/deadline';
 import { interned } from './context';
+import { PackedReply } from './packedReply';
 import { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, CALL_MICROS, INSPECT, INTERNAL_OF, SCAN_PAGE, SCAN_TTL_PAGE, PAGE_CHANGES, CHUNK_KEYS, CHAIN_MICROS } from './readLua';
 export { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, FENCE_BYTES, UNDIGESTED } from './readLua';
 
@@ -59,8 +60,7 @@ export function toObservation(node: string, type: string, pttl: number, payload:
   // The common case, a string token, skips the intermediate objects (a snapshot reads
   // 100k+ of them); formats.recognise still decides everything else.
   if (type === 'string' && Buffer.isBuffer(payload) && payload.length > 0 && payload.length <= MAX_TOKEN_BYTES) {
-    const token = interned(tokens, displayToken(payload));
-    return { node, state: 'present', token, pttlMs: pttl < 0 ? -1 : pttl, type, format: 'string', holdCount: null, reason: null, holder: holders ? holderOf(token, 'string') : null };
+    return stringCopy(node, pttl, interned(tokens, displayToken(payload)), holders);
   }
   const r = recognise(decodeRaw(type, payload));
   const present = r.state === 'present';
@@ -76,6 +76,11 @@ export function toObservation(node: string, type: string, pttl: number, payload:
     reason: r.reason,
     holder: present && holders ? holderOf(token, r.format) : null,
   };
+}
+
+/** A string token's copy, built in one place so every such copy has one shape. */
+function stringCopy(node: string, pttl: number, token: string, holders: boolean): Observation {
+  return { node, state: 'present', token, pttlMs: pttl < 0 ? -1 : pttl, type: 'string', format: 'string', holdCount: null, reason: null, holder: holders ? holderOf(token, 'string') : null };
 }
 
 export interface ReadBatch {
@@ -142,7 +147,13 @@ export interface ScanPageHead {
 }
 
 export interface ScannedPage {
-  keys: Buffer[];
+  /**
+   * Key i's name is the bytes of `src[i]` (of `src` itself, a packed reply) from
+   * `starts[i]` to `ends[i]`: a packed page's keys are ranges of its reply (packedReply.ts).
+   */
+  src: Buffer | Buffer[];
+  starts: number[];
+  ends: number[];
   observations: Observation[];
   /** Keys of the page the call's budget left unread: read them with readObservations. */
   unread: Buffer[];
@@ -153,41 +164,93 @@ export interface ScannedPage {
  * budget of items, bytes and `callMicros` on the node. With `internalCursor`, the call also
  * walks one page of internal keys (COUNT `internalCount`).
  */
-export function requestScanPage(client: Redis, cursor: string, pattern: string, count: number, internalCursor: string | null, internalCount: number, callMicros = CALL_MICROS): Promise<unknown[]> {
-  return callReadScript<unknown[]>(client, SCRIPTS.scanPage, 0, [cursor, pattern, String(count), ...BOUNDS, internalCursor ?? '', String(internalCount), String(callMicros)], true);
+/** A page call's reply: the array SCAN_PAGE builds, or that array packed by the server (packedReply.ts). */
+export type PageReply = unknown[] | Buffer;
+
+export function requestScanPage(client: Redis, cursor: string, pattern: string, count: number, internalCursor: string | null, internalCount: number, callMicros = CALL_MICROS, packed = true): Promise<PageReply> {
+  return callReadScript<PageReply>(client, SCRIPTS.scanPage, 0, [cursor, pattern, String(count), ...BOUNDS, internalCursor ?? '', String(internalCount), String(callMicros), packed ? '1' : '0'], true);
 }
 
 /** Where the page's per-key reads start (see SCAN_PAGE). */
 const PAGE_HEAD = 6;
 
-export function scanPageHead(flat: unknown[]): ScanPageHead {
-  const n = Number(flat[3]);
-  const walked = String(flat[4]);
+export function scanPageHead(reply: PageReply): ScanPageHead {
+  let head: unknown[];
+  let length: number;
+  if (Buffer.isBuffer(reply)) {
+    const r = new PackedReply(reply);
+    length = r.array();
+    head = r.values(Math.min(PAGE_HEAD, length));
+  } else {
+    head = reply;
+    length = reply.length;
+  }
+  const n = Number(head[3]);
+  const walked = String(head[4]);
   return {
-    nodeTimeMs: timeOf(flat[0], flat[1]),
-    cursor: String(flat[2]),
-    keyCount: n + (flat.length - PAGE_HEAD - 3 * n),
+    nodeTimeMs: timeOf(head[0], head[1]),
+    cursor: String(head[2]),
+    keyCount: n + (length - PAGE_HEAD - 3 * n),
     internalCursor: walked === '' ? null : walked,
-    internals: Array.isArray(flat[5]) ? flat[5] : [],
+    internals: Array.isArray(head[5]) ? head[5] : [],
   };
 }
 
 /** `holders`: decode each copy's holder (a discovery, which lists names and values only, does not). */
-export function decodeScanPage(flat: unknown[], node: string, absent: Observation, tokens?: TokenTable, holders = true): ScannedPage {
-  const n = Number(flat[3]);
-  const keys: Buffer[] = new Array(n);
+export function decodeScanPage(reply: PageReply, node: string, absent: Observation, tokens?: TokenTable, holders = true): ScannedPage {
+  if (Buffer.isBuffer(reply)) return decodePackedPage(reply, node, absent, tokens, holders);
+  const n = Number(reply[3]);
+  const src: Buffer[] = new Array(n);
+  const starts: number[] = new Array(n);
+  const ends: number[] = new Array(n);
   const observations: Observation[] = new Array(n);
   let j = PAGE_HEAD;
   for (let i = 0; i < n; i++, j += 3) {
-    keys[i] = flat[j] as Buffer;
-    const payload = flat[j + 2];
-    if (Buffer.isBuffer(payload)) observations[i] = toObservation(node, 'string', Number(flat[j + 1]), payload, absent, tokens, holders);
+    const key = reply[j] as Buffer;
+    src[i] = key;
+    starts[i] = 0;
+    ends[i] = key.length;
+    const payload = reply[j + 2];
+    if (Buffer.isBuffer(payload)) observations[i] = toObservation(node, 'string', Number(reply[j + 1]), payload, absent, tokens, holders);
     else {
       const [type, value] = payload as [Buffer, unknown];
-      observations[i] = toObservation(node, String(type), Number(flat[j + 1]), value, absent, tokens, holders);
+      observations[i] = toObservation(node, String(type), Number(reply[j + 1]), value, absent, tokens, holders);
     }
   }
-  return { keys, observations, unread: flat.slice(j) as Buffer[] };
+  return { src, starts, ends, observations, unread: reply.slice(j) as Buffer[] };
+}
+
+/**
+ * decodeScanPage of a packed reply: keys and string tokens are read as ranges of it, the
+ * rare other payload (a hash, a zset, a value not read) as the array reply would give it.
+ */
+function decodePackedPage(buf: Buffer, node: string, absent: Observation, tokens: TokenTable | undefined, holders: boolean): ScannedPage {
+  const r = new PackedReply(buf);
+  const length = r.array();
+  const head = r.values(PAGE_HEAD);
+  const n = Number(head[3]);
+  const starts: number[] = new Array(n);
+  const ends: number[] = new Array(n);
+  const observations: Observation[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    r.str();
+    starts[i] = r.start;
+    ends[i] = r.end;
+    const pttl = r.number();
+    if (r.isStr()) {
+      r.str();
+      const size = r.end - r.start;
+      observations[i] = size > 0 && size <= MAX_TOKEN_BYTES
+        ? stringCopy(node, pttl, interned(tokens, displayTokenRange(buf, r.start, r.end)), holders)
+        : toObservation(node, 'string', pttl, buf.subarray(r.start, r.end), absent, tokens, holders);
+    } else {
+      const [type, value] = r.value() as [Buffer, unknown];
+      observations[i] = toObservation(node, String(type), pttl, value, absent, tokens, holders);
+    }
+  }
+  // The keys left unread are sent back to the node by name: copies, so they pin no reply.
+  const unread = (r.values(length - PAGE_HEAD - 3 * n) as Buffer[]).map((k) => Buffer.from(k));
+  return { src: buf, starts, ends, observations, unread };
 }
 
 export interface InternalOf {

@@ -39,6 +39,13 @@ export function displayToken(raw: Buffer | string): string {
   return 'hex:' + raw.toString('hex');
 }
 
+/** displayToken of buf[start, end): the common printable token is taken with no view of its bytes. */
+export function displayTokenRange(buf: Buffer, start: number, end: number): string {
+  let printable = !(end - start >= 4 && buf[start] === 0x68 && buf[start + 1] === 0x65 && buf[start + 2] === 0x78 && buf[start + 3] === 0x3a);
+  for (let i = start; printable && i < end; i++) printable = buf[i] >= 0x20 && buf[i] <= 0x7e;
+  return printable ? buf.toString('latin1', start, end) : displayToken(buf.subarray(start, end));
+}
+
 // Control characters and invisible format characters (bidi overrides and isolates,
 // zero-width ones) make two different names print alike.
 const LOOKALIKE = /[\p{Cc}\p{Cf}]/u;

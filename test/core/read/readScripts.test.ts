@@ -187,7 +187,7 @@ describe('a call past its time on the node hands back the rest', function () {
     const read = decodeScanPage(page, 'n', absentOn('n'));
     assert.equal(head.cursor, '0', 'one SCAN call lists the 500 keys');
     assert.equal(head.keyCount, 500);
-    assert.equal(read.keys.length, CLOCK_EVERY);
+    assert.equal(read.observations.length, CLOCK_EVERY);
     assert.equal(read.unread.length, 500 - CLOCK_EVERY);
     const rl = new Redlock([server.url]);
     try {
@@ -334,5 +334,70 @@ describe('a watch page by its chunks (pageChanges)', function () {
       const elsewhere = await pageChanges(c, '0', 'lock:chain:*', 1000, '', pages[0].whole, [{ cursor: '12345', whole: pages[1].whole }], 1_000_000);
       assert.equal(elsewhere.quiet, 0);
     });
+  });
+});
+
+// A page call asks the server to pack its reply (cmsgpack); the copies read from it are
+// the ones the array reply gives, whatever the keys hold and whatever bytes they are named.
+describe('a packed page reads as the array page', function () {
+  let server: RedisServer;
+  before(async () => {
+    [server] = await startNodes(1);
+    await withClient(server, async (c) => {
+      const p = c.pipeline();
+      p.set('lock:mix:plain', '3f9c2d4e5b6a79801122334455667788', 'PX', 600_000);
+      p.set('lock:mix:forever', 'worker-7');
+      p.set('lock:mix:hexlike', 'hex:0102', 'PX', 600_000);
+      p.set('lock:mix:unicode', 'ключ-✓', 'PX', 600_000);
+      p.set('lock:mix:binary-token', Buffer.from([0x00, 0xff, 0x1b, 0x80]), 'PX', 600_000);
+      p.set(Buffer.concat([Buffer.from('lock:mix:'), Buffer.from([0xff, 0x00, 0x1b])]), 'binary-name', 'PX', 600_000);
+      p.set('lock:mix:empty', '', 'PX', 600_000);
+      p.set('lock:mix:fat', 'f'.repeat(4000), 'PX', 600_000);
+      p.hset('lock:mix:redisson', 'b5a3bd8a-1f63-4e68-9a0a-2b7a4bb6a0c1:57', '2');
+      p.pexpire('lock:mix:redisson', 600_000);
+      p.zadd('lock:mix:semaphore', 1, 'holder-a', 2, 'holder-b');
+      p.rpush('lock:mix:list', 'x');
+      for (let i = 0; i < 200; i++) p.set(`lock:mix:n${i}`, `token-${i}`, 'PX', 600_000);
+      await p.exec();
+    });
+  });
+  after(() => server.dispose());
+
+  it('the same copies, keys, head and unread keys, from a reply packed by the server and from the array', async () => {
+    const [packed, flat] = await withClient(server, async (c) => {
+      await c.ping();
+      return [await requestScanPage(c, '0', 'lock:mix:*', 10_000, null, 0), await requestScanPage(c, '0', 'lock:mix:*', 10_000, null, 0, undefined, false)];
+    });
+    assert.ok(Buffer.isBuffer(packed), 'the server packed the page');
+    assert.ok(Array.isArray(flat));
+    const [hp, hf] = [scanPageHead(packed), scanPageHead(flat)];
+    assert.deepEqual({ ...hp, nodeTimeMs: 0 }, { ...hf, nodeTimeMs: 0 });
+    assert.equal(hp.keyCount, 211);
+    const [a, b] = [decodeScanPage(packed, 'n', absentOn('n')), decodeScanPage(flat, 'n', absentOn('n'))];
+    const keysOf = (p: typeof a): string[] => p.observations.map((_, i) => (Buffer.isBuffer(p.src) ? p.src : p.src[i]).toString('hex', p.starts[i], p.ends[i]));
+    assert.deepEqual(keysOf(a), keysOf(b));
+    // PTTLs of two calls differ by the time between them.
+    const copies = (p: typeof a): unknown[] => p.observations.map((o) => ({ ...o, pttlMs: o.pttlMs !== null && o.pttlMs > 0 ? 'ttl' : o.pttlMs }));
+    assert.deepEqual(copies(a), copies(b));
+    assert.deepEqual(a.unread, b.unread);
+    const byKey = new Map(keysOf(a).map((k, i) => [Buffer.from(k, 'hex').toString('latin1'), a.observations[i]]));
+    assert.equal(byKey.get('lock:mix:binary-token')!.token, 'hex:00ff1b80');
+    assert.equal(byKey.get('lock:mix:hexlike')!.token, 'hex:6865783a30313032');
+    assert.equal(byKey.get('lock:mix:unicode')!.token, 'ключ-✓');
+    assert.equal(byKey.get('lock:mix:forever')!.pttlMs, -1);
+    assert.equal(byKey.get('lock:mix:\xff\x00\x1b')!.token, 'binary-name');
+    assert.equal(byKey.get('lock:mix:fat')!.reason, 'too-large');
+    assert.equal(byKey.get('lock:mix:redisson')!.format, 'redisson-lock');
+    assert.equal(byKey.get('lock:mix:semaphore')!.token, 'holder-a,holder-b');
+    assert.equal(byKey.get('lock:mix:list')!.reason, 'wrong-type');
+  });
+
+  it('a packed page cut by its call\'s time lists the rest unread, as copies that pin no reply', async () => {
+    const page = await withClient(server, (c) => requestScanPage(c, '0', 'lock:mix:*', 10_000, null, 0, 0));
+    assert.ok(Buffer.isBuffer(page));
+    const read = decodeScanPage(page, 'n', absentOn('n'));
+    assert.equal(read.observations.length, CLOCK_EVERY);
+    assert.equal(read.unread.length, 211 - CLOCK_EVERY);
+    assert.ok(read.unread.every((k) => k.buffer !== page.buffer), 'each unread name has bytes of its own');
   });
 });
