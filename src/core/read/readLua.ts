@@ -131,7 +131,10 @@ if now.err then now = {0, 0} end
 out[1], out[2] = now[1], now[2]
 `;
 
-/** The given keys: [sec, usec, number read, then type (1 for string), pttl, payload per key read]. */
+/**
+ * The given keys: [sec, usec, number read, then type (1 for string), pttl, payload per key
+ * read]; packed as SCAN_PAGE's reply is when ARGV[7] is '1'.
+ */
 export const INSPECT = `#!lua flags=no-writes
 ${READ_KEY}
 ${CALL_CLOCK}
@@ -151,6 +154,7 @@ for i = 1, #KEYS do
 end
 out[3] = n
 ${STAMP}
+${PACKED_WHEN_ASKED('ARGV[7]')}
 return out`;
 
 // The internal keys beside key `k`, byte for byte as internalKey() names them

@@ -112,19 +112,22 @@ export function timeOf(sec: unknown, usec: unknown): number {
  * what its budget allows (items, bytes, `callMicros` on the node) and the next call
  * continues with the keys left.
  */
-export async function readObservations(client: Redis | Cluster, keys: Buffer[], node: string, absent: Observation, tokens?: TokenTable, callMicros = CALL_MICROS): Promise<ReadBatch> {
+export async function readObservations(client: Redis | Cluster, keys: Buffer[], node: string, absent: Observation, tokens?: TokenTable, callMicros = CALL_MICROS, packed = true): Promise<ReadBatch> {
   const observations: Observation[] = new Array(keys.length);
   let nodeTimeMs = 0;
   for (let from = 0; from < keys.length;) {
     const rest = from === 0 ? keys : keys.slice(from);
-    const flat = await callReadScript<unknown[]>(client, SCRIPTS.inspect, rest.length, [...rest, ...BOUNDS, String(callMicros)], true);
+    const reply = await callReadScript<unknown[] | Buffer>(client, SCRIPTS.inspect, rest.length, [...rest, ...BOUNDS, String(callMicros), packed ? '1' : '0'], true);
+    const r = Buffer.isBuffer(reply) ? new PackedReply(reply) : undefined;
+    if (r) r.array();
+    const head = r ? r.values(3) : (reply as unknown[]);
     // The last call's stamp: with the first, a key read by a later call had its PTTL served
     // after the stamp, and its expiry came out early by the time between the calls, which
     // no read error covers (a busy client made a 100k x 5 watch name locks changed).
-    nodeTimeMs = timeOf(flat[0], flat[1]);
-    const n = Math.max(1, Number(flat[2]));
+    nodeTimeMs = timeOf(head[0], head[1]);
+    const n = Math.max(1, Number(head[2]));
     for (let i = 0, j = 3; i < n && from + i < keys.length; i++, j += 3) {
-      observations[from + i] = toObservation(node, typeName(flat[j]), Number(flat[j + 1]), flat[j + 2], absent, tokens);
+      observations[from + i] = r ? packedCopy(r, node, absent, tokens, true, true) : toObservation(node, typeName(head[j]), Number(head[j + 1]), head[j + 2], absent, tokens);
     }
     from += n;
   }
@@ -221,6 +224,26 @@ export function decodeScanPage(reply: PageReply, node: string, absent: Observati
 }
 
 /**
+ * One key's copy from a packed reply, at its PTTL: a printable token is taken from its
+ * range. `typed`: INSPECT's layout (type, pttl, payload; the type 1 for a string), else
+ * SCAN_PAGE's (pttl, then a string or { type, payload }).
+ */
+function packedCopy(r: PackedReply, node: string, absent: Observation, tokens: TokenTable | undefined, holders: boolean, typed: boolean): Observation {
+  const type = typed ? typeName(r.value()) : 'string';
+  const pttl = r.number();
+  if (type === 'string' && r.isStr()) {
+    r.str();
+    const size = r.end - r.start;
+    return size > 0 && size <= MAX_TOKEN_BYTES
+      ? stringCopy(node, pttl, interned(tokens, displayTokenRange(r.buf, r.start, r.end)), holders)
+      : toObservation(node, 'string', pttl, r.buf.subarray(r.start, r.end), absent, tokens, holders);
+  }
+  if (typed) return toObservation(node, type, pttl, r.value(), absent, tokens, holders);
+  const [t, value] = r.value() as [Buffer, unknown];
+  return toObservation(node, String(t), pttl, value, absent, tokens, holders);
+}
+
+/**
  * decodeScanPage of a packed reply: keys and string tokens are read as ranges of it, the
  * rare other payload (a hash, a zset, a value not read) as the array reply would give it.
  */
@@ -236,17 +259,7 @@ function decodePackedPage(buf: Buffer, node: string, absent: Observation, tokens
     r.str();
     starts[i] = r.start;
     ends[i] = r.end;
-    const pttl = r.number();
-    if (r.isStr()) {
-      r.str();
-      const size = r.end - r.start;
-      observations[i] = size > 0 && size <= MAX_TOKEN_BYTES
-        ? stringCopy(node, pttl, interned(tokens, displayTokenRange(buf, r.start, r.end)), holders)
-        : toObservation(node, 'string', pttl, buf.subarray(r.start, r.end), absent, tokens, holders);
-    } else {
-      const [type, value] = r.value() as [Buffer, unknown];
-      observations[i] = toObservation(node, String(type), pttl, value, absent, tokens, holders);
-    }
+    observations[i] = packedCopy(r, node, absent, tokens, holders, false);
   }
   // The keys left unread are sent back to the node by name: copies, so they pin no reply.
   const unread = (r.values(length - PAGE_HEAD - 3 * n) as Buffer[]).map((k) => Buffer.from(k));

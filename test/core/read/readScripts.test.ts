@@ -392,6 +392,29 @@ describe('a packed page reads as the array page', function () {
     assert.equal(byKey.get('lock:mix:list')!.reason, 'wrong-type');
   });
 
+  it('a read by name gives the same copies packed and as the array, also over several calls', async () => {
+    const keys: Buffer[] = [];
+    await withClient(server, async (c) => {
+      let cursor = '0';
+      do {
+        const [next, page] = await c.scanBuffer(cursor, 'MATCH', 'lock:mix:*', 'COUNT', 1000);
+        cursor = String(next);
+        keys.push(...page);
+      } while (cursor !== '0');
+    });
+    const [packed, flat, cut] = await withClient(server, async (c) => [
+      await readObservations(c, keys, 'n', absentOn('n')),
+      await readObservations(c, keys, 'n', absentOn('n'), undefined, undefined, false),
+      // No time left: 64 keys a call, the packed replies read one after another.
+      await readObservations(c, keys, 'n', absentOn('n'), undefined, 0),
+    ]);
+    const copies = (b: typeof packed): unknown[] => b.observations.map((o) => ({ ...o, pttlMs: o.pttlMs !== null && o.pttlMs > 0 ? 'ttl' : o.pttlMs }));
+    assert.equal(packed.observations.length, 211);
+    assert.deepEqual(copies(packed), copies(flat));
+    assert.deepEqual(copies(cut), copies(flat));
+    assert.ok(packed.nodeTimeMs > 0);
+  });
+
   it('a packed page cut by its call\'s time lists the rest unread, as copies that pin no reply', async () => {
     const page = await withClient(server, (c) => requestScanPage(c, '0', 'lock:mix:*', 10_000, null, 0, 0));
     assert.ok(Buffer.isBuffer(page));
