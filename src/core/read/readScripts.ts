@@ -162,14 +162,14 @@ export interface ScannedPage {
   unread: Buffer[];
 }
 
+/** A page call's reply: the array SCAN_PAGE builds, or that array packed by the server (packedReply.ts). */
+export type PageReply = unknown[] | Buffer;
+
 /**
  * Sends one server-side SCAN page; keys are read in the same script call, within its
  * budget of items, bytes and `callMicros` on the node. With `internalCursor`, the call also
  * walks one page of internal keys (COUNT `internalCount`).
  */
-/** A page call's reply: the array SCAN_PAGE builds, or that array packed by the server (packedReply.ts). */
-export type PageReply = unknown[] | Buffer;
-
 export function requestScanPage(client: Redis, cursor: string, pattern: string, count: number, internalCursor: string | null, internalCount: number, callMicros = CALL_MICROS, packed = true): Promise<PageReply> {
   return callReadScript<PageReply>(client, SCRIPTS.scanPage, 0, [cursor, pattern, String(count), ...BOUNDS, internalCursor ?? '', String(internalCount), String(callMicros), packed ? '1' : '0'], true);
 }
