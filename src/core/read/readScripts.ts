@@ -143,6 +143,8 @@ export interface ScanPageHead {
   cursor: string;
   /** Keys the page listed, read or not. */
   keyCount: number;
+  /** Of those, the keys the call read before its budget ran out. */
+  readCount: number;
   /** The walk of the internal keys: its next cursor ('0': complete), null when the call did not walk it. */
   internalCursor: string | null;
   /** That walk's finds: name, then a counter's first bytes, 1 (a waiter set) or 0 (a counter not read). */
@@ -194,6 +196,7 @@ export function scanPageHead(reply: PageReply): ScanPageHead {
     nodeTimeMs: timeOf(head[0], head[1]),
     cursor: String(head[2]),
     keyCount: n + (length - PAGE_HEAD - 3 * n),
+    readCount: n,
     internalCursor: walked === '' ? null : walked,
     internals: Array.isArray(head[5]) ? head[5] : [],
   };
