@@ -99,9 +99,10 @@ export function renderLocks(snap: Snapshot, options: StatusOptions): string[] {
     const seen = options.outside?.length ? ` Lock-shaped keys were seen outside them: ${options.outside.slice(0, 5).map((p) => `${escapeText(p.pattern)} (${p.count}, ${escapeText(p.library)})`).join(', ')}; pass them as --pattern, or run discover.` : '';
     const answered = snap.nodes.filter((n) => n.reachable).length;
     // Nothing read is no evidence of no lock: say which it is.
+    const patterns = options.patterns.map(escapeText).join(', ');
     if (answered < snap.quorum) lines.push(`No locks listed: only ${answered} of ${snap.nodes.length} nodes answered (quorum ${snap.quorum}), so it cannot be told which locks exist.`);
-    else if (snap.truncated) lines.push(`No locks match ${options.patterns.map(escapeText).join(', ')} in the part read (the scan budget cut the read short).${seen}`);
-    else lines.push(`No locks match ${options.patterns.map(escapeText).join(', ')}.${seen}`);
+    else if (snap.truncated) lines.push(`No locks match ${patterns} in the part read (the scan budget cut the read short).${seen}`);
+    else lines.push(`No locks match ${patterns}.${seen}`);
   } else {
     const summary = anomalySummary(snap.locks);
     const attention = snap.locks.filter(needsAttention).length;

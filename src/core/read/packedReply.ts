@@ -92,6 +92,23 @@ export class PackedReply {
    * (a view of the reply), an integer or float as a number, an array as an array, nil as null.
    */
   value(): unknown {
+    return this.read(true);
+  }
+
+  /** Reads `n` values as value() gives them. */
+  values(n: number): unknown[] {
+    const a: unknown[] = new Array(n);
+    for (let i = 0; i < n; i++) a[i] = this.read(true);
+    return a;
+  }
+
+  /** Passes over `n` values without making them (no view of a string, no array). */
+  skip(n: number): void {
+    for (let i = 0; i < n; i++) this.read(false);
+  }
+
+  /** The next value; a string or an array only passed over unless `keep`. */
+  private read(keep: boolean): unknown {
     const b = this.byte();
     if (b <= 0x7f) return b;
     if (b >= 0xe0) return b - 0x100;
@@ -99,13 +116,13 @@ export class PackedReply {
     if (len >= 0) {
       if (this.pos + len > this.buf.length) throw new PackedReplyError('packed reply ends early');
       this.pos += len;
-      return this.buf.subarray(this.pos - len, this.pos);
+      return keep ? this.buf.subarray(this.pos - len, this.pos) : undefined;
     }
     const n = this.arrayLength(b);
     if (n >= 0) {
-      const a: unknown[] = new Array(n);
-      for (let i = 0; i < n; i++) a[i] = this.value();
-      return a;
+      if (keep) return this.values(n);
+      this.skip(n);
+      return undefined;
     }
     switch (b) {
       case 0xc0: return null;
@@ -132,10 +149,4 @@ export class PackedReply {
     return v;
   }
 
-  /** Reads `n` values as value() gives them. */
-  values(n: number): unknown[] {
-    const a: unknown[] = new Array(n);
-    for (let i = 0; i < n; i++) a[i] = this.value();
-    return a;
-  }
 }

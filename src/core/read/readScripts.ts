@@ -253,8 +253,10 @@ function packedCopy(r: PackedReply, node: string, absent: Observation, tokens: T
 function decodePackedPage(buf: Buffer, node: string, absent: Observation, tokens: TokenTable | undefined, holders: boolean): ScannedPage {
   const r = new PackedReply(buf);
   const length = r.array();
-  const head = r.values(PAGE_HEAD);
-  const n = Number(head[3]);
+  // The head was taken by scanPageHead: only the count of keys read is needed here.
+  r.skip(3);
+  const n = r.number();
+  r.skip(PAGE_HEAD - 4);
   const starts: number[] = new Array(n);
   const ends: number[] = new Array(n);
   const observations: Observation[] = new Array(n);

@@ -14,8 +14,8 @@ function utf8OrNull(bytes: Uint8Array): string | null {
   }
 }
 
-function isPrintableAscii(raw: Uint8Array): boolean {
-  for (let i = 0; i < raw.length; i++) if (raw[i] < 0x20 || raw[i] > 0x7e) return false;
+function isPrintableAscii(raw: Uint8Array, start = 0, end = raw.length): boolean {
+  for (let i = start; i < end; i++) if (raw[i] < 0x20 || raw[i] > 0x7e) return false;
   return true;
 }
 
@@ -27,23 +27,23 @@ function isPrintableAsciiText(s: string): boolean {
   return true;
 }
 
-const startsWithHex = (raw: Buffer): boolean => raw.length >= 4 && raw[0] === 0x68 && raw[1] === 0x65 && raw[2] === 0x78 && raw[3] === 0x3a;
+const startsWithHex = (raw: Buffer, start = 0, end = raw.length): boolean =>
+  end - start >= 4 && raw[start] === 0x68 && raw[start + 1] === 0x65 && raw[start + 2] === 0x78 && raw[start + 3] === 0x3a;
 
 /** Printable UTF-8 as is, anything else `hex:<lowercase hex>`. */
 export function displayToken(raw: Buffer | string): string {
   if (typeof raw === 'string') raw = Buffer.from(raw, 'utf8');
-  // Fast path for the common case (hex, base64, UUID tokens); a snapshot shows 100k+ of them.
-  if (isPrintableAscii(raw) && !startsWithHex(raw)) return raw.toString('latin1');
-  const text = utf8OrNull(raw);
-  if (text !== null && !NON_PRINTABLE.test(text) && !HEX_FORM.test(text)) return text;
-  return 'hex:' + raw.toString('hex');
+  return displayTokenRange(raw, 0, raw.length);
 }
 
 /** displayToken of buf[start, end): the common printable token is taken with no view of its bytes. */
 export function displayTokenRange(buf: Buffer, start: number, end: number): string {
-  let printable = !(end - start >= 4 && buf[start] === 0x68 && buf[start + 1] === 0x65 && buf[start + 2] === 0x78 && buf[start + 3] === 0x3a);
-  for (let i = start; printable && i < end; i++) printable = buf[i] >= 0x20 && buf[i] <= 0x7e;
-  return printable ? buf.toString('latin1', start, end) : displayToken(buf.subarray(start, end));
+  // Fast path for the common case (hex, base64, UUID tokens); a snapshot shows 100k+ of them.
+  if (isPrintableAscii(buf, start, end) && !startsWithHex(buf, start, end)) return buf.toString('latin1', start, end);
+  const raw = start === 0 && end === buf.length ? buf : buf.subarray(start, end);
+  const text = utf8OrNull(raw);
+  if (text !== null && !NON_PRINTABLE.test(text) && !HEX_FORM.test(text)) return text;
+  return 'hex:' + raw.toString('hex');
 }
 
 // Control characters and invisible format characters (bidi overrides and isolates,

@@ -34,6 +34,13 @@ describe('packedReply', function () {
     // Bytes stay bytes: a string is a view of the reply, never decoded as text.
     assert.deepEqual(r.value(), Buffer.from([0, 255, 128]));
     assert.throws(() => r.value(), PackedReplyError, 'nothing is left');
+    // Passing over values, nested arrays and long strings included, lands where reading them does.
+    const skipped = new PackedReply(buf);
+    skipped.array();
+    skipped.skip(ints.length + 1 + 6);
+    assert.deepEqual(skipped.value(), []);
+    skipped.skip(1);
+    assert.equal(skipped.value(), true);
   });
 
   it('refuses what is no reply of ours: a map where an array was expected, a string cut short, a number expected', async () => {
