@@ -16,24 +16,29 @@ export class PackedReply {
 
   constructor(readonly buf: Buffer) {}
 
+  /** Passes over the next `n` bytes and says where they start: the one bounds check. */
+  private take(n: number): number {
+    const at = this.pos;
+    if (at + n > this.buf.length) throw new PackedReplyError('packed reply ends early');
+    this.pos = at + n;
+    return at;
+  }
+
   private byte(): number {
-    if (this.pos >= this.buf.length) throw new PackedReplyError('packed reply ends early');
-    return this.buf[this.pos++];
+    return this.buf[this.take(1)];
   }
 
   /** `n` bytes on from here, as an unsigned big-endian number (n <= 8: exact below 2^53). */
   private uint(n: number): number {
-    if (this.pos + n > this.buf.length) throw new PackedReplyError('packed reply ends early');
+    const at = this.take(n);
     let v = 0;
-    for (let i = 0; i < n; i++) v = v * 256 + this.buf[this.pos++];
+    for (let i = at; i < at + n; i++) v = v * 256 + this.buf[i];
     return v;
   }
 
   /** A signed big-endian integer: the high word signed, the low word not (exact below 2^53). */
   private int(n: 1 | 2 | 4 | 8): number {
-    if (this.pos + n > this.buf.length) throw new PackedReplyError('packed reply ends early');
-    const at = this.pos;
-    this.pos += n;
+    const at = this.take(n);
     if (n < 8) return this.buf.readIntBE(at, n);
     return this.buf.readInt32BE(at) * 2 ** 32 + this.buf.readUInt32BE(at + 4);
   }
@@ -74,10 +79,8 @@ export class PackedReply {
   str(): void {
     const n = this.strLength(this.byte());
     if (n < 0) throw new PackedReplyError('packed reply: a string was expected');
-    this.start = this.pos;
-    this.end = this.pos + n;
-    if (this.end > this.buf.length) throw new PackedReplyError('packed reply ends early');
-    this.pos = this.end;
+    this.start = this.take(n);
+    this.end = this.start + n;
   }
 
   /** Reads a number (an integer or a float). */
@@ -114,9 +117,8 @@ export class PackedReply {
     if (b >= 0xe0) return b - 0x100;
     const len = this.strLength(b);
     if (len >= 0) {
-      if (this.pos + len > this.buf.length) throw new PackedReplyError('packed reply ends early');
-      this.pos += len;
-      return keep ? this.buf.subarray(this.pos - len, this.pos) : undefined;
+      const at = this.take(len);
+      return keep ? this.buf.subarray(at, at + len) : undefined;
     }
     const n = this.arrayLength(b);
     if (n >= 0) {
@@ -143,10 +145,7 @@ export class PackedReply {
   }
 
   private float(n: 4 | 8): number {
-    if (this.pos + n > this.buf.length) throw new PackedReplyError('packed reply ends early');
-    const v = n === 4 ? this.buf.readFloatBE(this.pos) : this.buf.readDoubleBE(this.pos);
-    this.pos += n;
-    return v;
+    const at = this.take(n);
+    return n === 4 ? this.buf.readFloatBE(at) : this.buf.readDoubleBE(at);
   }
-
 }
