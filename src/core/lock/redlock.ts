@@ -340,13 +340,20 @@ export class Redlock {
     // connection already identified, so those nodes free the key before they see it.
     this.local.releasedLock(lock);
     const describe = (results: ReadonlyArray<Settled<number> | undefined>): ReleaseNode[] => describeReleaseOn(this.nodes, lock.keys, results);
+    const events = this.events;
+    if (events === undefined) {
+      // Nothing to record, and quit() waits for the stragglers through NodeSet.close():
+      // a release needs no tracking of its own (docs/decisions.md, "Lock round costs").
+      const decided = await r.decided;
+      return { nodes: describe(decided), settled: r.settled.then(describe) as ReleaseResult['settled'] };
+    }
     // Stamped when the first node's delete is known, not when the slowest node answers:
     // a history must not list this release after the next holder's acquisition.
     let recorded = false;
     const recordReleased = (results: ReadonlyArray<Settled<number> | undefined>): void => {
       if (recorded || !results.some((x) => x?.ok && x.value > 0)) return;
       recorded = true;
-      this.events?.record('released', lock.keys, lock.token);
+      events.record('released', lock.keys, lock.token);
     };
     const settled = r.settled.then((all) => {
       recordReleased(all);
@@ -354,16 +361,16 @@ export class Redlock {
       // (expired, or taken by another): the evidence the audit needs (docs/audit.md).
       if (!recorded && all.filter((x) => x.ok && x.value === 0).length >= q) {
         recorded = true;
-        this.events?.record('released', lock.keys, lock.token, { held: false });
+        events.record('released', lock.keys, lock.token, { held: false });
       }
       return describe(all) as Awaited<ReleaseResult['settled']>;
     });
-    // quit() waits for these, so no compare-and-delete is cut off by a closing connection.
+    // quit() waits for these, so every release's events go out before the log is flushed.
     this.releasing.add(settled);
     void settled.finally(() => this.releasing.delete(settled));
     const decided = await r.decided;
     recordReleased(decided);
-    return { nodes: describe([...decided]), settled };
+    return { nodes: describe(decided), settled };
   }
 
   /**

@@ -2,6 +2,7 @@
 // CLIENT LIST per node and read at most, after INFO clients says it stays cheap. A node
 // that refuses either, or has too many clients, says why instead; never an error.
 import type Redis from 'ioredis';
+import { ReplyError } from 'ioredis';
 import { withDeadline } from '../connection/deadline';
 import { firstLine } from '../connection/replies';
 import { readable, type InspectContext, type NodeScan } from './context';
@@ -55,7 +56,7 @@ export function namedClients(list: string): Map<string, number> {
 
 /** `denied` for a reply (NOPERM, unknown command), `unanswered` for a timeout or a dropped connection. */
 function failed(command: string, node: string, e: unknown): NodeClients {
-  const what = `${command} ${e instanceof Error && e.name === 'ReplyError' ? 'denied' : 'unanswered'}`;
+  const what = `${command} ${e instanceof ReplyError ? 'denied' : 'unanswered'}`;
   const detail = firstLine(e instanceof Error ? e.message : String(e));
   return { node, names: null, reason: `${what} on ${node} (${detail})`, problem: { what, detail } };
 }
