@@ -369,16 +369,18 @@ ${READ_KEY}
 ${CALL_CLOCK}
 local budgetItems, budgetBytes = tonumber(ARGV[7]), tonumber(ARGV[8])
 local items, bytes = 0, 0
-local extra = {}
--- The page's checksum, and each key's value where it has no expiry (in extra). It leaves
--- the names out, as hashing them all cost a quiet page 10-15% more time on the node: a
--- chunk's has them, so what a moved page keeps is exact.
+local extra, expiry = {}, {}
+-- The page's checksum, and each key's expiry (in expiry) and value where it has no expiry
+-- (in extra): a moved page's chunks take them from here instead of asking each key again.
+-- It leaves the names out, as hashing them all cost a quiet page 10-15% more time on the
+-- node: a chunk's has them, so what a moved page keeps is exact.
 local function pageChecksum(keys)
-  extra = {}
+  extra, expiry = {}, {}
   local sum, weighted, unread = 0, 0, 0
   for i = 1, #keys do
     local k = keys[i]
     local e = redis.call('PEXPIRETIME', k)
+    expiry[i] = e
     if e == -1 then
       if items >= budgetItems or bytes >= budgetBytes then return '${UNDIGESTED}' end
       -- No expiry (PEXPIRETIME -1) is PTTL -1: not asked again.
@@ -421,15 +423,19 @@ if whole == '${UNDIGESTED}' or whole ~= ARGV[11] then
   out[6] = whole
   local before = ARGV[10] or ''
   local size = tonumber(ARGV[9])
-  local digests, expiry = {}, {}
+  local digests = {}
   local c = 0
   for first = 1, #keys, size do
     c = c + 1
     local last = math.min(first + size - 1, #keys)
     local s, w, undone = 0, 0, false
     for i = first, last do
-      local e = redis.call('PEXPIRETIME', keys[i])
-      expiry[i] = e
+      -- Asked here only past where the page's checksum gave up on its budget.
+      local e = expiry[i]
+      if e == nil then
+        e = redis.call('PEXPIRETIME', keys[i])
+        expiry[i] = e
+      end
       if e ~= -1 then
         s = s + e
         w = w + e * (i - first + 1)

@@ -298,6 +298,32 @@ describe('a watch page by its chunks (pageChanges)', function () {
     });
   });
 
+  it('a page whose keys without expiry outgrow the call\'s budget still lists every key with its own expiry', async () => {
+    await withClient(server, async (c) => {
+      await c.flushall();
+      const p = c.pipeline();
+      for (let i = 0; i < 40; i++) p.set(`lock:budget:ttl:${i}`, `token-${i}`, 'PX', 600_000);
+      // 64 fields each (MAX_ITEMS): the page's checksum gives up on its item budget
+      // (CALL_ITEMS, 1,024) part way through these, and the chunks ask the keys after that.
+      const fields = Array.from({ length: 64 }, (_, f) => [`f${f}`, 'v']).flat();
+      for (let i = 0; i < 20; i++) p.hset(`lock:budget:hash:${i}`, ...fields);
+      await p.exec();
+      const first = await pageChanges(c, '0', 'lock:budget:*', 1000, '', '');
+      assert.equal(first.size, 60);
+      const keys = first.moved.flatMap((m) => m.keys.map((k) => k.toString()));
+      const expiries = first.moved.flatMap((m) => m.expiresAt);
+      assert.equal(new Set(keys).size, 60);
+      keys.forEach((k, i) => {
+        if (k.includes(':hash:')) assert.equal(expiries[i], -1, k);
+        else assert.ok(expiries[i] > Date.now() + 500_000, `${k}: ${expiries[i]}`);
+      });
+      assert.ok(first.digests!.includes('*'.repeat(16)), 'a chunk left undigested');
+      // An undigested chunk never matches: it comes back on the next call too.
+      const again = await pageChanges(c, '0', 'lock:budget:*', 1000, first.digests!, first.whole!);
+      assert.ok(again.moved.length > 0);
+    });
+  });
+
   it('goes on over the pages expected next while they are where, and as, they were; stops before one that moved', async () => {
     await withClient(server, async (c) => {
       await c.flushall();
