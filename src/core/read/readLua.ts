@@ -369,18 +369,19 @@ ${READ_KEY}
 ${CALL_CLOCK}
 local budgetItems, budgetBytes = tonumber(ARGV[7]), tonumber(ARGV[8])
 local items, bytes = 0, 0
-local extra, expiry = {}, {}
--- The page's checksum, and each key's expiry (in expiry) and value where it has no expiry
--- (in extra): a moved page's chunks take them from here instead of asking each key again.
--- It leaves the names out, as hashing them all cost a quiet page 10-15% more time on the
--- node: a chunk's has them, so what a moved page keeps is exact.
-local function pageChecksum(keys)
-  extra, expiry = {}, {}
+local extra = {}
+-- The page's checksum, and each key's value where it has no expiry (in extra) and, given
+-- kept, its expiry there: the first page's chunks take them from here instead of asking
+-- each key again (a quiet page read on after it keeps none). It leaves the names out, as
+-- hashing them all cost a quiet page 10-15% more time on the node: a chunk's has them, so
+-- what a moved page keeps is exact.
+local function pageChecksum(keys, kept)
+  extra = {}
   local sum, weighted, unread = 0, 0, 0
   for i = 1, #keys do
     local k = keys[i]
     local e = redis.call('PEXPIRETIME', k)
-    expiry[i] = e
+    if kept then kept[i] = e end
     if e == -1 then
       if items >= budgetItems or bytes >= budgetBytes then return '${UNDIGESTED}' end
       -- No expiry (PEXPIRETIME -1) is PTTL -1: not asked again.
@@ -410,7 +411,8 @@ local function pageChecksum(keys)
 end
 local page = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
 local keys = page[2]
-local whole = pageChecksum(keys)
+local expiry = {}
+local whole = pageChecksum(keys, expiry)
 local function checksum(first, last, s, w)
   local parts = { (last - first + 1) .. ':' .. string.format('%.0f', s) .. ':' .. string.format('%.0f', w), table.concat(keys, '\\n', first, last) }
   for i = first, last do
