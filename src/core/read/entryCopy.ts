@@ -4,10 +4,14 @@
 // knows it: livenessRead.ts oneReadLiveness), so how an entry is made shows. Each derives
 // its `holders` from its copies (holderCounts.ts), as every entry's is by definition: a
 // spread would turn it into a record of its own, built for every lock, which is what
-// deriving saves.
+// deriving saves. Every stage copies through here, never by a spread: a spread reads the
+// derived record into a property of its own and gives the entry hidden classes that only
+// spreads make (docs/decisions.md, "Entries of one shape").
 import { deriveHolders } from '../vocabulary/holderCounts';
-import type { Classification, Flag, Holder, Liveness, LockEntry, Observation, Owner } from '../vocabulary/types';
-import { NO_WAITERS } from './holdersRead';
+import type { Classification, Flag, Holder, Liveness, LockEntry, Observation, Owner, Waiter } from '../vocabulary/types';
+
+/** The waiters of a lock without any: one frozen array shared by every such entry; waiters are replaced, never changed in place. */
+export const NO_WAITERS = Object.freeze([]) as unknown as Waiter[];
 
 /** The fields the builders below name; `true` only while they are all of LockEntry's. */
 type BuiltField = 'key' | 'verdict' | 'flags' | 'validityMs' | 'quorum' | 'holders' | 'fence' | 'fenceRisk' | 'nodes' | 'holder' | 'waiters' | 'cycle' | 'owners' | 'liveness';
@@ -52,9 +56,24 @@ function copy(e: LockEntry, validityMs: number | null, flags: Flag[], nodes: Obs
   return new Entry(e.key, e.verdict, flags, validityMs, e.quorum, e.fence, e.fenceRisk, nodes, e.holder, e.waiters, e.cycle, e.owners, liveness);
 }
 
-/** `e` with its liveness. */
-export function withLiveness(e: LockEntry, liveness: Liveness): LockEntry {
+/** `e` with its liveness; without one, given undefined. */
+export function withLiveness(e: LockEntry, liveness: Liveness | undefined): LockEntry {
   return copy(e, e.validityMs, e.flags, e.nodes, liveness);
+}
+
+/** `e` with its fence counter's highest value and whether too few nodes hold it. */
+export function withFence(e: LockEntry, fence: number | null, fenceRisk: boolean): LockEntry {
+  return new Entry(e.key, e.verdict, e.flags, e.validityMs, e.quorum, fence, fenceRisk, e.nodes, e.holder, e.waiters, e.cycle, e.owners, e.liveness);
+}
+
+/** `e` with its live waiters. */
+export function withWaiters(e: LockEntry, waiters: Waiter[]): LockEntry {
+  return new Entry(e.key, e.verdict, e.flags, e.validityMs, e.quorum, e.fence, e.fenceRisk, e.nodes, e.holder, waiters, e.cycle, e.owners, e.liveness);
+}
+
+/** `e` on the wait cycle `cycle` (undefined: on none), with `flags`. */
+export function withCycle(e: LockEntry, flags: Flag[], cycle: string[] | undefined): LockEntry {
+  return new Entry(e.key, e.verdict, flags, e.validityMs, e.quorum, e.fence, e.fenceRisk, e.nodes, e.holder, e.waiters, cycle, e.owners, e.liveness);
 }
 
 /** `e` with other copies of the same tokens (their PTTLs counted down): its holders stand. */

@@ -12,6 +12,7 @@ import { withDeadline } from '../connection/deadline';
 import { internalKey } from '../bookkeeping/internalKeys';
 import type { RedisNode } from '../connection/nodes';
 import type { LockEntry } from '../vocabulary/types';
+import { withFence } from './entryCopy';
 
 const BATCH = 1000;
 const ASCII = /^[\x00-\x7f]*$/;
@@ -78,7 +79,7 @@ export async function readFences(ctx: InspectContext, scans: readonly NodeScan[]
     await Promise.all(
       [...byOwner].map(async ([owner, lis]) => {
         const values = await readCounters(ctx.nodes[owner], lis.map((li) => lockIds[li]), ms);
-        lis.forEach((li, j) => (out[li] = withFence(locks[li], [values[j]])));
+        lis.forEach((li, j) => (out[li] = fencedBy(locks[li], [values[j]])));
       }),
     );
     return out;
@@ -87,15 +88,15 @@ export async function readFences(ctx: InspectContext, scans: readonly NodeScan[]
   const perNode = await Promise.all(
     ctx.nodes.map((node, i) => (readable(scans[i].status) ? readCounters(node, ids, ms) : Promise.resolve(null))),
   );
-  which.forEach((li, j) => (out[li] = withFence(locks[li], perNode.map((values) => values?.[j] ?? null))));
+  which.forEach((li, j) => (out[li] = fencedBy(locks[li], perNode.map((values) => values?.[j] ?? null))));
   return out;
 }
 
-function withFence(entry: LockEntry, counters: ReadonlyArray<number | null>): LockEntry {
+function fencedBy(entry: LockEntry, counters: ReadonlyArray<number | null>): LockEntry {
   let max: number | null = null;
   for (const c of counters) if (c !== null && (max === null || c > max)) max = c;
   let holding = 0;
   for (const c of counters) if (c !== null && c === max) holding++;
   const fenceRisk = max !== null && holding < entry.quorum;
-  return entry.fence === max && entry.fenceRisk === fenceRisk ? entry : { ...entry, fence: max, fenceRisk };
+  return entry.fence === max && entry.fenceRisk === fenceRisk ? entry : withFence(entry, max, fenceRisk);
 }

@@ -6,8 +6,9 @@ import { holderOf, processOfCopies } from '../vocabulary/holderToken';
 import { factsOf, readable, sharedNumbers, type InspectContext, type NodeScan } from './context';
 import { withDeadline } from '../connection/deadline';
 import type { RedisNode } from '../connection/nodes';
-import type { Holder, LockEntry, Observation, Owner, Waiter } from '../vocabulary/types';
+import type { Holder, LockEntry, Observation, Owner } from '../vocabulary/types';
 import { quorumTokenOf } from '../vocabulary/actions';
+import { NO_WAITERS, withCycle, withWaiters } from './entryCopy';
 import { internalKeyOf, mergeWaiters, readWaiting, WaitingRead } from '../bookkeeping/waiters';
 import { internalKey } from '../bookkeeping/internalKeys';
 
@@ -18,8 +19,6 @@ import { internalKey } from '../bookkeeping/internalKeys';
  */
 const WAIT_BATCH = 500;
 
-/** The waiters of a lock without any: one frozen array shared by every such entry; waiters are replaced, never changed in place. */
-export const NO_WAITERS = Object.freeze([]) as unknown as Waiter[];
 
 /**
  * The process ids behind a lock's waiters, in the order of its `waiters`: matched with
@@ -126,10 +125,10 @@ export async function readWaiters(ctx: InspectContext, scans: NodeScan[], entrie
     const merged = read ? mergeWaiters(perNode.map((r) => r[i])) : [];
     if (merged.length === 0) {
       // No node lists a waiter (the common case): nothing to merge or match.
-      if (e.waiters !== undefined && e.waiters.length > 0) out.entries[i] = { ...e, waiters: NO_WAITERS };
+      if (e.waiters !== undefined && e.waiters.length > 0) out.entries[i] = withWaiters(e, NO_WAITERS);
       continue;
     }
-    out.entries[i] = { ...e, waiters: merged.map((m) => m.waiter) };
+    out.entries[i] = withWaiters(e, merged.map((m) => m.waiter));
     out.processes[i] = merged.map((m) => m.processId);
     out.waited++;
   }
@@ -178,11 +177,9 @@ export function flagDeadlocks(locks: Iterable<Waits>): Map<LockEntry, LockEntry>
     const had = e.flags.includes('deadlock');
     if (cycle) {
       if (had && e.cycle !== undefined && e.cycle.join('\n') === cycle.join('\n')) continue;
-      // Object.assign: a spread copy that gains a property gets a hidden class of its own (see judgeHolders).
-      replaced.set(e, Object.assign({}, e, { flags: had ? e.flags : [...e.flags, 'deadlock'], cycle }));
+      replaced.set(e, withCycle(e, had ? e.flags : [...e.flags, 'deadlock'], cycle));
     } else if (had) {
-      const { cycle: _cycle, ...rest } = e;
-      replaced.set(e, { ...rest, flags: e.flags.filter((f) => f !== 'deadlock') });
+      replaced.set(e, withCycle(e, e.flags.filter((f) => f !== 'deadlock'), undefined));
     }
   }
   return replaced;

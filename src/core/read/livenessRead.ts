@@ -213,10 +213,7 @@ export async function judgeHolders(ctx: InspectContext, scans: readonly NodeScan
     const e = entries[i];
     const token = e.verdict === 'held' ? quorumTokenOf(e) : null;
     if (token === null) {
-      if (e.liveness !== undefined) {
-        const { liveness: _liveness, ...rest } = e;
-        replace(i, rest);
-      }
+      if (e.liveness !== undefined) replace(i, withLiveness(e, undefined));
       continue;
     }
     const h = e.holder ?? null;
