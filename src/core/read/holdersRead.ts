@@ -19,7 +19,6 @@ import { internalKey } from '../bookkeeping/internalKeys';
  */
 const WAIT_BATCH = 500;
 
-
 /**
  * The process ids behind a lock's waiters, in the order of its `waiters`: matched with
  * holders to find wait cycles, never shown. Handed from the waiters stage to the deadlock

@@ -19,7 +19,7 @@ import { downStatus, RedisNode } from '../connection/nodes';
 import { capabilitiesOf, scriptsRefused } from '../connection/capabilities';
 import { readObservationsPlain } from './plainRead';
 import type Redis from 'ioredis';
-import { absentOn, decodeScanPage, PageReply, ReadBatch, readInternalOf, readObservations, requestScanPage, scanPageHead, srcOf } from './readScripts';
+import { absentOn, decodeScanPage, PageReply, ReadBatch, readInternalOf, readObservations, requestScanPage, scanPageHead } from './readScripts';
 import { InternalWalk } from './internalWalk';
 import { displayKey } from '../vocabulary/tokens';
 import { exactKeysOn, unreadMasters } from '../connection/clusterTopology';
@@ -189,10 +189,10 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         const n = page.observations.length;
         const ids: string[] = new Array(n);
         const ks: number[] = new Array(n);
-        const { starts, ends } = page;
+        const { src, starts, ends } = page;
         for (let i = 0; i < n; i++) {
           // The numbers are handed on with the ids: no lookup by name per key afterwards.
-          ks[i] = scan.reads.setRange(srcOf(page, i), starts[i], ends[i], page.observations[i], stamp, UNKNOWN_FACTS);
+          ks[i] = scan.reads.setRange(Buffer.isBuffer(src) ? src : src[i], starts[i], ends[i], page.observations[i], stamp, UNKNOWN_FACTS);
           ids[i] = scan.reads.table.nameOf(ks[i]);
         }
         const read: [string[], number[]] = [ids, ks];

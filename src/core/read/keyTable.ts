@@ -26,11 +26,15 @@ function hashOfBytes(buf: Buffer, start: number, end: number, seed: number): num
 }
 
 /**
- * Whether `id` is the latin1 form of the bytes buf[start, end) (a key's, or a range of a
- * packed reply, packedReply.ts): comparing spares a string for a key already known (the
- * watch's moved chunks list mostly the keys they listed before).
+ * Whether `id` is the latin1 form of `key`'s bytes: comparing spares a string for a key
+ * already known (the watch's moved chunks list mostly the keys they listed before).
  */
-export function isIdOfRange(id: string, buf: Buffer, start: number, end: number): boolean {
+export function isIdOf(id: string, key: Buffer): boolean {
+  return isIdOfRange(id, key, 0, key.length);
+}
+
+/** isIdOf for the key whose bytes are buf[start, end) (a packed reply's, packedReply.ts). */
+function isIdOfRange(id: string, buf: Buffer, start: number, end: number): boolean {
   if (id.length !== end - start) return false;
   for (let i = start; i < end; i++) if (id.charCodeAt(i - start) !== buf[i]) return false;
   return true;
@@ -83,11 +87,6 @@ export class KeyTable {
   /** The id of the key whose name is `key`'s bytes, as the table holds it (made only where it is new). */
   idOfBytes(key: Buffer): string {
     return this.names[this.numberOfBytes(key)];
-  }
-
-  /** idOfBytes for the key whose bytes are buf[start, end). */
-  idOfRange(buf: Buffer, start: number, end: number): string {
-    return this.names[this.numberOfRange(buf, start, end)];
   }
 
   /** The number of `id`, or undefined where no read holds it. */

@@ -355,16 +355,14 @@ export const CHAIN_PAGES = 8;
  * expiries: under churn a tick lists the changed keys' neighbours, not every page a change
  * fell on.
  * Then, while the call has run under ARGV[12] microseconds, it goes on to the pages the
- * caller expects next (ARGV[14] on: a cursor, that page's last checksum, ...) as long as
+ * caller expects next (ARGV[13] on: a cursor, that page's last checksum, ...) as long as
  * each is where expected and its checksum did not move: a quiet tick over many pages
  * takes a few calls, not one per page. It stops before a page that moved.
  * [sec, usec, cursor, page's key count, every chunk's checksum in one string, the page's
  * checksum (both '' when the page's is ARGV[11]; the first also when it is ARGV[10]),
  * quiet pages read after it, the cursor to go on from, then per moved chunk of the first
  * page: its index (1-based), its key count, key, expiry per key]. A checksum is UNDIGESTED
- * when its keys without expiry would exceed the call's budget. Packed as SCAN_PAGE's reply
- * is when ARGV[13] is '1': under churn every page moves, and its chunks' keys as one
- * reply buffer spare the client a buffer per key.
+ * when its keys without expiry would exceed the call's budget.
  */
 export const PAGE_CHANGES = `#!lua flags=no-writes
 ${READ_KEY}
@@ -460,7 +458,7 @@ if whole == '${UNDIGESTED}' or whole ~= ARGV[11] then
   local now = table.concat(digests)
   if now ~= before then out[5] = now end
 end
-local quiet, cursor, j = 0, page[1], 14
+local quiet, cursor, j = 0, page[1], 13
 local limit = tonumber(ARGV[12]) or 0
 while started and ARGV[j + 1] and cursor == ARGV[j] and (micros() or started) - started < limit do
   local next = redis.call('SCAN', cursor, 'MATCH', ARGV[2], 'COUNT', ARGV[3])
@@ -472,5 +470,4 @@ while started and ARGV[j + 1] and cursor == ARGV[j] and (micros() or started) - 
 end
 out[7], out[8] = quiet, cursor
 ${STAMP}
-${PACKED_WHEN_ASKED('ARGV[13]')}
 return out`;

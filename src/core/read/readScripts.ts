@@ -151,22 +151,14 @@ export interface ScanPageHead {
   internals: unknown[];
 }
 
-/**
- * Key i's name is the bytes of `src[i]` (of `src` itself, a packed reply) from `starts[i]`
- * to `ends[i]`: a packed reply's keys are ranges of it (packedReply.ts).
- */
-export interface KeyRanges {
+export interface ScannedPage {
+  /**
+   * Key i's name is the bytes of `src[i]` (of `src` itself, a packed reply) from
+   * `starts[i]` to `ends[i]`: a packed page's keys are ranges of its reply (packedReply.ts).
+   */
   src: Buffer | Buffer[];
-  starts: ArrayLike<number>;
-  ends: ArrayLike<number>;
-}
-
-/** The buffer key `i`'s name is a range of. */
-export function srcOf(r: KeyRanges, i: number): Buffer {
-  return Array.isArray(r.src) ? r.src[i] : r.src;
-}
-
-export interface ScannedPage extends KeyRanges {
+  starts: number[];
+  ends: number[];
   observations: Observation[];
   /** Keys of the page the call's budget left unread: read them with readObservations. */
   unread: Buffer[];
@@ -320,9 +312,9 @@ export async function scanTtlPage(client: Redis, cursor: string, pattern: string
 export interface MovedChunk {
   /** Its position in the page: keys index * CHUNK_KEYS on. */
   index: number;
-  /** Where its keys start in the page's `keys` and `expiresAt`, and how many it has. */
-  first: number;
-  count: number;
+  keys: Buffer[];
+  /** Each key's PEXPIRETIME (node clock; -1 no expiry, -2 gone). */
+  expiresAt: number[];
 }
 
 export interface PageChanges {
@@ -335,10 +327,6 @@ export interface PageChanges {
   /** The page's checksum, where it differs from the one sent. */
   whole?: string;
   moved: MovedChunk[];
-  /** The moved chunks' keys, one chunk after another. */
-  keys: KeyRanges;
-  /** Each of those keys' PEXPIRETIME (node clock; -1 no expiry, -2 gone). */
-  expiresAt: Float64Array;
   /** Pages of `ahead` read after it and found quiet, and the cursor to go on from. */
   quiet: number;
   next: string;
@@ -346,64 +334,31 @@ export interface PageChanges {
 
 export { CHUNK_KEYS, CHAIN_PAGES } from './readLua';
 
-/** Where PAGE_CHANGES' moved chunks start in its reply. */
-const CHANGES_HEAD = 8;
-
 /**
  * One SCAN page's chunks whose checksum differs from `digests` (the last tick's, 16
  * characters per chunk), none while the page's checksum is `whole`; '' for both on a first
  * listing, so every chunk comes back. Then the pages `ahead` (each where the last tick
  * found it, with its checksum then), as long as they are quiet and time is left. Rejects
- * on Redis < 7.0 (no PEXPIRETIME). `packed`: ask the server to pack the reply, where it can.
+ * on Redis < 7.0 (no PEXPIRETIME).
  */
-export async function pageChanges(client: Redis, cursor: string, pattern: string, count: number, digests: string, whole: string, ahead: ReadonlyArray<{ cursor: string; whole: string }> = [], chainMicros = CHAIN_MICROS, packed = true): Promise<PageChanges> {
-  const args = [cursor, pattern, String(count), ...BOUNDS, String(CHUNK_KEYS), digests, whole, String(chainMicros), packed ? '1' : '0'];
+export async function pageChanges(client: Redis, cursor: string, pattern: string, count: number, digests: string, whole: string, ahead: ReadonlyArray<{ cursor: string; whole: string }> = [], chainMicros = CHAIN_MICROS): Promise<PageChanges> {
+  const args = [cursor, pattern, String(count), ...BOUNDS, String(CHUNK_KEYS), digests, whole, String(chainMicros)];
   for (const a of ahead) args.push(a.cursor, a.whole);
-  const reply = await callReadScript<unknown[] | Buffer>(client, SCRIPTS.pageChanges, 0, args, true);
-  const r = Buffer.isBuffer(reply) ? new PackedReply(reply) : undefined;
-  const length = r ? r.array() : (reply as unknown[]).length;
-  const head = r ? r.values(Math.min(CHANGES_HEAD, length)) : (reply as unknown[]);
+  const flat = await callReadScript<unknown[]>(client, SCRIPTS.pageChanges, 0, args, true);
   const moved: MovedChunk[] = [];
-  // Sized for the most keys the reply can hold (a key and its expiry each), in one go: the
-  // chunks of every page under churn, each key's range and expiry pushed, was most of what
-  // the call allocated.
-  const most = Math.max(0, (length - CHANGES_HEAD) >> 1);
-  const src: Buffer[] = r ? [] : new Array(most);
-  const starts = new Int32Array(most);
-  const ends = new Int32Array(most);
-  const expiresAt = new Float64Array(most);
-  let g = 0;
-  for (let j = CHANGES_HEAD; j < length;) {
-    const index = (r ? r.number() : Number(head[j])) - 1;
-    const n = r ? r.number() : Number(head[j + 1]);
-    moved.push({ index, first: g, count: n });
+  for (let j = 8; j < flat.length;) {
+    const index = Number(flat[j]) - 1;
+    const n = Number(flat[j + 1]);
+    const keys: Buffer[] = new Array(n);
+    const expiresAt: number[] = new Array(n);
     j += 2;
-    for (let k = 0; k < n; k++, j += 2, g++) {
-      if (r) {
-        r.str();
-        starts[g] = r.start;
-        ends[g] = r.end;
-        expiresAt[g] = r.number();
-      } else {
-        const key = head[j] as Buffer;
-        src[g] = key;
-        ends[g] = key.length;
-        expiresAt[g] = Number(head[j + 1]);
-      }
+    for (let k = 0; k < n; k++, j += 2) {
+      keys[k] = flat[j] as Buffer;
+      expiresAt[k] = Number(flat[j + 1]);
     }
+    moved.push({ index, keys, expiresAt });
   }
-  const all = (head[4] as Buffer).toString('latin1');
-  const page = (head[5] as Buffer).toString('latin1');
-  return {
-    nodeTimeMs: timeOf(head[0], head[1]),
-    cursor: String(head[2]),
-    size: Number(head[3]),
-    digests: all === '' ? undefined : all,
-    whole: page === '' ? undefined : page,
-    moved,
-    keys: { src: r ? r.buf : src, starts, ends },
-    expiresAt,
-    quiet: Number(head[6]),
-    next: String(head[7]),
-  };
+  const all = (flat[4] as Buffer).toString('latin1');
+  const page = (flat[5] as Buffer).toString('latin1');
+  return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: String(flat[2]), size: Number(flat[3]), digests: all === '' ? undefined : all, whole: page === '' ? undefined : page, moved, quiet: Number(flat[6]), next: String(flat[7]) };
 }

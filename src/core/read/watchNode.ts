@@ -9,9 +9,9 @@ import { knownCapabilities, scriptsRefused } from '../connection/capabilities';
 import { scanTtlPagePlain } from './plainRead';
 import { INTERNAL_PREFIX, parseInternalKey } from '../bookkeeping/internalKeys';
 import type { InspectContext, NodeScan } from './context';
-import { isIdOfRange, type KeyTable } from './keyTable';
+import { isIdOf, type KeyTable } from './keyTable';
 import { readBatch, stampError } from './inspect';
-import { CHAIN_PAGES, CHUNK_KEYS, pageChanges, scanTtlPage, srcOf, type PageChanges } from './readScripts';
+import { CHAIN_PAGES, CHUNK_KEYS, pageChanges, scanTtlPage, type PageChanges } from './readScripts';
 import { JUMP_TOLERANCE_MS } from './watchDiff';
 
 /**
@@ -101,17 +101,17 @@ interface Moves {
  * `listed` with its expiry at the last listing (undefined if it had none). Unmoved chunks
  * hold the same keys in the same places. A page of the same size is updated in place:
  * under churn every page moves, and new arrays for each were most of a tick's garbage.
- * A key new to the page takes its id from `keyIds`, the node's table of key ids; a key
- * where it was is compared in the reply, and makes nothing.
+ * A key new to the page takes its id from `keyIds`, the node's table of key ids.
  */
-function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (id: string, pttl: number, expiresAt: number, before: number | undefined) => void, moves: Moves, keyIds: KeyTable): PageMemo {
+function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (id: string, pttl: number, expiresAt: number, before: number | undefined, key: Buffer) => void, moves: Moves, keyIds: KeyTable): PageMemo {
   const inPlace = memo !== undefined && memo.expiresAt !== undefined && memo.ids.length === changes.size;
   const next: PageMemo = inPlace ? memo : { digests: '', whole: '', ids: new Array(changes.size), expiresAt: new Array(changes.size) };
   const look = lookup(memo);
-  const { keys, expiresAt } = changes;
-  // Writes wait until every moved key was looked up in the last listing, which they change:
-  // the ids in the order of `keys`, placed after.
-  const ids: string[] = new Array(expiresAt.length);
+  // Writes wait until every moved key was looked up in the last listing, which they change.
+  // Three arrays, not one of triples: an expiry in a mixed array is a boxed number each.
+  const at: number[] = [];
+  const ids: string[] = [];
+  const expiries: number[] = [];
   let m = 0;
   for (let c = 0, from = 0; from < changes.size; c++, from += CHUNK_KEYS) {
     const chunk = changes.moved[m];
@@ -125,29 +125,26 @@ function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (
       continue;
     }
     m++;
-    for (let k = 0; k < chunk.count; k++) {
-      const g = chunk.first + k;
-      const buf = srcOf(keys, g);
+    for (let k = 0; k < chunk.keys.length; k++) {
       // Without a last listing the tick cannot tell what vanished by what moved (refreshNode).
       const was = memo?.ids[from + k];
-      const id = was !== undefined && isIdOfRange(was, buf, keys.starts[g], keys.ends[g]) ? was : keyIds.idOfRange(buf, keys.starts[g], keys.ends[g]);
-      const e = expiresAt[g];
+      const id = was !== undefined && isIdOf(was, chunk.keys[k]) ? was : keyIds.idOfBytes(chunk.keys[k]);
+      const e = chunk.expiresAt[k];
       if (memo && was !== id) {
         if (was !== undefined) moves.dropped.push(was);
         moves.relisted.add(id);
       }
       // A key past its expiry but not yet evicted reads as 0 left, as PTTL would near its end.
-      listed(id, e < 0 ? e : Math.max(0, Math.round(e - changes.nodeTimeMs)), e, look(id, from + k));
-      ids[g] = id;
+      listed(id, e < 0 ? e : Math.max(0, Math.round(e - changes.nodeTimeMs)), e, look(id, from + k), chunk.keys[k]);
+      at.push(from + k);
+      ids.push(id);
+      expiries.push(e);
     }
   }
   if (memo) for (let k = changes.size; k < memo.ids.length; k++) moves.dropped.push(memo.ids[k]);
-  for (const chunk of changes.moved) {
-    const from = chunk.index * CHUNK_KEYS;
-    for (let k = 0; k < chunk.count; k++) {
-      next.ids[from + k] = ids[chunk.first + k];
-      next.expiresAt![from + k] = expiresAt[chunk.first + k];
-    }
+  for (let j = 0; j < at.length; j++) {
+    next.ids[at[j]] = ids[j];
+    next.expiresAt![at[j]] = expiries[j];
   }
   next.digests = changes.digests ?? memo?.digests ?? '';
   next.whole = changes.whole ?? memo?.whole ?? '';
@@ -245,10 +242,9 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
             if (changes.moved.length > 0 || changes.size !== memo?.ids.length) {
               listed = true;
               const at = changes.nodeTimeMs - known.offsetMs;
-              next = applyChunks(memo, changes, (id, pttl, expiresAt, before) => {
+              next = applyChunks(memo, changes, (id, pttl, expiresAt, before, key) => {
                 if (mayHaveChanged(known, id, pttl, at, stampError(at, sent), expiresAt, before)) {
-                  // A copy: a key read again is sent by name, and pins no reply.
-                  toRead.push(Buffer.from(id, 'latin1'));
+                  toRead.push(key);
                   dirty.add(id);
                 }
               }, moves, known.reads.table);
