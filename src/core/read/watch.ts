@@ -23,7 +23,7 @@ import type { LockEntry, Observation, SkippedKey, Snapshot } from '../vocabulary
 import { flagDeadlocks, NO_PROCESSES, readWaiters, type WaiterProcesses, type Waits } from './holdersRead';
 import { countedDown, expiriesOf, Known, pttlAt, sameEntry, waitersText } from './watchDiff';
 import { withNodes } from './entryCopy';
-import { coversInternalKeys, INTERNAL_PATTERN, lockIdOfInternal, NodeWatch, refreshNode } from './watchNode';
+import { coversInternalKeys, factsFromListing, INTERNAL_PATTERN, lockIdOfInternal, NodeWatch, refreshNode } from './watchNode';
 import type { WatchListener, WatchOptions, WatchStatus, WatchSubscription } from './watchTypes';
 export { JUMP_TOLERANCE_MS } from './watchDiff';
 export type { WatchChange, WatchListener, WatchOptions, WatchStatus, WatchSubscription } from './watchTypes';
@@ -287,6 +287,8 @@ export class Watcher {
         } else gone.push(id);
       }
       if (!ctx.ownerOnly && fresh.size) await fillGaps(ctx, scans, fresh);
+      // Every node was listed by its pages this tick (a node read in full makes it `everything`).
+      for (const s of scans) factsFromListing(s, fresh);
       for (const id of gone) this.forget(id, scans, removed);
       nowMs = clockNow();
       // A fence read between a grant and its raise looks at risk: read it again next tick.

@@ -7,10 +7,11 @@ import { clockNow, withDeadline } from '../connection/deadline';
 import { downStatus } from '../connection/nodes';
 import { knownCapabilities, scriptsRefused } from '../connection/capabilities';
 import { scanTtlPagePlain } from './plainRead';
-import { INTERNAL_PREFIX, parseInternalKey } from '../bookkeeping/internalKeys';
+import { INTERNAL_PREFIX, internalKey, parseInternalKey } from '../bookkeeping/internalKeys';
 import type { InspectContext, NodeScan } from './context';
 import { isIdOf, type KeyTable } from './keyTable';
 import { readBatch, stampError } from './inspect';
+import { factsOf } from './nodeReads';
 import { CHAIN_PAGES, CHUNK_KEYS, pageChanges, scanTtlPage, type PageChanges } from './readScripts';
 import { JUMP_TOLERANCE_MS } from './watchDiff';
 
@@ -34,6 +35,28 @@ export function lockIdOfInternal(id: string): string | null {
  */
 export function coversInternalKeys(patterns: readonly string[]): boolean {
   return patterns.every((p) => p === '*' || (p.length >= 2 && p.startsWith('*') && p.endsWith('*') && !p.endsWith('\\*')));
+}
+
+/**
+ * Gives each of `ids` this node holds what the tick's listing found beside it, as a
+ * snapshot's walk of the internal keys does (internalWalk.ts). The watch lists every
+ * internal key with the user's patterns (INTERNAL_PATTERN), so once a listing is complete
+ * a fence counter or waiter set missing from it is not on the node: the fence and waiters
+ * stages ask the node only about the ones it listed. A waiter set written after the
+ * listing moves a page at the next tick, which reads the lock's waiters then.
+ */
+export function factsFromListing(scan: NodeScan, ids: Iterable<string>): void {
+  if (scan.truncated) return;
+  const { reads, absent } = scan;
+  const listed = (id: string): boolean => {
+    const o = reads.obsOf(id);
+    return o !== undefined && o !== absent;
+  };
+  for (const id of ids) {
+    const k = reads.numberOf(id);
+    // A counter the listing holds is still read apart: its value is not in the listing.
+    if (k >= 0) reads.setFactsAt(k, factsOf(listed(internalKey('fence', id)) ? undefined : null, !listed(internalKey('waiters', id))));
+  }
 }
 
 const SCAN_COUNT = 1000;

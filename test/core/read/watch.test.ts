@@ -5,6 +5,7 @@ import { RedisServer } from '../../../src/dev/redisServer';
 import { waitFor } from '../../support/wait';
 import { commandCalls } from '../../support/commandCounts';
 import type { KeyTable } from '../../../src/core/read/keyTable';
+import { internalKey } from '../../../src/core/bookkeeping/internalKeys';
 
 async function getCalls(s: RedisServer): Promise<number> {
   const calls = await commandCalls(s);
@@ -176,6 +177,43 @@ describe('watch on real nodes', function () {
       }));
       const c = await waitFor(() => changes.find((x) => x.changed.some((l) => l.key === 'lock:stuck')), 5000, 'changed');
       assert.ok(c.changed[0].nodes.every((n) => n.token === 'second-holder'));
+    } finally {
+      await w.stop();
+    }
+  });
+
+  it('asks no node for a fence counter or waiter set its listing did not find, and reads those it found', async () => {
+    const onEach = (f: (c: ReturnType<RedisServer['client']>) => Promise<unknown>): Promise<unknown> =>
+      Promise.all(fx.servers.map(async (s) => {
+        const c = s.client();
+        try {
+          await f(c);
+        } finally {
+          c.disconnect();
+        }
+      }));
+    await onEach((c) => c.set('lock:plain', 'holder-1', 'PX', 60_000));
+    const changes: WatchChange[] = [];
+    let first: Snapshot | undefined;
+    const w = fx.rl.watch({ intervalMs: 50 }, { snapshot: (s) => (first = s), change: (c) => changes.push(c), });
+    try {
+      await waitFor(() => first, 5000, 'first snapshot');
+      await onEach((c) => c.config('RESETSTAT'));
+      // A TTL of its own: the tick after a full read compares expiries within the reads' errors.
+      await onEach((c) => c.set('lock:plain', 'holder-2', 'PX', 90_000));
+      await waitFor(() => changes.find((x) => x.changed.some((l) => l.key === 'lock:plain' && l.nodes.every((n) => n.token === 'holder-2'))), 5000, 'changed');
+      for (const s of fx.servers) {
+        const calls = await commandCalls(s);
+        assert.ok((calls.get('scan') ?? 0) > 0, 'the node was listed');
+        assert.deepEqual({ mget: calls.get('mget') ?? 0, zrangebyscore: calls.get('zrangebyscore') ?? 0 }, { mget: 0, zrangebyscore: 0 }, `lookups on ${s.url}`);
+      }
+      // A counter and a waiter set beside the lock, one on each node and one on the first, with a new holder.
+      await onEach((c) => c.set(internalKey('fence', 'lock:plain'), '7'));
+      const c0 = fx.servers[0].client();
+      await c0.zadd(internalKey('waiters', 'lock:plain'), Date.now() + 60_000, 'waiter-1');
+      c0.disconnect();
+      await onEach((c) => c.set('lock:plain', 'holder-3', 'PX', 120_000));
+      await waitFor(() => changes.find((x) => x.changed.some((l) => l.key === 'lock:plain' && l.fence === 7 && l.waiters?.length === 1 && l.nodes.every((n) => n.token === 'holder-3'))), 5000, 'fence and waiter seen');
     } finally {
       await w.stop();
     }
