@@ -98,6 +98,12 @@ function lookup(memo: PageMemo | undefined): (id: string, k: number) => number |
 }
 
 /**
+ * What the node's rounding of a copy's expiry to whole milliseconds may add to it (its
+ * PTTL, a count down to another stamp): an expiry later than the copy's by more is another.
+ */
+const ROUNDING_MS = 2;
+
+/**
  * Whether a listed key must be read again: new here, no lock copy before, without expiry,
  * or its expiry moved. Exact where both listings had the absolute expiry (`expiresAt`,
  * `before`): a new holder taking the same TTL a few ms later moves it, however slow either
@@ -110,7 +116,14 @@ function mayHaveChanged(known: NodeScan, id: string, pttl: number, at: number, p
   if (!o || o.state !== 'present' || o.pttlMs === null || pttl === -1 || o.pttlMs === -1) return true;
   if (before !== undefined) return expiresAt !== before;
   const stamp = known.reads.stampAt(k);
-  return Math.abs(at + pttl - (stamp.at + o.pttlMs)) > JUMP_TOLERANCE_MS + pageErr + stamp.err;
+  const was = stamp.at + o.pttlMs;
+  // The first listing after a full read has the absolute expiry but no last listing. A
+  // read script stamps its copies after their PTTLs (readLua.ts), so an unchanged key's
+  // copy never expires before the node's own expiry (on the node's clock, as both are):
+  // one that expires later is a new SET, however close (a new holder taking the same TTL
+  // a few ms after the last one, which the tolerance below would not see).
+  if (expiresAt !== undefined && expiresAt - known.offsetMs - was > ROUNDING_MS) return true;
+  return Math.abs(at + pttl - was) > JUMP_TOLERANCE_MS + pageErr + stamp.err;
 }
 
 /** Keys a page's moved chunks no longer list where they were, and keys they list where others were. */

@@ -251,6 +251,45 @@ describe('watch: a handover within the reads\' errors', function () {
       for (const c of clients) c.disconnect();
     }
   });
+
+  it('at the first tick after a full read, reads again a key whose expiry moved 5 ms, and no other', async () => {
+    const clients = fx.servers.map((s) => s.client());
+    // No tick of its own: the one after the full read is a refresh().
+    const watchFirst = async (): Promise<{ w: ReturnType<Redlock['watch']>; changes: WatchChange[] }> => {
+      const changes: WatchChange[] = [];
+      let first: Snapshot | undefined;
+      const w = fx.rl.watch({ intervalMs: 600_000 }, { snapshot: (s) => (first = s), change: (c) => changes.push(c) });
+      await waitFor(() => first, 5000, 'first snapshot');
+      return { w, changes };
+    };
+    try {
+      for (const c of clients) await c.set('lock:early', 'first-holder', 'PX', 60_000);
+      // The pages have no last listing yet: the copies' expiries come from the full read's PTTLs.
+      const quiet = await watchFirst();
+      try {
+        const reads = await Promise.all(fx.servers.map(getCalls));
+        await quiet.w.refresh();
+        assert.deepEqual(await Promise.all(fx.servers.map(getCalls)), reads, 'an unchanged key was read again');
+      } finally {
+        await quiet.w.stop();
+      }
+      const { w, changes } = await watchFirst();
+      try {
+        for (const c of clients) {
+          const at = Number(await c.pexpiretime('lock:early'));
+          await c.multi().set('lock:early', 'second-holder').pexpireat('lock:early', at + 5).exec();
+        }
+        await w.refresh();
+        const c = changes.find((x) => x.changed.some((l) => l.key === 'lock:early'));
+        assert.ok(c, 'the handover was not seen');
+        assert.ok(c.changed[0].nodes.every((n) => n.token === 'second-holder'));
+      } finally {
+        await w.stop();
+      }
+    } finally {
+      for (const c of clients) c.disconnect();
+    }
+  });
 });
 
 describe('watch: a read that fails or runs late is never a removal', function () {
