@@ -109,7 +109,7 @@ const ROUNDING_MS = 2;
  * `before`): a new holder taking the same TTL a few ms later moves it, however slow either
  * read was. Otherwise by PTTL, beyond what either stamp may be late by (Stamp.err).
  */
-function mayHaveChanged(known: NodeScan, id: string, pttl: number, at: number, pageErr: number, expiresAt?: number, before?: number): boolean {
+function mayHaveChanged(known: NodeScan, id: string, pttl: number, at: number, pageErr: number, expiresAt?: number, before?: number, nodeClock = false): boolean {
   if (pttl === -2) return false;
   const k = known.reads.numberOf(id);
   const o = k < 0 ? undefined : known.reads.obsAt(k);
@@ -121,8 +121,9 @@ function mayHaveChanged(known: NodeScan, id: string, pttl: number, at: number, p
   // read script stamps its copies after their PTTLs (readLua.ts), so an unchanged key's
   // copy never expires before the node's own expiry (on the node's clock, as both are):
   // one that expires later is a new SET, however close (a new holder taking the same TTL
-  // a few ms after the last one, which the tolerance below would not see).
-  if (expiresAt !== undefined && expiresAt - known.offsetMs - was > ROUNDING_MS) return true;
+  // a few ms after the last one, which the tolerance below would not see). Only where the
+  // copies were stamped by the node's clock: without TIME they are stamped by ours.
+  if (nodeClock && expiresAt !== undefined && expiresAt - known.offsetMs - was > ROUNDING_MS) return true;
   return Math.abs(at + pttl - was) > JUMP_TOLERANCE_MS + pageErr + stamp.err;
 }
 
@@ -246,6 +247,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
   // Without scripts (DESIGN "Reading without scripts") there is no digest: plain SCAN and pipelined PTTLs.
   const plain = scriptsRefused(client);
   if (plain) w.digests = false;
+  const nodeClock = knownCapabilities(client)?.capabilities.time === true;
   try {
     for (let p = 0; p < scanPatterns.length && complete; p++) {
       const pattern = scanPatterns[p];
@@ -279,7 +281,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
               listed = true;
               const at = changes.nodeTimeMs - known.offsetMs;
               next = applyChunks(memo, changes, (id, pttl, expiresAt, before, key) => {
-                if (mayHaveChanged(known, id, pttl, at, stampError(at, sent), expiresAt, before)) {
+                if (mayHaveChanged(known, id, pttl, at, stampError(at, sent), expiresAt, before, nodeClock)) {
                   toRead.push(key);
                   dirty.add(id);
                 }
