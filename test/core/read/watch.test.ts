@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Redlock, Snapshot, WatchChange, type NodeFacts, type WatchStatus } from '../../../src/core';
 import { useNodes } from '../../support/nodesFixture';
-import { RedisServer } from '../../../src/dev/redisServer';
+import { RedisServer, withClient } from '../../../src/dev/redisServer';
 import { waitFor } from '../../support/wait';
 import { commandCalls } from '../../support/commandCounts';
 import type { KeyTable } from '../../../src/core/read/keyTable';
@@ -183,15 +183,7 @@ describe('watch on real nodes', function () {
   });
 
   it('asks no node for a fence counter or waiter set its listing did not find, and reads those it found', async () => {
-    const onEach = (f: (c: ReturnType<RedisServer['client']>) => Promise<unknown>): Promise<unknown> =>
-      Promise.all(fx.servers.map(async (s) => {
-        const c = s.client();
-        try {
-          await f(c);
-        } finally {
-          c.disconnect();
-        }
-      }));
+    const onEach = (f: Parameters<typeof withClient>[1]): Promise<unknown> => Promise.all(fx.servers.map((s) => withClient(s, f)));
     await onEach((c) => c.set('lock:plain', 'holder-1', 'PX', 60_000));
     const changes: WatchChange[] = [];
     let first: Snapshot | undefined;
@@ -209,9 +201,7 @@ describe('watch on real nodes', function () {
       }
       // A counter and a waiter set beside the lock, one on each node and one on the first, with a new holder.
       await onEach((c) => c.set(internalKey('fence', 'lock:plain'), '7'));
-      const c0 = fx.servers[0].client();
-      await c0.zadd(internalKey('waiters', 'lock:plain'), Date.now() + 60_000, 'waiter-1');
-      c0.disconnect();
+      await withClient(fx.servers[0], (c) => c.zadd(internalKey('waiters', 'lock:plain'), Date.now() + 60_000, 'waiter-1'));
       await onEach((c) => c.set('lock:plain', 'holder-3', 'PX', 120_000));
       await waitFor(() => changes.find((x) => x.changed.some((l) => l.key === 'lock:plain' && l.fence === 7 && l.waiters?.length === 1 && l.nodes.every((n) => n.token === 'holder-3'))), 5000, 'fence and waiter seen');
     } finally {
