@@ -72,8 +72,8 @@ function churn(servers: RedisServer[], keys: number, perSecond: number): () => P
 function runHost(urls: string[], skipFloor: boolean): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     const script = join(__dirname, '..', '..', 'scripts', 'bench-host.mjs');
-    // The heap and share probes talk to the inspector over WebSocket, a flag away on Node 20.
-    const probe = /^(1|true|yes)$/i.test(process.env.BENCH_HOST_HEAP ?? '') || /^(1|true|yes)$/i.test(process.env.BENCH_HOST_SHARE ?? '');
+    // The heap, share and GC probes talk to the inspector over WebSocket, a flag away on Node 20.
+    const probe = ['BENCH_HOST_HEAP', 'BENCH_HOST_SHARE', 'BENCH_HOST_GC'].some((v) => /^(1|true|yes)$/i.test(process.env[v] ?? ''));
     const flags = probe && typeof WebSocket === 'undefined' ? ['--experimental-websocket'] : [];
     const child = spawn(process.execPath, [...flags, script, EXTENSION_DIR, ...urls], {
       env: { ...process.env, BENCH_HOST_PHASE_SECONDS: PHASE_SECONDS, BENCH_HOST_VISIBLE_SECONDS: VISIBLE_SECONDS, BENCH_HOST_SKIP_FLOOR: skipFloor ? '1' : '' },

@@ -56,6 +56,8 @@ const heapProbe = envFlag('BENCH_HOST_HEAP');
  */
 const OUR_BUNDLE = /\/extensions\/redlock-inspector\.redlock-inspector-[^/]+\//;
 const shareProbe = envFlag('BENCH_HOST_SHARE');
+/** Only the collections per phase, by kind, over the inspector: nothing forced, nothing sampled. */
+const gcProbe = envFlag('BENCH_HOST_GC');
 const say = (m) => process.stderr.write(`[bench-host] ${m}\n`);
 
 const [extensionDir, ...urls] = process.argv.slice(2);
@@ -114,6 +116,41 @@ function cpuTicks(pid) {
   return Number(fields[11]) + Number(fields[12]);
 }
 
+/** Each thread's utime+stime, by tid, with its name (`comm`): the main thread's tid is the pid. */
+function threadTicks(pid) {
+  const out = new Map();
+  let tids = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(tid, { name: Number(tid) === pid ? 'main' : name, ticks: Number(fields[11]) + Number(fields[12]) });
+    } catch {
+      /* ended meanwhile */
+    }
+  }
+  return out;
+}
+
+/**
+ * Where a phase's CPU went, by thread name (the main thread as `main`), % of one core: what
+ * the process figure cannot say, such as V8's workers (marking, TurboFan) against our code.
+ */
+function threadShares(before, after, seconds) {
+  const by = {};
+  for (const [tid, t] of after) {
+    const d = t.ticks - (before.get(tid)?.ticks ?? 0);
+    if (d > 0) by[t.name] = (by[t.name] ?? 0) + (d / CLK_TCK / seconds) * 100;
+  }
+  return Object.fromEntries(Object.entries(by).sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, Math.round(v * 100) / 100]));
+}
+
 function rssMb(pid) {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
@@ -130,6 +167,8 @@ async function measure(pid, seconds, { at60 } = {}) {
   const rss0 = rssMb(pid);
   let c0 = cpuTicks(pid);
   let t0 = Date.now();
+  const threads0 = threadTicks(pid);
+  const threadsFrom = Date.now();
   let rss60Mb;
   if (seconds > 60) {
     await sleep(60_000);
@@ -144,7 +183,9 @@ async function measure(pid, seconds, { at60 } = {}) {
     await sleep((seconds - 60) * 1000);
   } else await sleep(seconds * 1000);
   const cpu = ((cpuTicks(pid) - c0) / CLK_TCK / ((Date.now() - t0) / 1000)) * 100;
-  return { cpuPercent: cpu, rss0Mb: rss0, rss1Mb: rssMb(pid), ...(rss60Mb === undefined ? {} : { rss60Mb }) };
+  // Per thread over the whole phase (a forced GC at 60 s included, unlike cpuPercent).
+  const threads = threadShares(threads0, threadTicks(pid), (Date.now() - threadsFrom) / 1000);
+  return { cpuPercent: cpu, threads, rss0Mb: rss0, rss1Mb: rssMb(pid), ...(rss60Mb === undefined ? {} : { rss60Mb }) };
 }
 
 // ---- the extension host's heap, over the inspector (BENCH_HOST_HEAP=1) ----
@@ -195,12 +236,14 @@ async function liveHeap(session, pid) {
 /**
  * The host's garbage collections through a phase, by kind and V8's flags (count and
  * main-thread ms), with the heap spaces' sizes at its end, from a PerformanceObserver
- * placed in the host: `start` places it, then it is read.
+ * placed in the host: `start` places it, then it is read. `oldGrowthMb`: the old
+ * generation's growth summed over the observer's calls (each after a collection), which is
+ * what promotion brings in and what a full collection then has to clear.
  */
 async function gcCounter(session, start) {
   const expression = start
-    ? `(() => { const { PerformanceObserver, constants: c } = process.getBuiltinModule('node:perf_hooks'); const kinds = { [c.NODE_PERFORMANCE_GC_MAJOR]: 'major', [c.NODE_PERFORMANCE_GC_MINOR]: 'minor', [c.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [c.NODE_PERFORMANCE_GC_WEAKCB]: 'weak' }; const seen = {}; const o = new PerformanceObserver((l) => { for (const e of l.getEntries()) { const why = Object.keys(c).filter((n) => n.startsWith('NODE_PERFORMANCE_GC_FLAGS_') && c[n] && e.detail.flags & c[n]).map((n) => n.slice(26).toLowerCase()).join('+'); const k = (kinds[e.detail.kind] ?? String(e.detail.kind)) + (why ? ' ' + why : ''); const v = (seen[k] ??= { count: 0, ms: 0 }); v.count++; v.ms = Math.round((v.ms + e.duration) * 10) / 10; } }); o.observe({ entryTypes: ['gc'] }); globalThis.__benchGcs = { o, seen }; return 'ok'; })()`
-    : `(() => { const g = globalThis.__benchGcs; g.o.disconnect(); delete globalThis.__benchGcs; const spaces = Object.fromEntries(process.getBuiltinModule('node:v8').getHeapSpaceStatistics().map((x) => [x.space_name, Math.round(x.space_size / 1048576)])); return JSON.stringify({ ...g.seen, spacesMb: spaces }); })()`;
+    ? `(() => { const { PerformanceObserver, constants: c } = process.getBuiltinModule('node:perf_hooks'); const kinds = { [c.NODE_PERFORMANCE_GC_MAJOR]: 'major', [c.NODE_PERFORMANCE_GC_MINOR]: 'minor', [c.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [c.NODE_PERFORMANCE_GC_WEAKCB]: 'weak' }; const seen = {}; const v8 = process.getBuiltinModule('node:v8'); const oldUsed = () => { let u = 0; for (const x of v8.getHeapSpaceStatistics()) if (x.space_name === 'old_space' || x.space_name === 'large_object_space') u += x.space_used_size; return u; }; let prev = oldUsed(); const grown = { bytes: 0 }; const o = new PerformanceObserver((l) => { const u = oldUsed(); if (u > prev) grown.bytes += u - prev; prev = u; for (const e of l.getEntries()) { const why = Object.keys(c).filter((n) => n.startsWith('NODE_PERFORMANCE_GC_FLAGS_') && c[n] && e.detail.flags & c[n]).map((n) => n.slice(26).toLowerCase()).join('+'); const k = (kinds[e.detail.kind] ?? String(e.detail.kind)) + (why ? ' ' + why : ''); const v = (seen[k] ??= { count: 0, ms: 0 }); v.count++; v.ms = Math.round((v.ms + e.duration) * 10) / 10; } }); o.observe({ entryTypes: ['gc'] }); globalThis.__benchGcs = { o, seen, grown }; return 'ok'; })()`
+    : `(() => { const g = globalThis.__benchGcs; g.o.disconnect(); delete globalThis.__benchGcs; const spaces = Object.fromEntries(process.getBuiltinModule('node:v8').getHeapSpaceStatistics().map((x) => [x.space_name, Math.round(x.space_size / 1048576)])); return JSON.stringify({ ...g.seen, oldGrowthMb: Math.round(g.grown.bytes / 104857.6) / 10, spacesMb: spaces }); })()`;
   const { result, exceptionDetails } = await session.send('Runtime.evaluate', { expression, returnByValue: true });
   if (exceptionDetails) throw new Error(`the GC counter: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
   return start ? undefined : JSON.parse(result.value);
@@ -314,7 +357,7 @@ async function startWorkbench(tools, { withExtension }) {
   const dirs = makeWorkbenchDirs(tmp);
   // The extension writes its startup marks here (src/extension/startupTrace.ts); a build without them writes none.
   const env = codeServerEnv(dirs, { REDLOCK_STARTUP_TRACE: join(tmp, 'startup-trace.jsonl') });
-  const inspectPort = (heapProbe || shareProbe) && withExtension === true ? await freePort() : undefined;
+  const inspectPort = (heapProbe || shareProbe || gcProbe) && withExtension === true ? await freePort() : undefined;
   if (withExtension) {
     const vsix = join(tmp, 'redlock-inspector.vsix');
     const dir = typeof withExtension === 'string' ? withExtension : extensionDir;
@@ -484,13 +527,13 @@ async function main() {
     const { pid } = await startWorkbench(tools, { withExtension: false });
     await sleep(5000); // the workbench's start-up work is not its floor
     out.floor = await measure(pid, PHASE_S);
-    say(`floor (no extension): ${out.floor.cpuPercent.toFixed(1)} % of a core`);
+    say(`floor (no extension): ${out.floor.cpuPercent.toFixed(1)} % of a core; by thread ${JSON.stringify(out.floor.threads)}`);
     await stopWorkbench();
   }
 
   const { page, pid, inspectPort } = await startWorkbench(tools, { withExtension: true });
   // The probes use the host's inspector from the first phase on (the one before the view opens).
-  const session = shareProbe || heapProbe ? await inspectorSession(inspectPort) : undefined;
+  const session = shareProbe || heapProbe || gcProbe ? await inspectorSession(inspectPort) : undefined;
   // With the heap probe: the host's collections in each phase (gcCounter).
   const gcs = {};
   if (shareProbe) out.share = {};
@@ -504,23 +547,21 @@ async function main() {
       keepProfile(`${name}.cpuprofile`, p.profile);
       return p.result;
     }
-    if (!heapProbe) return measure(pid, PHASE_S);
+    if (!heapProbe && !gcProbe) return measure(pid, PHASE_S);
     await gcCounter(session, true);
     const r = await measure(pid, PHASE_S);
     gcs[name] = await gcCounter(session, false);
     return r;
   };
   out.never = await phase('never');
-  say(`never opened: ${out.never.cpuPercent.toFixed(1)} %`);
+  say(`never opened: ${out.never.cpuPercent.toFixed(1)} %; by thread ${JSON.stringify(out.never.threads)}`);
 
   const click = Date.now();
   await page.locator('.activitybar [aria-label="Redlock"]').first().click();
   out.firstRowsAfterClickMs = await firstRows(page, click);
   say(`first rows ${out.firstRowsAfterClickMs} ms after the click`);
-  if (heapProbe) {
-    out.heap = { start: await liveHeap(session, pid) };
-    await gcCounter(session, true);
-  }
+  if (heapProbe) out.heap = { start: await liveHeap(session, pid) };
+  if (heapProbe || gcProbe) await gcCounter(session, true);
   // With a dump folder: where the visible phase's CPU goes, for DevTools (visible.cpuprofile).
   const cpuDump = heapProbe && process.env.BENCH_HOST_HEAP_DUMP;
   const visible = () =>
@@ -538,8 +579,9 @@ async function main() {
     if (shareProbe) out.share.visible = p.share;
     keepProfile('visible.cpuprofile', p.profile);
   } else out.visible = await visible();
+  if (heapProbe || gcProbe) gcs.visible = await gcCounter(session, false);
+  if (gcProbe) out.gcs = gcs;
   if (heapProbe) {
-    gcs.visible = await gcCounter(session, false);
     out.heap.gcs = gcs;
     out.heap.end = await liveHeap(session, pid);
     if (out.heap.at60) {
@@ -556,15 +598,16 @@ async function main() {
     out.rssGrowth60Mb = out.visible.rss60Mb - out.visible.rss0Mb;
     out.rssGrowthAfter60Mb = out.visible.rss1Mb - out.visible.rss60Mb;
   }
-  say(`visible: ${out.visible.cpuPercent.toFixed(1)} %, RSS ${out.visible.rss0Mb.toFixed(0)} -> ${out.visible.rss1Mb.toFixed(0)} MB`);
+  say(`visible: ${out.visible.cpuPercent.toFixed(1)} %, RSS ${out.visible.rss0Mb.toFixed(0)} -> ${out.visible.rss1Mb.toFixed(0)} MB; by thread ${JSON.stringify(out.visible.threads)}`);
 
   await page.locator('.activitybar [aria-label^="Explorer"]').first().click();
   await sleep(1000);
   out.hidden = await phase('hidden');
   if (shareProbe) say(`our share by CPU profile: ${JSON.stringify(out.share)}`);
+  if (gcProbe) say(`collections per phase: ${JSON.stringify(gcs)}`);
   const beforeUrl = session?.url;
   session?.close();
-  say(`hidden: ${out.hidden.cpuPercent.toFixed(1)} %`);
+  say(`hidden: ${out.hidden.cpuPercent.toFixed(1)} %; by thread ${JSON.stringify(out.hidden.threads)}`);
 
   // The view open at startup: a new window (and extension host) on the Redlock container,
   // BENCH_HOST_STARTUPS times (each figure is then the median, each run is kept).

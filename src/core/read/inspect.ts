@@ -56,26 +56,42 @@ export function validatePatterns(patterns: string[]): void {
   for (const p of patterns) if (p.length === 0) throw new RangeError('empty key pattern');
 }
 
-export async function readBatch(ctx: InspectContext, node: RedisNode, keys: Buffer[], scan: NodeScan): Promise<void> {
+/**
+ * Reads `keys` on one node into its reads, READ_BATCH a call: each a name's bytes, or a key
+ * id (latin1) the reads already number.
+ */
+export async function readBatch(ctx: InspectContext, node: RedisNode, keys: ReadonlyArray<Buffer | string>, scan: NodeScan): Promise<void> {
   for (let i = 0; i < keys.length; i += READ_BATCH) {
     const chunk = keys.slice(i, i + READ_BATCH);
     const sent = clockNow();
     let stamp!: Stamp;
     const batches = node.clusterMember
-      ? await withDeadline(readEachKey(node, chunk, scan.absent, ctx.tokens), ctx.commandTimeoutMs, true)
+      ? await withDeadline(readEachKey(node, chunk.map(keyBytes), scan.absent, ctx.tokens), ctx.commandTimeoutMs, true)
       : scriptsRefused(node.client)
-      ? [await withDeadline(readObservationsPlain(node.client as Redis, chunk, node.id, scan.absent, ctx.tokens), ctx.commandTimeoutMs, true)]
-      : [await withDeadline(readObservations(node.client, chunk, node.id, scan.absent, ctx.tokens), ctx.commandTimeoutMs, true)];
+      ? [await withDeadline(readObservationsPlain(node.client as Redis, chunk.map(keyBytes), node.id, scan.absent, ctx.tokens), ctx.commandTimeoutMs, true)]
+      : [await withDeadline(readObservations(node.client, chunk.map(keyArg), node.id, scan.absent, ctx.tokens), ctx.commandTimeoutMs, true)];
     for (let j = 0; j < chunk.length; j++) {
       const batch = batches.length === 1 ? batches[0] : batches[j];
       if (j === 0 || batches.length > 1) {
         const at = batch.nodeTimeMs - scan.offsetMs;
         stamp = { at, err: stampError(at, sent) };
       }
-      scan.reads.setBytes(chunk[j], batch.observations[batches.length === 1 ? j : 0], stamp, undefined);
+      const key = chunk[j];
+      const obs = batch.observations[batches.length === 1 ? j : 0];
+      if (typeof key === 'string') scan.reads.set(key, obs, stamp, undefined);
+      else scan.reads.setBytes(key, obs, stamp, undefined);
     }
   }
 }
+
+/** A key id's bytes (ids are latin1: one character per byte). */
+const keyBytes = (k: Buffer | string): Buffer => (typeof k === 'string' ? Buffer.from(k, 'latin1') : k);
+
+/**
+ * A key as a command argument: an id in plain ASCII as it is (its UTF-8 is its bytes, and
+ * the watch holds the string already: no Buffer per key read again), any other as bytes.
+ */
+const keyArg = (k: Buffer | string): Buffer | string => (typeof k === 'string' && !/[^\x00-\x7f]/.test(k) ? k : keyBytes(k));
 
 /** A cluster refuses scripts over keys of several slots: one script call per key, pipelined. */
 function readEachKey(node: RedisNode, keys: Buffer[], absent: Observation, tokens?: Map<string, string>): Promise<ReadBatch[]> {

@@ -26,15 +26,11 @@ function hashOfBytes(buf: Buffer, start: number, end: number, seed: number): num
 }
 
 /**
- * Whether `id` is the latin1 form of `key`'s bytes: comparing spares a string for a key
- * already known (the watch's moved chunks list mostly the keys they listed before).
+ * Whether `id` is the latin1 form of the key whose bytes are buf[start, end) (a packed
+ * reply's, packedReply.ts): comparing spares a string for a key already known (the watch's
+ * moved chunks list mostly the keys they listed before).
  */
-export function isIdOf(id: string, key: Buffer): boolean {
-  return isIdOfRange(id, key, 0, key.length);
-}
-
-/** isIdOf for the key whose bytes are buf[start, end) (a packed reply's, packedReply.ts). */
-function isIdOfRange(id: string, buf: Buffer, start: number, end: number): boolean {
+export function isIdOfRange(id: string, buf: Buffer, start: number, end: number): boolean {
   if (id.length !== end - start) return false;
   for (let i = start; i < end; i++) if (id.charCodeAt(i - start) !== buf[i]) return false;
   return true;

@@ -355,14 +355,17 @@ export const CHAIN_PAGES = 8;
  * expiries: under churn a tick lists the changed keys' neighbours, not every page a change
  * fell on.
  * Then, while the call has run under ARGV[12] microseconds, it goes on to the pages the
- * caller expects next (ARGV[13] on: a cursor, that page's last checksum, ...) as long as
+ * caller expects next (ARGV[14] on: a cursor, that page's last checksum, ...) as long as
  * each is where expected and its checksum did not move: a quiet tick over many pages
  * takes a few calls, not one per page. It stops before a page that moved.
- * [sec, usec, cursor, page's key count, every chunk's checksum in one string, the page's
- * checksum (both '' when the page's is ARGV[11]; the first also when it is ARGV[10]),
- * quiet pages read after it, the cursor to go on from, then per moved chunk of the first
- * page: its index (1-based), its key count, key, expiry per key]. A checksum is UNDIGESTED
- * when its keys without expiry would exceed the call's budget.
+ * [sec, usec, cursor, page's key count, '' (a place kept), the page's checksum ('' when
+ * it is ARGV[11]), quiet pages read after it, the cursor to go on from, then per moved
+ * chunk of the first page: its index (1-based), its key count, its checksum, key, expiry
+ * per key]. Only the moved chunks' checksums come back: the caller patches its copy of
+ * ARGV[10] (a whole string of them per moved page was garbage at every tick under churn).
+ * A checksum is UNDIGESTED when its keys without expiry would exceed the call's budget. With ARGV[13] = '1' the
+ * reply is that array packed by cmsgpack where the server has it: under churn every page
+ * moves, and a Buffer and a boxed expiry per listed key were most of a tick's garbage.
  */
 export const PAGE_CHANGES = `#!lua flags=no-writes
 ${READ_KEY}
@@ -425,7 +428,6 @@ if whole == '${UNDIGESTED}' or whole ~= ARGV[11] then
   out[6] = whole
   local before = ARGV[10] or ''
   local size = tonumber(ARGV[9])
-  local digests = {}
   local c = 0
   for first = 1, #keys, size do
     c = c + 1
@@ -445,20 +447,18 @@ if whole == '${UNDIGESTED}' or whole ~= ARGV[11] then
     end
     local digest = '${UNDIGESTED}'
     if not undone then digest = checksum(first, last, s, w) end
-    digests[c] = digest
     if digest == '${UNDIGESTED}' or digest ~= string.sub(before, 16 * c - 15, 16 * c) then
       out[#out + 1] = c
       out[#out + 1] = last - first + 1
+      out[#out + 1] = digest
       for i = first, last do
         out[#out + 1] = keys[i]
         out[#out + 1] = expiry[i]
       end
     end
   end
-  local now = table.concat(digests)
-  if now ~= before then out[5] = now end
 end
-local quiet, cursor, j = 0, page[1], 13
+local quiet, cursor, j = 0, page[1], 14
 local limit = tonumber(ARGV[12]) or 0
 while started and ARGV[j + 1] and cursor == ARGV[j] and (micros() or started) - started < limit do
   local next = redis.call('SCAN', cursor, 'MATCH', ARGV[2], 'COUNT', ARGV[3])
@@ -470,4 +470,5 @@ while started and ARGV[j + 1] and cursor == ARGV[j] and (micros() or started) - 
 end
 out[7], out[8] = quiet, cursor
 ${STAMP}
+${PACKED_WHEN_ASKED('ARGV[13]')}
 return out`;

@@ -112,7 +112,7 @@ export function timeOf(sec: unknown, usec: unknown): number {
  * what its budget allows (items, bytes, `callMicros` on the node) and the next call
  * continues with the keys left.
  */
-export async function readObservations(client: Redis | Cluster, keys: Buffer[], node: string, absent: Observation, tokens?: TokenTable, callMicros = CALL_MICROS, packed = true): Promise<ReadBatch> {
+export async function readObservations(client: Redis | Cluster, keys: ReadonlyArray<Buffer | string>, node: string, absent: Observation, tokens?: TokenTable, callMicros = CALL_MICROS, packed = true): Promise<ReadBatch> {
   const observations: Observation[] = new Array(keys.length);
   let nodeTimeMs = 0;
   for (let from = 0; from < keys.length;) {
@@ -312,9 +312,9 @@ export async function scanTtlPage(client: Redis, cursor: string, pattern: string
 export interface MovedChunk {
   /** Its position in the page: keys index * CHUNK_KEYS on. */
   index: number;
-  keys: Buffer[];
-  /** Each key's PEXPIRETIME (node clock; -1 no expiry, -2 gone). */
-  expiresAt: number[];
+  /** Its keys are the call's listed keys `first` to `first + count - 1` (listedKey). */
+  first: number;
+  count: number;
 }
 
 export interface PageChanges {
@@ -322,43 +322,104 @@ export interface PageChanges {
   cursor: string;
   /** Keys on the page; chunk i holds keys i * CHUNK_KEYS on. */
   size: number;
-  /** Every chunk's checksum, 16 characters each, where they differ from the ones sent. */
-  digests?: string;
+  /**
+   * Every chunk's checksum, 16 bytes each, where a chunk moved or the page's size did: the
+   * Buffer sent, patched in place where the page's size stands, else a new one.
+   */
+  digests?: Buffer;
   /** The page's checksum, where it differs from the one sent. */
   whole?: string;
   moved: MovedChunk[];
+  /**
+   * The keys the moved chunks list, in order: key i's name is the bytes of `src[i]` (of
+   * `src` itself, a packed reply) from `starts[i]` to `ends[i]`, as a ScannedPage's.
+   */
+  src: Buffer | Buffer[];
+  starts: number[];
+  ends: number[];
+  /** Each listed key's PEXPIRETIME (node clock; -1 no expiry, -2 gone). */
+  expiresAt: number[];
   /** Pages of `ahead` read after it and found quiet, and the cursor to go on from. */
   quiet: number;
   next: string;
+}
+
+/** The bytes of a listed key's name (a view of the reply: no copy). */
+export function listedKey(c: Pick<PageChanges, 'src' | 'starts' | 'ends'>, i: number): Buffer {
+  const src = Array.isArray(c.src) ? c.src[i] : c.src;
+  return c.starts[i] === 0 && c.ends[i] === src.length ? src : src.subarray(c.starts[i], c.ends[i]);
 }
 
 export { CHUNK_KEYS, CHAIN_PAGES } from './readLua';
 
 /**
  * One SCAN page's chunks whose checksum differs from `digests` (the last tick's, 16
- * characters per chunk), none while the page's checksum is `whole`; '' for both on a first
+ * bytes per chunk), none while the page's checksum is `whole`; '' for both on a first
  * listing, so every chunk comes back. Then the pages `ahead` (each where the last tick
  * found it, with its checksum then), as long as they are quiet and time is left. Rejects
- * on Redis < 7.0 (no PEXPIRETIME).
+ * on Redis < 7.0 (no PEXPIRETIME). `packed` asks for the reply packed (packedReply.ts),
+ * which a server without cmsgpack ignores.
  */
-export async function pageChanges(client: Redis, cursor: string, pattern: string, count: number, digests: string, whole: string, ahead: ReadonlyArray<{ cursor: string; whole: string }> = [], chainMicros = CHAIN_MICROS): Promise<PageChanges> {
-  const args = [cursor, pattern, String(count), ...BOUNDS, String(CHUNK_KEYS), digests, whole, String(chainMicros)];
+export async function pageChanges(client: Redis, cursor: string, pattern: string, count: number, digests: Buffer | '', whole: string, ahead: ReadonlyArray<{ cursor: string; whole: string }> = [], chainMicros = CHAIN_MICROS, packed = true): Promise<PageChanges> {
+  const args = [cursor, pattern, String(count), ...BOUNDS, String(CHUNK_KEYS), digests, whole, String(chainMicros), packed ? '1' : '0'];
   for (const a of ahead) args.push(a.cursor, a.whole);
-  const flat = await callReadScript<unknown[]>(client, SCRIPTS.pageChanges, 0, args, true);
-  const moved: MovedChunk[] = [];
-  for (let j = 8; j < flat.length;) {
-    const index = Number(flat[j]) - 1;
-    const n = Number(flat[j + 1]);
-    const keys: Buffer[] = new Array(n);
-    const expiresAt: number[] = new Array(n);
-    j += 2;
-    for (let k = 0; k < n; k++, j += 2) {
-      keys[k] = flat[j] as Buffer;
-      expiresAt[k] = Number(flat[j + 1]);
+  const reply = await callReadScript<unknown[] | Buffer>(client, SCRIPTS.pageChanges, 0, args, true);
+  const r = Buffer.isBuffer(reply) ? new PackedReply(reply) : undefined;
+  const length = r ? r.array() : (reply as unknown[]).length;
+  const head = r ? r.values(8) : (reply as unknown[]);
+  const flat = reply as unknown[];
+  const size = Number(head[3]);
+  const chunks = Math.ceil(size / CHUNK_KEYS);
+  let patched: Buffer | undefined;
+  if (length > 8 || digests.length !== 16 * chunks) {
+    if (digests !== '' && digests.length === 16 * chunks) patched = digests;
+    else {
+      patched = Buffer.alloc(16 * chunks);
+      if (digests !== '') digests.copy(patched, 0, 0, Math.min(digests.length, patched.length));
     }
-    moved.push({ index, keys, expiresAt });
   }
-  const all = (flat[4] as Buffer).toString('latin1');
-  const page = (flat[5] as Buffer).toString('latin1');
-  return { nodeTimeMs: timeOf(flat[0], flat[1]), cursor: String(flat[2]), size: Number(flat[3]), digests: all === '' ? undefined : all, whole: page === '' ? undefined : page, moved, quiet: Number(flat[6]), next: String(flat[7]) };
+  const moved: MovedChunk[] = [];
+  const keys: Buffer[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const expiresAt: number[] = [];
+  for (let j = 8; j < length;) {
+    const index = Number(r ? r.number() : flat[j]) - 1;
+    const n = Number(r ? r.number() : flat[j + 1]);
+    moved.push({ index, first: expiresAt.length, count: n });
+    if (r) {
+      r.str();
+      (reply as Buffer).copy(patched!, 16 * index, r.start, r.end);
+    } else (flat[j + 2] as Buffer).copy(patched!, 16 * index);
+    j += 3 + 2 * n;
+    for (let k = 0; k < n; k++) {
+      if (r) {
+        r.str();
+        starts.push(r.start);
+        ends.push(r.end);
+        expiresAt.push(r.number());
+      } else {
+        const key = flat[j - 2 * n + 2 * k] as Buffer;
+        keys.push(key);
+        starts.push(0);
+        ends.push(key.length);
+        expiresAt.push(Number(flat[j - 2 * n + 2 * k + 1]));
+      }
+    }
+  }
+  const page = (head[5] as Buffer).toString('latin1');
+  return {
+    nodeTimeMs: timeOf(head[0], head[1]),
+    cursor: String(head[2]),
+    size,
+    digests: patched,
+    whole: page === '' ? undefined : page,
+    moved,
+    src: r ? (reply as Buffer) : keys,
+    starts,
+    ends,
+    expiresAt,
+    quiet: Number(head[6]),
+    next: String(head[7]),
+  };
 }

@@ -9,7 +9,7 @@ import { knownCapabilities, scriptsRefused } from '../connection/capabilities';
 import { scanTtlPagePlain } from './plainRead';
 import { INTERNAL_PREFIX, internalKey, parseInternalKey } from '../bookkeeping/internalKeys';
 import type { InspectContext, NodeScan } from './context';
-import { isIdOf, type KeyTable } from './keyTable';
+import { isIdOfRange, type KeyTable } from './keyTable';
 import { readBatch, stampError } from './inspect';
 import { factsOf } from './nodeReads';
 import { CHAIN_PAGES, CHUNK_KEYS, pageChanges, scanTtlPage, type PageChanges } from './readScripts';
@@ -69,8 +69,11 @@ export const PEXPIRETIME_MISSING = /unknown (redis )?command|PEXPIRETIME/i;
 
 
 export interface PageMemo {
-  /** Each chunk's checksum, 16 characters each, and the page's (see PAGE_CHANGES); '' where the page was listed with PTTLs. */
-  digests: string;
+  /**
+   * Each chunk's checksum, 16 bytes each (patched in place by the next listing, see
+   * pageChanges), and the page's (see PAGE_CHANGES); '' where the page was listed with PTTLs.
+   */
+  digests: Buffer | '';
   whole: string;
   /** The cursor after this page, and whether its checksum stood at its last reading: a quiet page is read in a chain with the one before it. */
   next?: string;
@@ -140,7 +143,7 @@ interface Moves {
  * under churn every page moves, and new arrays for each were most of a tick's garbage.
  * A key new to the page takes its id from `keyIds`, the node's table of key ids.
  */
-function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (id: string, pttl: number, expiresAt: number, before: number | undefined, key: Buffer) => void, moves: Moves, keyIds: KeyTable): PageMemo {
+function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (id: string, pttl: number, expiresAt: number, before: number | undefined) => void, moves: Moves, keyIds: KeyTable): PageMemo {
   const inPlace = memo !== undefined && memo.expiresAt !== undefined && memo.ids.length === changes.size;
   const next: PageMemo = inPlace ? memo : { digests: '', whole: '', ids: new Array(changes.size), expiresAt: new Array(changes.size) };
   const look = lookup(memo);
@@ -162,17 +165,21 @@ function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (
       continue;
     }
     m++;
-    for (let k = 0; k < chunk.keys.length; k++) {
+    for (let k = 0; k < chunk.count; k++) {
       // Without a last listing the tick cannot tell what vanished by what moved (refreshNode).
       const was = memo?.ids[from + k];
-      const id = was !== undefined && isIdOf(was, chunk.keys[k]) ? was : keyIds.idOfBytes(chunk.keys[k]);
-      const e = chunk.expiresAt[k];
+      const i = chunk.first + k;
+      const src = Array.isArray(changes.src) ? changes.src[i] : changes.src;
+      const start = changes.starts[i];
+      const end = changes.ends[i];
+      const id = was !== undefined && isIdOfRange(was, src, start, end) ? was : keyIds.nameOf(keyIds.numberOfRange(src, start, end));
+      const e = changes.expiresAt[i];
       if (memo && was !== id) {
         if (was !== undefined) moves.dropped.push(was);
         moves.relisted.add(id);
       }
       // A key past its expiry but not yet evicted reads as 0 left, as PTTL would near its end.
-      listed(id, e < 0 ? e : Math.max(0, Math.round(e - changes.nodeTimeMs)), e, look(id, from + k), chunk.keys[k]);
+      listed(id, e < 0 ? e : Math.max(0, Math.round(e - changes.nodeTimeMs)), e, look(id, from + k));
       at.push(from + k);
       ids.push(id);
       expiries.push(e);
@@ -233,8 +240,10 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
   let exact = w.pages.size > 0;
   const moves: Moves = { dropped: [], relisted: new Set() };
   // Keys that may have changed, and keys that may have vanished: read once the pages are
-  // listed, in as few calls as they fill, not one read per page.
-  const toRead: Buffer[] = [];
+  // listed, in as few calls as they fill, not one read per page. By id, not by a view of the
+  // page's reply: a view made at the first page lived through the node's whole listing, and
+  // outlived young collections into the old generation (docs/decisions.md).
+  const toRead: string[] = [];
   let scanned = 0;
   // Each page loaded reads at least one more SCAN page, however small maxKeys is.
   let scanPages = 0;
@@ -280,9 +289,9 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
             if (changes.moved.length > 0 || changes.size !== memo?.ids.length) {
               listed = true;
               const at = changes.nodeTimeMs - known.offsetMs;
-              next = applyChunks(memo, changes, (id, pttl, expiresAt, before, key) => {
+              next = applyChunks(memo, changes, (id, pttl, expiresAt, before) => {
                 if (mayHaveChanged(known, id, pttl, at, stampError(at, sent), expiresAt, before, nodeClock)) {
-                  toRead.push(key);
+                  toRead.push(id);
                   dirty.add(id);
                 }
               }, moves, known.reads.table);
@@ -320,7 +329,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
           const id = known.reads.table.idOfBytes(page.keys[k]);
           ids[k] = id;
           if (mayHaveChanged(known, id, page.pttls[k], at, pageErr)) {
-            toRead.push(page.keys[k]);
+            toRead.push(id);
             dirty.add(id);
           }
         }
@@ -339,7 +348,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
         if (moves.relisted.has(id)) continue;
         const o = known.reads.obsOf(id);
         if (o !== undefined && o !== known.absent) {
-          toRead.push(Buffer.from(id, 'latin1'));
+          toRead.push(id);
           dirty.add(id);
         }
       }

@@ -7,7 +7,7 @@ import { setPriority } from 'node:os';
 import { Redlock } from '../../../src/core';
 import { runCli } from '../../cli/runCli';
 import { RedisServer, startNodes, withClient } from '../../../src/dev/redisServer';
-import { absentOn, CHUNK_KEYS, decodeScanPage, pageChanges, readObservations, requestScanPage, scanPageHead } from '../../../src/core/read/readScripts';
+import { absentOn, CHUNK_KEYS, decodeScanPage, listedKey, pageChanges, readObservations, requestScanPage, scanPageHead, type MovedChunk, type PageChanges } from '../../../src/core/read/readScripts';
 import { CLOCK_EVERY, UNDIGESTED } from '../../../src/core/read/readLua';
 import { waitFor } from '../../support/wait';
 import { SCRIPTLESS_ROLE } from '../../support/serverProfiles';
@@ -234,6 +234,9 @@ describe('a call past its time on the node hands back the rest', function () {
   });
 });
 
+/** A moved chunk's key names, as the call listed them. */
+const keysOf = (c: PageChanges, m: MovedChunk): string[] => Array.from({ length: m.count }, (_, k) => listedKey(c, m.first + k).toString());
+
 describe('a watch page by its chunks (pageChanges)', function () {
   let server: RedisServer;
   before(async () => {
@@ -257,13 +260,21 @@ describe('a watch page by its chunks (pageChanges)', function () {
       assert.equal(first.moved.length, chunks);
       assert.equal(first.digests?.length, 16 * chunks);
       assert.ok(first.whole, 'the page\'s checksum');
-      const names = first.moved.flatMap((m) => m.keys.map((k) => k.toString()));
+      const names = first.moved.flatMap((m) => keysOf(first, m));
       assert.equal(new Set(names).size, total);
+      // Packed by the server: one reply buffer, each key a range of it. Unpacked, the same listing.
+      const unpacked = await pageChanges(c, '0', 'lock:chunk:*', 1000, '', '', [], undefined, false);
+      assert.ok(Buffer.isBuffer(first.src), 'one reply buffer');
+      assert.ok(Array.isArray(unpacked.src), 'a buffer per key');
+      assert.deepEqual(unpacked.moved.flatMap((m) => keysOf(unpacked, m)), names);
+      assert.deepEqual(unpacked.expiresAt, first.expiresAt);
+      assert.deepEqual(unpacked.digests, first.digests);
+      assert.equal(unpacked.whole, first.whole);
       const at = (key: string): number => names.indexOf(key);
       const chunkOf = (key: string): number => Math.floor(at(key) / CHUNK_KEYS);
-      const expiry = first.moved.flatMap((m) => m.expiresAt)[at('lock:chunk:7')];
+      const expiry = first.expiresAt[at('lock:chunk:7')];
       assert.ok(expiry > Date.now() + 500_000, `PEXPIRETIME ${expiry}`);
-      assert.equal(first.moved.flatMap((m) => m.expiresAt)[at('lock:chunk:forever')], -1);
+      assert.equal(first.expiresAt[at('lock:chunk:forever')], -1);
 
       const quiet = await pageChanges(c, '0', 'lock:chunk:*', 1000, first.digests!, first.whole!);
       assert.deepEqual(quiet.moved, [], 'nothing moved');
@@ -275,9 +286,13 @@ describe('a watch page by its chunks (pageChanges)', function () {
       await c.pexpire('lock:chunk:7', 900_000);
       const renewed = await pageChanges(c, '0', 'lock:chunk:*', 1000, first.digests!, first.whole!);
       assert.deepEqual(renewed.moved.map((m) => m.index), [chunkOf('lock:chunk:7')]);
+      // Only the moved chunk's checksum came back: the Buffer sent, patched in place, now
+      // holds what a first listing of the page gives.
+      assert.equal(renewed.digests, first.digests, 'the same Buffer');
+      assert.deepEqual(renewed.digests, (await pageChanges(c, '0', 'lock:chunk:*', 1000, '', '')).digests);
       const chunk = renewed.moved[0];
-      assert.deepEqual(chunk.keys.map((k) => k.toString()), names.slice(chunk.index * CHUNK_KEYS, (chunk.index + 1) * CHUNK_KEYS));
-      assert.ok(chunk.expiresAt[at('lock:chunk:7') - chunk.index * CHUNK_KEYS] > expiry + 200_000);
+      assert.deepEqual(keysOf(renewed, chunk), names.slice(chunk.index * CHUNK_KEYS, (chunk.index + 1) * CHUNK_KEYS));
+      assert.ok(renewed.expiresAt[chunk.first + at('lock:chunk:7') - chunk.index * CHUNK_KEYS] > expiry + 200_000);
 
       // A key without expiry has no expiry to move: its value is in the checksum.
       await c.set('lock:chunk:forever', 'second');
@@ -292,7 +307,7 @@ describe('a watch page by its chunks (pageChanges)', function () {
       await c.set(`${victim}x`, 'v', 'PXAT', Number(tx![0][1]));
       await c.pexpire('lock:chunk:7', 950_000);
       const renamed = await pageChanges(c, '0', 'lock:chunk:*', 1000, rewritten.digests!, rewritten.whole!);
-      const kept = new Map(renamed.moved.map((m) => [m.index, m.keys.map((k) => k.toString())]));
+      const kept = new Map(renamed.moved.map((m) => [m.index, keysOf(renamed, m)]));
       const now = Array.from({ length: chunks }, (_, i) => kept.get(i) ?? names.slice(i * CHUNK_KEYS, (i + 1) * CHUNK_KEYS)).flat();
       assert.deepEqual(new Set(now), new Set([...names.filter((n) => n !== victim), `${victim}x`]));
     });
@@ -310,14 +325,14 @@ describe('a watch page by its chunks (pageChanges)', function () {
       await p.exec();
       const first = await pageChanges(c, '0', 'lock:budget:*', 1000, '', '');
       assert.equal(first.size, 60);
-      const keys = first.moved.flatMap((m) => m.keys.map((k) => k.toString()));
-      const expiries = first.moved.flatMap((m) => m.expiresAt);
+      const keys = first.moved.flatMap((m) => keysOf(first, m));
+      const expiries = first.expiresAt;
       assert.equal(new Set(keys).size, 60);
       keys.forEach((k, i) => {
         if (k.includes(':hash:')) assert.equal(expiries[i], -1, k);
         else assert.ok(expiries[i] > Date.now() + 500_000, `${k}: ${expiries[i]}`);
       });
-      const undigested = first.moved.map((m) => m.index).filter((i) => first.digests!.slice(16 * i, 16 * i + 16) === UNDIGESTED);
+      const undigested = first.moved.map((m) => m.index).filter((i) => first.digests!.toString('latin1', 16 * i, 16 * i + 16) === UNDIGESTED);
       assert.ok(undigested.length > 0, 'a chunk left undigested');
       // An undigested chunk never matches: each comes back on the next call too.
       const again = await pageChanges(c, '0', 'lock:budget:*', 1000, first.digests!, first.whole!);
@@ -340,7 +355,7 @@ describe('a watch page by its chunks (pageChanges)', function () {
       do {
         const r = await pageChanges(c, cursor, 'lock:chain:*', 1000, '', '');
         assert.equal(r.quiet, 0, 'nothing ahead was asked for');
-        pages.push({ cursor, whole: r.whole!, keys: r.moved.flatMap((m) => m.keys.map((k) => k.toString())) });
+        pages.push({ cursor, whole: r.whole!, keys: r.moved.flatMap((m) => keysOf(r, m)) });
         cursor = r.cursor;
       } while (cursor !== '0');
       assert.ok(pages.length >= 3, `${pages.length} pages`);
