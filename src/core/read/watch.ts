@@ -288,7 +288,7 @@ export class Watcher {
       }
       if (!ctx.ownerOnly && fresh.size) await fillGaps(ctx, scans, fresh);
       // Every node was listed by its pages this tick (a node read in full makes it `everything`).
-      for (const s of scans) factsFromListing(s, fresh);
+      factsFromListing(scans, fresh);
       for (const id of gone) this.forget(id, scans, removed);
       nowMs = clockNow();
       // A fence read between a grant and its raise looks at risk: read it again next tick.

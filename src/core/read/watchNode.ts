@@ -38,24 +38,29 @@ export function coversInternalKeys(patterns: readonly string[]): boolean {
 }
 
 /**
- * Gives each of `ids` this node holds what the tick's listing found beside it, as a
+ * Gives each of `ids` a node holds what the tick's listing found beside it, as a
  * snapshot's walk of the internal keys does (internalWalk.ts). The watch lists every
  * internal key with the user's patterns (INTERNAL_PATTERN), so once a listing is complete
  * a fence counter or waiter set missing from it is not on the node: the fence and waiters
  * stages ask the node only about the ones it listed. A waiter set written after the
  * listing moves a page at the next tick, which reads the lock's waiters then.
  */
-export function factsFromListing(scan: NodeScan, ids: Iterable<string>): void {
-  if (scan.truncated) return;
-  const { reads, absent } = scan;
-  const listed = (id: string): boolean => {
-    const o = reads.obsOf(id);
-    return o !== undefined && o !== absent;
+export function factsFromListing(scans: readonly NodeScan[], ids: Iterable<string>): void {
+  const complete = scans.filter((s) => !s.truncated);
+  if (complete.length === 0) return;
+  const listed = (scan: NodeScan, id: string): boolean => {
+    const o = scan.reads.obsOf(id);
+    return o !== undefined && o !== scan.absent;
   };
   for (const id of ids) {
-    const k = reads.numberOf(id);
-    // A counter the listing holds is still read apart: its value is not in the listing.
-    if (k >= 0) reads.setFactsAt(k, factsOf(listed(internalKey('fence', id)) ? undefined : null, !listed(internalKey('waiters', id))));
+    // Named once per lock, not once per node: a tick under churn names hundreds.
+    const fence = internalKey('fence', id);
+    const waiters = internalKey('waiters', id);
+    for (const scan of complete) {
+      const k = scan.reads.numberOf(id);
+      // A counter the listing holds is still read apart: its value is not in the listing.
+      if (k >= 0) scan.reads.setFactsAt(k, factsOf(listed(scan, fence) ? undefined : null, !listed(scan, waiters)));
+    }
   }
 }
 
