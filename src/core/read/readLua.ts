@@ -363,9 +363,10 @@ export const CHAIN_PAGES = 8;
  * chunk of the first page: its index (1-based), its key count, its checksum, key, expiry
  * per key]. Only the moved chunks' checksums come back: the caller patches its copy of
  * ARGV[10] (a whole string of them per moved page was garbage at every tick under churn).
- * A checksum is UNDIGESTED when its keys without expiry would exceed the call's budget. With ARGV[13] = '1' the
- * reply is that array packed by cmsgpack where the server has it: under churn every page
- * moves, and a Buffer and a boxed expiry per listed key were most of a tick's garbage.
+ * A checksum is UNDIGESTED when its keys without expiry would exceed the call's budget.
+ * With ARGV[13] = '1' the reply is that array packed by cmsgpack where the server has it:
+ * under churn every page moves, and a Buffer and a boxed expiry per listed key were most
+ * of a tick's garbage.
  */
 export const PAGE_CHANGES = `#!lua flags=no-writes
 ${READ_KEY}
