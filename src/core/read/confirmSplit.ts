@@ -60,12 +60,11 @@ export async function confirmSplits(ctx: InspectContext, scans: NodeScan[], out:
       if (clockNow() >= deadline) break;
       await new Promise((r) => setTimeout(r, REREAD_PAUSE_MS));
     }
-    const keys = suspects.map((id) => Buffer.from(id, 'latin1'));
     // All nodes at once: one re-read spans one round trip, not N.
     await Promise.all(scans.map(async (scan, i) => {
       if (!readable(scan.status)) return;
       // A node that fails the re-read keeps its earlier read: the split then stands.
-      await readBatch(ctx, ctx.nodes[i], keys, scan).catch(() => undefined);
+      await readBatch(ctx, ctx.nodes[i], suspects, scan).catch(() => undefined);
     }));
     const again = classifyKeys(ctx, scans, suspects, clockNow(), expiringThresholdMs);
     const moving: string[] = [];

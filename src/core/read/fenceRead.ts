@@ -13,15 +13,14 @@ import { internalKey } from '../bookkeeping/internalKeys';
 import type { RedisNode } from '../connection/nodes';
 import type { LockEntry } from '../vocabulary/types';
 import { withFence } from './entryCopy';
+import { sendableKey } from './keyTable';
 
 const BATCH = 1000;
-const ASCII = /^[\x00-\x7f]*$/;
 const COUNTER = /^\d{1,15}$/;
 
 /** The counter key of a key id (latin1 form of the key's bytes), ready to send. */
 function counterKeyOf(id: string): string | Buffer {
-  const k = internalKey('fence', id);
-  return ASCII.test(k) ? k : Buffer.from(k, 'latin1');
+  return sendableKey(internalKey('fence', id));
 }
 
 function counterValue(v: unknown): number | null {

@@ -13,7 +13,7 @@ import { newEntry } from './entryCopy';
 import { factsOf, nodeReads, readable, sharedNumber, sharedNumbers, sharedTable, UNKNOWN_FACTS, type Classified, type InspectContext, type KeyResult, type NodeScan, type Stamp } from './context';
 export type { InspectContext, NodeScan } from './context';
 import type { NodeReads } from './nodeReads';
-import type { KeyTable } from './keyTable';
+import { sendableKey, type KeyTable } from './keyTable';
 import { DEFAULT_PATTERNS } from '../vocabulary/inspectTypes';
 import { downStatus, RedisNode } from '../connection/nodes';
 import { capabilitiesOf, scriptsRefused } from '../connection/capabilities';
@@ -87,11 +87,8 @@ export async function readBatch(ctx: InspectContext, node: RedisNode, keys: Read
 /** A key id's bytes (ids are latin1: one character per byte). */
 const keyBytes = (k: Buffer | string): Buffer => (typeof k === 'string' ? Buffer.from(k, 'latin1') : k);
 
-/**
- * A key as a command argument: an id in plain ASCII as it is (its UTF-8 is its bytes, and
- * the watch holds the string already: no Buffer per key read again), any other as bytes.
- */
-const keyArg = (k: Buffer | string): Buffer | string => (typeof k === 'string' && !/[^\x00-\x7f]/.test(k) ? k : keyBytes(k));
+/** A key as a command argument: an id as sendableKey gives it (no Buffer for an ASCII one). */
+const keyArg = (k: Buffer | string): Buffer | string => (typeof k === 'string' ? sendableKey(k) : k);
 
 /** A cluster refuses scripts over keys of several slots: one script call per key, pipelined. */
 function readEachKey(node: RedisNode, keys: Buffer[], absent: Observation, tokens?: Map<string, string>): Promise<ReadBatch[]> {
@@ -263,7 +260,7 @@ async function lookUpInternal(ctx: InspectContext, client: Redis, reads: NodeRea
  * Reads keys by name on every readable node, `keysOf` saying which on each; a node whose
  * read fails is down for this read, and nothing it said before counts.
  */
-export async function readOnEachNode(ctx: InspectContext, scans: NodeScan[], keysOf: (scan: NodeScan) => Buffer[]): Promise<void> {
+export async function readOnEachNode(ctx: InspectContext, scans: NodeScan[], keysOf: (scan: NodeScan) => ReadonlyArray<Buffer | string>): Promise<void> {
   await Promise.all(
     scans.map(async (scan, i) => {
       if (!readable(scan.status)) return;
@@ -283,8 +280,8 @@ export function fillGaps(ctx: InspectContext, scans: NodeScan[], union: Set<stri
   const ids = Array.from(union);
   const numbers = sharedNumbers(scans, ids);
   return readOnEachNode(ctx, scans, (scan) => {
-    const missing: Buffer[] = [];
-    for (let i = 0; i < ids.length; i++) if (scan.reads.numberOf(ids[i], numbers?.[i]) < 0) missing.push(Buffer.from(ids[i], 'latin1'));
+    const missing: string[] = [];
+    for (let i = 0; i < ids.length; i++) if (scan.reads.numberOf(ids[i], numbers?.[i]) < 0) missing.push(ids[i]);
     return missing;
   });
 }

@@ -36,6 +36,16 @@ export function isIdOfRange(id: string, buf: Buffer, start: number, end: number)
   return true;
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * A key id (latin1: a character per byte) as a command argument: in plain ASCII the string
+ * itself (its UTF-8 is its bytes, and no Buffer is made), any other as its bytes.
+ */
+export function sendableKey(id: string): string | Buffer {
+  return ASCII.test(id) ? id : Buffer.from(id, 'latin1');
+}
+
 /**
  * Key ids (latin1 strings) by number, every id held once: each node's reads, the watch's
  * page listings and its own maps then share one string per key.

@@ -103,7 +103,7 @@ export async function readRelated(ctx: InspectContext, scans: NodeScan[], ids: S
     }
   });
   if (toRead.size === 0) return out;
-  const keys = [...toRead.keys()].map((id) => Buffer.from(id, 'latin1'));
+  const keys = [...toRead.keys()];
   await readOnEachNode(ctx, scans, () => keys);
   for (const [n, anchor] of toRead) {
     if (present(n)) {

@@ -383,6 +383,7 @@ export async function pageChanges(client: Redis, cursor: string, pattern: string
   const starts: number[] = [];
   const ends: number[] = [];
   const expiresAt: number[] = [];
+  // Per moved chunk: its index, its key count, its checksum, then key and expiry per key.
   for (let j = 8; j < length;) {
     const index = Number(r ? r.number() : flat[j]) - 1;
     const n = Number(r ? r.number() : flat[j + 1]);
@@ -391,19 +392,19 @@ export async function pageChanges(client: Redis, cursor: string, pattern: string
       r.str();
       (reply as Buffer).copy(patched!, 16 * index, r.start, r.end);
     } else (flat[j + 2] as Buffer).copy(patched!, 16 * index);
-    j += 3 + 2 * n;
-    for (let k = 0; k < n; k++) {
+    j += 3;
+    for (let k = 0; k < n; k++, j += 2) {
       if (r) {
         r.str();
         starts.push(r.start);
         ends.push(r.end);
         expiresAt.push(r.number());
       } else {
-        const key = flat[j - 2 * n + 2 * k] as Buffer;
+        const key = flat[j] as Buffer;
         keys.push(key);
         starts.push(0);
         ends.push(key.length);
-        expiresAt.push(Number(flat[j - 2 * n + 2 * k + 1]));
+        expiresAt.push(Number(flat[j + 1]));
       }
     }
   }
