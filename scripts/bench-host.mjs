@@ -110,10 +110,14 @@ function extensionHostPid() {
   return best?.pid;
 }
 
-function cpuTicks(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** utime+stime of a `/proc/.../stat` line (after the name, which may hold spaces). */
+function ticksOfStat(stat) {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return Number(fields[11]) + Number(fields[12]);
+}
+
+function cpuTicks(pid) {
+  return ticksOfStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 }
 
 /** Each thread's utime+stime, by tid, with its name (`comm`): the main thread's tid is the pid. */
@@ -129,8 +133,7 @@ function threadTicks(pid) {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(tid, { name: Number(tid) === pid ? 'main' : name, ticks: Number(fields[11]) + Number(fields[12]) });
+      out.set(tid, { name: Number(tid) === pid ? 'main' : name, ticks: ticksOfStat(stat) });
     } catch {
       /* ended meanwhile */
     }
