@@ -22,6 +22,7 @@ import type { Classified } from './context';
 import type { LockEntry, Observation, SkippedKey, Snapshot } from '../vocabulary/types';
 import { flagDeadlocks, NO_PROCESSES, readWaiters, type WaiterProcesses, type Waits } from './holdersRead';
 import { countedDown, expiriesOf, Known, pttlAt, sameEntry, waitersText } from './watchDiff';
+import { inPlay, KnownLocks } from './knownLocks';
 import { withNodes } from './entryCopy';
 import { coversInternalKeys, factsFromListing, INTERNAL_PATTERN, lockIdOfInternal, NodeWatch, refreshNode } from './watchNode';
 import type { WatchListener, WatchOptions, WatchStatus, WatchSubscription } from './watchTypes';
@@ -34,7 +35,7 @@ export class Watcher {
   /** The expiry jumps of each lock: its renewal pulse, for the liveness verdict (livenessRead.ts). */
   private readonly pulse = new RenewalPulse();
   private states: NodeWatch[] = [];
-  private known = new Map<string, Known>();
+  private known = new KnownLocks();
   /** Every key id the watch holds, numbered once (context.ts `keys`); compacted by pruneIds. */
   private readonly keys = new KeyTable();
   /** The table's size when last pruned. */
@@ -211,7 +212,9 @@ export class Watcher {
   private async readFacts(): Promise<void> {
     const ctx = this.ctx ?? this.context();
     let longest = 0;
-    for (const k of this.known.values()) for (const e of k.expiries) if (e >= 0) longest = Math.max(longest, e - this.lastTickAt);
+    this.known.forEach((k) => {
+      for (const e of k.expiries) if (e >= 0) longest = Math.max(longest, e - this.lastTickAt);
+    });
     this.factsAt = clockNow();
     const facts = await Promise.all(ctx.nodes.map((n) => nodeFacts(n, longest, ctx.commandTimeoutMs)));
     this.lastFacts = facts;
@@ -254,7 +257,7 @@ export class Watcher {
     // A quiet tick touches only the dirty keys: the rest of the watch state stands as is.
     const heldSomewhere = (id: string): boolean => scans.some((s) => { const o = s.reads.obsOf(id); return o !== undefined && o !== s.absent; });
     /** The locks gone this tick, as the watch knew them. */
-    const removed: Known[] = [];
+    const removed: Array<Readonly<Known>> = [];
     const toClassify = new Set<string>();
     let nowMs: number;
     if (everything) {
@@ -268,14 +271,14 @@ export class Watcher {
       // A read that failed is no removal: a lock whose copies were on nodes that did not
       // answer stays as it was last seen until those nodes are read again.
       const unread = new Set(scans.filter((s) => !readable(s.status)).map((s) => s.status.node));
-      for (const [id, k] of this.known) {
-        if (union.has(id)) continue;
+      this.known.forEach((k, id) => {
+        if (union.has(id)) return;
         if (k.kind === 'lock') {
-          if (unread.size > 0 && k.entry!.nodes.some((o) => o.state === 'present' && unread.has(o.node))) continue;
+          if (unread.size > 0 && k.entry!.nodes.some((o) => o.state === 'present' && unread.has(o.node))) return;
           removed.push(k);
         }
         this.known.delete(id);
-      }
+      });
       for (const id of union) toClassify.add(id);
     } else {
       const fresh = new Set<string>();
@@ -292,10 +295,7 @@ export class Watcher {
       for (const id of gone) this.forget(id, scans, removed);
       nowMs = clockNow();
       // A fence read between a grant and its raise looks at risk: read it again next tick.
-      // forEach, not for..of: an entry pair per known key per tick is garbage at 10,000 keys.
-      this.known.forEach((k, id) => {
-        if (k.recheckAt <= nowMs || k.entry?.fenceRisk) toClassify.add(id);
-      });
+      this.known.dueForRecheck(nowMs, (id) => void toClassify.add(id));
     }
     // Keys whose related keys some node held are looked at again: a waiter joining a
     // Redisson queue outside the patterns changes its lock, not any page.
@@ -405,7 +405,7 @@ export class Watcher {
   }
 
   /** A key no node holds any more: out of the watch, and listed as removed if it was a lock. */
-  private forget(id: string, scans: NodeScan[], removed: Known[]): void {
+  private forget(id: string, scans: NodeScan[], removed: Array<Readonly<Known>>): void {
     for (const s of scans) s.reads.delete(id);
     const k = this.known.get(id);
     if (!k) return;
@@ -424,14 +424,13 @@ export class Watcher {
     this.pulse.noteAll(c.locks, c.lockIds, scans, ctx.ownerOnly === true, nowMs);
     const entries = [...c.locks];
     const knownIds: string[] = [];
-    this.known.forEach((k, id) => {
-      if (k.kind !== 'lock' || fresh.has(id)) return;
-      // Not before its verdict may have moved (judgeAgainAt): a holder its token does not
-      // name moves only with its renewal pulse. Such locks are most of a large keyspace;
-      // judging each of them every tick cost a watch of 10,000 renewed locks a tenth of its tick.
-      if (nowMs <= (k.judgeAt ?? -Infinity)) return;
+    // Not before its verdict may have moved (judgeAgainAt): a holder its token does not
+    // name moves only with its renewal pulse. Such locks are most of a large keyspace;
+    // judging each of them every tick cost a watch of 10,000 renewed locks a tenth of its tick.
+    this.known.dueForJudging(nowMs, (id) => {
+      if (fresh.has(id)) return;
       knownIds.push(id);
-      entries.push(k.entry!);
+      entries.push(this.known.get(id)!.entry!);
     });
     // A lock the tick did not read keeps its entry while its verdict stands: the evidence's
     // times ("renewed 3.0 s ago") move every tick, so comparing them copied every judged
@@ -440,11 +439,9 @@ export class Watcher {
     const judged = await judgeHolders(ctx, scans, entries, nowMs, this.pulse, (a, b) => a.verdict === b.verdict);
     const changed = new Set<string>();
     knownIds.forEach((id, j) => {
-      const k = this.known.get(id)!;
       const now = judged[c.locks.length + j];
-      if (now.liveness?.verdict !== k.entry!.liveness?.verdict) changed.add(id);
-      k.entry = now;
-      k.judgeAt = this.judgeAgainAt(now);
+      if (now.liveness?.verdict !== this.known.get(id)!.entry!.liveness?.verdict) changed.add(id);
+      this.known.update(id, { entry: now, judgeAt: this.judgeAgainAt(now) });
     });
     return { classified: { ...c, locks: judged.slice(0, c.locks.length) }, changed };
   }
@@ -486,33 +483,29 @@ export class Watcher {
       const lockId = lockIdOfInternal(id);
       if (lockId !== null) consider(lockId);
     }
-    this.known.forEach((k, id) => {
-      if (k.kind === 'lock' && (k.entry!.waiters?.length ?? 0) > 0) consider(id);
-    });
+    for (const id of this.known.inPlay()) if ((this.known.get(id)!.entry!.waiters?.length ?? 0) > 0) consider(id);
     const read = await readWaiters(ctx, scans, entries, ids);
     const locks = read.entries.slice(0, c.locks.length);
     c.lockIds.forEach((id, i) => {
       if (read.processes[i].length > 0) freshProcesses.set(id, read.processes[i]);
     });
     for (let j = c.locks.length; j < ids.length; j++) {
-      const k = this.known.get(ids[j])!;
-      k.entry = read.entries[j];
-      k.waiterProcesses = read.processes[j].length > 0 ? read.processes[j] : undefined;
+      this.known.update(ids[j], { entry: read.entries[j], waiterProcesses: read.processes[j].length > 0 ? read.processes[j] : undefined });
     }
     // Cycles over every lock the watch knows: a new wait may close one with old waits. Only
     // a lock with waiters is on a cycle, and only one flagged before has a flag to clear:
     // the rest (nearly all of a large watch) are not handed over at each tick.
-    const inPlay = (e: LockEntry): boolean => (e.waiters?.length ?? 0) > 0 || e.flags.includes('deadlock');
     const all: Waits[] = [];
     locks.forEach((entry, i) => {
       if (inPlay(entry)) all.push({ entry, processes: read.processes[i] });
     });
     const others = new Map<LockEntry, string>();
-    this.known.forEach((k, id) => {
-      if (k.kind !== 'lock' || fresh.has(id) || !inPlay(k.entry!)) return;
+    for (const id of this.known.inPlay()) {
+      if (fresh.has(id)) continue;
+      const k = this.known.get(id)!;
       others.set(k.entry!, id);
       all.push({ entry: k.entry!, processes: k.waiterProcesses ?? NO_PROCESSES });
-    });
+    }
     const changed = new Set<string>();
     for (const [was, now] of flagDeadlocks(all)) {
       const id = others.get(was);
@@ -521,7 +514,7 @@ export class Watcher {
         if (i >= 0) locks[i] = now;
         continue;
       }
-      this.known.get(id)!.entry = now;
+      this.known.update(id, { entry: now });
       changed.add(id);
     }
     for (const [id, was] of before) if (was !== waitersText(this.known.get(id)!.entry)) changed.add(id);
@@ -623,7 +616,7 @@ function countFirstReads(scans: readonly NodeScan[], nowMs: number): void {
  * A lock as the watch last classified it, for its observed history: its entry and when its
  * quorum token's copy expires (Infinity without a TTL), from the expiry instants it keeps.
  */
-function keptState(k: Known): KeptState {
+function keptState(k: Readonly<Known>): KeptState {
   const entry = k.entry!;
   const token = quorumTokenOf(entry);
   const i = entry.nodes.findIndex((o) => o.state === 'present' && o.token === token);
