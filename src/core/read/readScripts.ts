@@ -333,13 +333,12 @@ export interface PageChanges {
   /**
    * The keys the moved chunks list, in order: key i's name is the bytes of `src[i]` (of
    * `src` itself, a packed reply) from `starts[i]` to `ends[i]`, as a ScannedPage's.
-   * The three arrays are the caller's ListingScratch when it passed one: good until its next call.
    */
   src: Buffer | Buffer[];
-  starts: Int32Array;
-  ends: Int32Array;
+  starts: number[];
+  ends: number[];
   /** Each listed key's PEXPIRETIME (node clock; -1 no expiry, -2 gone). */
-  expiresAt: Float64Array;
+  expiresAt: number[];
   /** Pages of `ahead` read after it and found quiet, and the cursor to go on from. */
   quiet: number;
   next: string;
@@ -354,27 +353,6 @@ export function listedKey(c: Pick<PageChanges, 'src' | 'starts' | 'ends'>, i: nu
 export { CHUNK_KEYS, CHAIN_PAGES } from './readLua';
 
 /**
- * Arrays a node's listing fills page after page, one page at a time: under churn every
- * page moves, and new arrays of each moved key's range and expiry for every page were
- * about a third of a watch tick's garbage. Grown, never shrunk.
- */
-export class ListingScratch {
-  starts = new Int32Array(256);
-  ends = new Int32Array(256);
-  expiresAt = new Float64Array(256);
-
-  /** Room for `n` keys, keeping the first `kept`. */
-  ensure(n: number, kept: number): void {
-    if (n <= this.starts.length) return;
-    const size = Math.max(n, 2 * this.starts.length);
-    const grow = <T extends Int32Array | Float64Array>(a: T, b: T): T => (b.set(a.subarray(0, kept)), b);
-    this.starts = grow(this.starts, new Int32Array(size));
-    this.ends = grow(this.ends, new Int32Array(size));
-    this.expiresAt = grow(this.expiresAt, new Float64Array(size));
-  }
-}
-
-/**
  * One SCAN page's chunks whose checksum differs from `digests` (the last tick's, 16
  * bytes per chunk), none while the page's checksum is `whole`; '' for both on a first
  * listing, so every chunk comes back. Then the pages `ahead` (each where the last tick
@@ -382,7 +360,7 @@ export class ListingScratch {
  * on Redis < 7.0 (no PEXPIRETIME). `packed` asks for the reply packed (packedReply.ts),
  * which a server without cmsgpack ignores.
  */
-export async function pageChanges(client: Redis, cursor: string, pattern: string, count: number, digests: Buffer | '', whole: string, ahead: ReadonlyArray<{ cursor: string; whole: string }> = [], chainMicros = CHAIN_MICROS, packed = true, scratch = new ListingScratch()): Promise<PageChanges> {
+export async function pageChanges(client: Redis, cursor: string, pattern: string, count: number, digests: Buffer | '', whole: string, ahead: ReadonlyArray<{ cursor: string; whole: string }> = [], chainMicros = CHAIN_MICROS, packed = true): Promise<PageChanges> {
   const args = [cursor, pattern, String(count), ...BOUNDS, String(CHUNK_KEYS), digests, whole, String(chainMicros), packed ? '1' : '0'];
   for (const a of ahead) args.push(a.cursor, a.whole);
   const reply = await callReadScript<unknown[] | Buffer>(client, SCRIPTS.pageChanges, 0, args, true);
@@ -402,31 +380,31 @@ export async function pageChanges(client: Redis, cursor: string, pattern: string
   }
   const moved: MovedChunk[] = [];
   const keys: Buffer[] = [];
-  let listed = 0;
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const expiresAt: number[] = [];
   // Per moved chunk: its index, its key count, its checksum, then key and expiry per key.
   for (let j = 8; j < length;) {
     const index = Number(r ? r.number() : flat[j]) - 1;
     const n = Number(r ? r.number() : flat[j + 1]);
-    moved.push({ index, first: listed, count: n });
+    moved.push({ index, first: expiresAt.length, count: n });
     if (r) {
       r.str();
       (reply as Buffer).copy(patched!, 16 * index, r.start, r.end);
     } else (flat[j + 2] as Buffer).copy(patched!, 16 * index);
     j += 3;
-    scratch.ensure(listed + n, listed);
-    const { starts, ends, expiresAt } = scratch;
-    for (let k = 0; k < n; k++, j += 2, listed++) {
+    for (let k = 0; k < n; k++, j += 2) {
       if (r) {
         r.str();
-        starts[listed] = r.start;
-        ends[listed] = r.end;
-        expiresAt[listed] = r.number();
+        starts.push(r.start);
+        ends.push(r.end);
+        expiresAt.push(r.number());
       } else {
         const key = flat[j] as Buffer;
         keys.push(key);
-        starts[listed] = 0;
-        ends[listed] = key.length;
-        expiresAt[listed] = Number(flat[j + 1]);
+        starts.push(0);
+        ends.push(key.length);
+        expiresAt.push(Number(flat[j + 1]));
       }
     }
   }
@@ -439,9 +417,9 @@ export async function pageChanges(client: Redis, cursor: string, pattern: string
     whole: page === '' ? undefined : page,
     moved,
     src: r ? (reply as Buffer) : keys,
-    starts: scratch.starts,
-    ends: scratch.ends,
-    expiresAt: scratch.expiresAt,
+    starts,
+    ends,
+    expiresAt,
     quiet: Number(head[6]),
     next: String(head[7]),
   };

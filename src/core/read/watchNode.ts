@@ -12,7 +12,7 @@ import type { InspectContext, NodeScan } from './context';
 import { isIdOfRange, type KeyTable } from './keyTable';
 import { readBatch, stampError } from './inspect';
 import { factsOf } from './nodeReads';
-import { CHAIN_PAGES, CHUNK_KEYS, ListingScratch, pageChanges, scanTtlPage, type PageChanges } from './readScripts';
+import { CHAIN_PAGES, CHUNK_KEYS, pageChanges, scanTtlPage, type PageChanges } from './readScripts';
 import { JUMP_TOLERANCE_MS } from './watchDiff';
 
 /**
@@ -135,13 +135,6 @@ function mayHaveChanged(known: NodeScan, id: string, pttl: number, at: number, p
   return Math.abs(at + pttl - was) > JUMP_TOLERANCE_MS + pageErr + stamp.err;
 }
 
-/**
- * applyChunks' writes held until its lookups are done: one set for every call, which runs
- * to its end without a turn of the event loop (new arrays per moved page were garbage at
- * every tick under churn).
- */
-const held = { at: new Int32Array(256), expiries: new Float64Array(256), ids: [] as string[] };
-
 /** Keys a page's moved chunks no longer list where they were, and keys they list where others were. */
 interface Moves {
   dropped: string[];
@@ -161,7 +154,9 @@ function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (
   const look = lookup(memo);
   // Writes wait until every moved key was looked up in the last listing, which they change.
   // Three arrays, not one of triples: an expiry in a mixed array is a boxed number each.
-  let writes = 0;
+  const at: number[] = [];
+  const ids: string[] = [];
+  const expiries: number[] = [];
   let m = 0;
   for (let c = 0, from = 0; from < changes.size; c++, from += CHUNK_KEYS) {
     const chunk = changes.moved[m];
@@ -175,15 +170,6 @@ function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (
       continue;
     }
     m++;
-    if (writes + chunk.count > held.at.length) {
-      const size = 2 * (writes + chunk.count);
-      const at = new Int32Array(size);
-      const expiries = new Float64Array(size);
-      at.set(held.at.subarray(0, writes));
-      expiries.set(held.expiries.subarray(0, writes));
-      held.at = at;
-      held.expiries = expiries;
-    }
     for (let k = 0; k < chunk.count; k++) {
       // Without a last listing the tick cannot tell what vanished by what moved (refreshNode).
       const was = memo?.ids[from + k];
@@ -199,16 +185,15 @@ function applyChunks(memo: PageMemo | undefined, changes: PageChanges, listed: (
       }
       // A key past its expiry but not yet evicted reads as 0 left, as PTTL would near its end.
       listed(id, e < 0 ? e : Math.max(0, Math.round(e - changes.nodeTimeMs)), e, look(id, from + k));
-      held.at[writes] = from + k;
-      held.ids[writes] = id;
-      held.expiries[writes] = e;
-      writes++;
+      at.push(from + k);
+      ids.push(id);
+      expiries.push(e);
     }
   }
   if (memo) for (let k = changes.size; k < memo.ids.length; k++) moves.dropped.push(memo.ids[k]);
-  for (let j = 0; j < writes; j++) {
-    next.ids[held.at[j]] = held.ids[j];
-    next.expiresAt![held.at[j]] = held.expiries[j];
+  for (let j = 0; j < at.length; j++) {
+    next.ids[at[j]] = ids[j];
+    next.expiresAt![at[j]] = expiries[j];
   }
   next.digests = changes.digests ?? memo?.digests ?? '';
   next.whole = changes.whole ?? memo?.whole ?? '';
@@ -243,8 +228,6 @@ export interface NodeWatch {
   listedBefore?: number;
   /** Keys a refresh lists past, at least: what was listed before each loadMore(), so a load always reads further. */
   mustExceed?: number;
-  /** What each page call's moved keys are decoded into (pageChanges): the node's pages are listed one at a time. */
-  scratch?: ListingScratch;
 }
 
 /**
@@ -300,7 +283,7 @@ export async function refreshNode(ctx: InspectContext, scanPatterns: readonly st
           let changes: PageChanges | undefined;
           const ahead = memo ? quietAhead(w, p, memo, budgeted ? budget - scanned - memo.ids.length : Infinity) : [];
           try {
-            changes = await withDeadline(pageChanges(client, cursor, pattern, SCAN_COUNT, memo?.digests ?? '', memo?.whole ?? '', ahead, undefined, true, (w.scratch ??= new ListingScratch())), ctx.commandTimeoutMs, true);
+            changes = await withDeadline(pageChanges(client, cursor, pattern, SCAN_COUNT, memo?.digests ?? '', memo?.whole ?? '', ahead), ctx.commandTimeoutMs, true);
           } catch (e) {
             if (!PEXPIRETIME_MISSING.test(e instanceof Error ? e.message : '')) throw e;
             w.digests = false;
