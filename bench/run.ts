@@ -9,12 +9,14 @@ import { runSnapshotBench } from './snapshot';
 import { runWatchBench } from './watch';
 import { runWebviewBench } from './webview';
 import { runAllLocksBench } from './allLocks';
+import { runCliBench } from './cli';
 
 /** Each bench starts its own nodes and returns false on a safety failure. */
 const BENCHES: Record<string, () => Promise<boolean>> = {
   locks: () => runLockBench(),
   snapshot: () => runSnapshotBench(),
   discover: () => runDiscoverBench(),
+  cli: () => runCliBench(),
   scale: () => runWatchBench(),
   extension: () => runExtensionBench(),
   host: () => runExtensionHostBench(),

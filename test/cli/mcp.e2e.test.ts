@@ -1,6 +1,10 @@
 // The MCP server as an MCP client sees it: the SDK's client spawns `redlock-inspector mcp`
 // over stdio, initializes, lists the tools and calls them on seeded nodes.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -130,6 +134,24 @@ describe('cli: mcp server', function () {
       assert.match(JSON.stringify(doc(ext)), /not-held|held-by-other/);
     } finally {
       await client.close();
+    }
+  });
+
+  it('loads the SDK from its own bundle, for mcp alone: every other command runs without it', () => {
+    // The CLI bundle copied alone, without dist/cli-mcp-sdk.js beside it.
+    const dir = mkdtempSync(join(tmpdir(), 'rli-cli-alone-'));
+    try {
+      const alone = join(dir, 'cli.js');
+      copyFileSync(CLI, alone);
+      const run = (args: string[]) => spawnSync(process.execPath, [alone, ...args], { env: env(), encoding: 'utf8', input: '', timeout: 20_000 });
+      const status = run(['status', '--json', ...nodeArgs]);
+      assert.equal(status.status, 0, status.stderr);
+      assert.ok((JSON.parse(status.stdout) as { locks: Array<{ key: string }> }).locks.some((l) => l.key === 'lock:job'));
+      const mcp = run(['mcp', ...nodeArgs]);
+      assert.notEqual(mcp.status, 0);
+      assert.match(mcp.stderr, /cli-mcp-sdk\.js/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -1,12 +1,11 @@
 // `mcp`: a Model Context Protocol server on stdio until the client closes stdin or the
 // process is interrupted. stdout carries protocol messages only; diagnostics go to stderr.
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Command, Option } from 'commander';
 import type { Redlock } from '../../core';
 import type { CliContext } from '../context';
 import { EXIT, ExitCode } from '../exit';
 import type { Io } from '../io';
-import { createMcpServer } from '../mcpServer';
+import { createMcpServer, loadMcpSdk } from '../mcpServer';
 import { listParser } from '../options';
 import { packageVersion } from '../version';
 
@@ -28,8 +27,9 @@ export async function runMcp(redlock: Redlock, cmd: McpArgs, io: Io, version = '
   // --read-only (or REDLOCK_READ_ONLY) wins over --allow-writes: no write tool is offered.
   const allowWrites = cmd.allowWrites && !cmd.readOnly;
   if (cmd.allowWrites && !allowWrites) io.err('redlock-inspector: mcp: read-only mode: the write tools are not offered');
-  const server = createMcpServer(redlock, { allowWrites, version });
-  const transport = new StdioServerTransport();
+  const sdk = await loadMcpSdk();
+  const server = createMcpServer(redlock, { allowWrites, version }, sdk);
+  const transport = new sdk.StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.once('end', () => resolve());
