@@ -25,10 +25,19 @@ function isWide(cp: number): boolean {
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
+/**
+ * Code points of one column each that never join a neighbour into one cluster: printable
+ * ASCII, Latin-1 but the soft hyphen, the Latin extensions and spacing modifier letters,
+ * general punctuation without its zero-width and direction controls, and the arrows. Our
+ * own words are made of these (`held 5/5 · 4.2 s`, `…`, `→`), so most cells need no
+ * segmentation: a status of 10,000 locks spent a third of its time segmenting them.
+ */
+const NARROW = /^[\x20-\x7e\xa0-\xac\xae-\u02ff\u2010-\u2027\u2030-\u205e\u2190-\u21ff]*$/;
+
 /** Columns `text` takes on a terminal. */
 export function displayWidth(text: string): number {
-  // Plain ASCII, by far the common case, needs no segmentation.
-  if (/^[\x20-\x7e]*$/.test(text)) return text.length;
+  // Every code point in NARROW is one column and one UTF-16 unit.
+  if (NARROW.test(text)) return text.length;
   let n = 0;
   for (const { segment } of segmenter.segment(text)) {
     if (ZERO.test(segment)) continue;

@@ -195,17 +195,6 @@ describe('cli: status at a glance', () => {
     const kanji = table.find((l) => l.startsWith('lock:漢字'))!;
     assert.match(kanji, /A 5\.0 s {7}A 5\.0 s {3}A 5\.0 s$/);
   });
-
-  it('measures terminal columns', () => {
-    assert.equal(displayWidth('lock:a'), 6);
-    assert.equal(displayWidth('漢字'), 4);
-    assert.equal(displayWidth('e\u0301'), 1);
-    assert.equal(displayWidth('🙂'), 2);
-    assert.equal(displayWidth('👩\u200d💻'), 2);
-    assert.equal(displayWidth('❤\ufe0f'), 2);
-    assert.equal(displayWidth('ｆｕｌｌ'), 8);
-    assert.equal(displayWidth('é'), 1);
-  });
 });
 
 describe('cli: status --json document', () => {
