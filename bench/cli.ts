@@ -16,6 +16,8 @@ const ROUNDS = (process.env.BENCH_CLI_ROUNDS ?? '9,5').split(',').map(Number);
 /** Another build's CLI (its dist/cli.js), measured beside ours in the same rounds. */
 const BASELINE = process.env.BENCH_BASELINE_CLI;
 const OUT = process.env.BENCH_CLI_OUT ?? 'bench/results/cli.json';
+/** `off`: ours and the baseline alone, without the reference processes (bench:quick's minute). */
+const REFERENCES = process.env.BENCH_CLI_REFERENCES !== 'off';
 
 export async function runCliBench(): Promise<boolean> {
   const server = await RedisServer.start();
@@ -30,11 +32,15 @@ export async function runCliBench(): Promise<boolean> {
       const contenders: Contender[] = [
         { name: 'ours: status --json', argv: () => status(cli, true), times: [] },
         { name: 'ours: status (the table)', argv: () => status(cli, false), times: [] },
-        { name: 'ours: --version (starting up alone)', argv: () => [process.execPath, [cli, '--version']], times: [] },
-        { name: 'redis-cli --scan (names only)', argv: (port) => ['redis-cli', ['-p', String(port), '--scan', '--pattern', 'lock:*']], times: [] },
         { name: 'plain ioredis (SCAN, pipelined GET + PTTL)', argv: () => [process.execPath, [join(__dirname, 'snapshotWorkers.js'), 'plain', url]], times: [] },
-        { name: 'node -e 0 (Node starting up)', argv: () => [process.execPath, ['-e', '0']], times: [] },
       ];
+      if (REFERENCES) {
+        contenders.push(
+          { name: 'ours: --version (starting up alone)', argv: () => [process.execPath, [cli, '--version']], times: [] },
+          { name: 'redis-cli --scan (names only)', argv: (port) => ['redis-cli', ['-p', String(port), '--scan', '--pattern', 'lock:*']], times: [] },
+          { name: 'node -e 0 (Node starting up)', argv: () => [process.execPath, ['-e', '0']], times: [] },
+        );
+      }
       if (BASELINE) {
         contenders.push({ name: 'before: status --json', argv: () => status(BASELINE, true), times: [] });
         contenders.push({ name: 'before: status (the table)', argv: () => status(BASELINE, false), times: [] });

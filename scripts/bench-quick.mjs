@@ -1,9 +1,10 @@
 // @ts-check
 // `npm run bench:quick`: the same benches as `npm run bench` on fewer keys and shorter
-// rounds (snapshot, discover, the CLI starting, the lock scenarios), under a minute, so anyone can compare a
-// change before they stop. The ratios are the figures to compare; results go to
-// out/bench-quick/, never over the recorded bench/results/. With BENCH_BASELINE=<a checkout
-// of main, built>, that build's core runs beside ours in the same rounds.
+// rounds (snapshot, discover, the CLI's status, the lock scenarios), under a minute, so
+// anyone can compare a change before they stop. The ratios are the figures to compare;
+// results go to out/bench-quick/, never over the recorded bench/results/. With
+// BENCH_BASELINE=<a checkout of main, built>, that build's core and CLI run beside ours in
+// the same rounds.
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 
@@ -22,8 +23,9 @@ run('node', ['out/bench/run.js', 'snapshot', 'discover', 'cli', 'locks'], {
   BENCH_DISCOVER_KEYS: '100000',
   BENCH_DISCOVER_ROUNDS: '2',
   BENCH_DISCOVER_OUT: 'out/bench-quick/discover.json',
-  BENCH_CLI_KEYS: '20,2000',
-  BENCH_CLI_ROUNDS: '5,3',
+  BENCH_CLI_KEYS: '2000',
+  BENCH_CLI_ROUNDS: '3',
+  BENCH_CLI_REFERENCES: 'off',
   BENCH_CLI_OUT: 'out/bench-quick/cli.json',
   BENCH_SECONDS: '0.4',
   BENCH_ROUNDS: '2',
