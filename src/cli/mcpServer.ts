@@ -14,8 +14,13 @@ import { verdictSentence } from '../shared/verdictSentence';
 export type McpSdk = typeof import('./mcpSdk');
 
 /** The SDK, loaded when `mcp` runs (a bundle of its own: scripts/build.mjs). */
-export function loadMcpSdk(): Promise<McpSdk> {
-  return import('./mcpSdk');
+export async function loadMcpSdk(): Promise<McpSdk> {
+  try {
+    return await import('./mcpSdk');
+  } catch (e) {
+    // A CLI copied without the bundle beside it: say which file, not only the loader's words.
+    throw new Error(`mcp needs the MCP SDK's bundle, cli-mcp-sdk.js, beside the CLI (npm run build makes both): ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 export interface McpOptions {

@@ -149,7 +149,8 @@ describe('cli: mcp server', function () {
       assert.ok((JSON.parse(status.stdout) as { locks: Array<{ key: string }> }).locks.some((l) => l.key === 'lock:job'));
       const mcp = run(['mcp', ...nodeArgs]);
       assert.notEqual(mcp.status, 0);
-      assert.match(mcp.stderr, /cli-mcp-sdk\.js/);
+      assert.match(mcp.stderr, /^redlock-inspector: unexpected failure: mcp needs the MCP SDK's bundle, cli-mcp-sdk\.js, beside the CLI/);
+      assert.equal(mcp.stderr.trim().split('\n').length, 1, mcp.stderr);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
