@@ -13,11 +13,65 @@ function u4(code: number): string {
   return '\\u' + code.toString(16).padStart(4, '0');
 }
 
-/** JSON text whose every non-printing character is a `\u` escape. */
-export function safeJson(value: unknown, indent?: number): string {
-  return JSON.stringify(value, null, indent).replace(JSON_UNSAFE, (ch) => {
+function escapeUnsafe(json: string): string {
+  return json.replace(JSON_UNSAFE, (ch) => {
     if (ch.length === 1) return u4(ch.charCodeAt(0));
     return u4(ch.charCodeAt(0)) + u4(ch.charCodeAt(1));
   });
+}
+
+/** JSON text whose every non-printing character is a `\u` escape. */
+export function safeJson(value: unknown, indent?: number): string {
+  return escapeUnsafe(JSON.stringify(value, null, indent));
+}
+
+/** Characters of JSON text gathered before a piece is handed out. */
+const PIECE_CHARS = 64 * 1024;
+
+/**
+ * `safeJson(doc, indent)` in pieces whose concatenation is that same text: the arrays among
+ * a plain object's own properties (a snapshot's `locks` and `skipped`) are written element
+ * by element. A watch of 100,000 locks on 5 nodes printed its first document as one 143 MB
+ * string, then a Buffer of it: 770 MB of peak RSS for a watch whose state is 140 MB
+ * (docs/decisions.md, "Large documents in pieces").
+ */
+export function* safeJsonPieces(doc: object, indent?: number): Generator<string> {
+  // What JSON.stringify would do differently: a toJSON of the document's own, or not a plain record.
+  if (Array.isArray(doc) || typeof (doc as { toJSON?: unknown }).toJSON === 'function') {
+    yield safeJson(doc, indent);
+    return;
+  }
+  // JSON.stringify's gap: up to 10 spaces. Its text has no raw newline inside a string, so
+  // a value is indented one level deeper by indenting each of its lines.
+  const gap = ' '.repeat(Math.max(0, Math.min(10, Math.floor(indent ?? 0))));
+  const deeper = (json: string, levels: string): string => (gap === '' ? json : json.replaceAll('\n', '\n' + levels));
+  const colon = gap === '' ? ':' : ': ';
+  const open = gap === '' ? '' : '\n' + gap;
+  let piece = '';
+  let first = true;
+  for (const key of Object.keys(doc)) {
+    const value = (doc as Record<string, unknown>)[key];
+    const head = `${first ? '{' : ','}${open}${JSON.stringify(key)}${colon}`;
+    if (!Array.isArray(value) || value.length === 0) {
+      const json = JSON.stringify(value, null, gap);
+      // Left out, as JSON.stringify leaves out undefined, functions and symbols.
+      if (json === undefined) continue;
+      piece += head + deeper(json, gap);
+      first = false;
+      continue;
+    }
+    first = false;
+    piece += head + '[';
+    for (let i = 0; i < value.length; i++) {
+      // An element JSON.stringify cannot write is null in an array.
+      piece += (i === 0 ? '' : ',') + (gap === '' ? '' : '\n' + gap + gap) + deeper(JSON.stringify(value[i], null, gap) ?? 'null', gap + gap);
+      if (piece.length >= PIECE_CHARS) {
+        yield escapeUnsafe(piece);
+        piece = '';
+      }
+    }
+    piece += (gap === '' ? '' : '\n' + gap) + ']';
+  }
+  yield escapeUnsafe(piece + (first ? '{}' : (gap === '' ? '' : '\n') + '}'));
 }
 

@@ -9,6 +9,11 @@ export interface Io {
   env: Env;
   /** Writes one or more lines to stdout. */
   out(text: string): void;
+  /**
+   * Writes one line to stdout made of `pieces` (safeJsonPieces), each written as it comes and
+   * after the one before has drained: the whole line is never one string in memory.
+   */
+  outPieces(pieces: Iterable<string>): Promise<void>;
   /** Writes one or more lines to stderr. */
   err(text: string): void;
   colour: boolean;
@@ -49,6 +54,14 @@ export function processIo(): Io {
     out(text) {
       erase();
       if (!stdoutClosed) process.stdout.write(text + '\n');
+    },
+    async outPieces(pieces) {
+      erase();
+      for (const piece of pieces) {
+        if (stdoutClosed) return;
+        if (!process.stdout.write(piece)) await drained(process.stdout);
+      }
+      if (!stdoutClosed) process.stdout.write('\n');
     },
     err(text) {
       erase();
@@ -95,4 +108,15 @@ export function processIo(): Io {
       return controller.signal;
     },
   };
+}
+
+/** Resolves once `stream` can take more, or can take nothing any more (closed, failed). */
+function drained(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off('drain', done).off('close', done).off('error', done);
+      resolve();
+    };
+    stream.on('drain', done).on('close', done).on('error', done);
+  });
 }

@@ -19,6 +19,7 @@ export function memoryIo(env: Env = {}, options: { stdinIsTTY?: boolean; errIsTT
     stderr,
     progressLines,
     out: (text) => void stdout.push(text),
+    outPieces: async (pieces) => void stdout.push([...pieces].join('')),
     err: (text) => void stderr.push(text),
     colour: false,
     stdinIsTTY: options.stdinIsTTY ?? false,

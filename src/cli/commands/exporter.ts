@@ -5,7 +5,6 @@ import type { Redlock } from '../../core';
 import type { CliContext } from '../context';
 import { escapeText } from '../escape';
 import { CliError, EXIT, ExitCode, UsageError } from '../exit';
-import { Exporter } from '../exporterMetrics';
 import type { Io } from '../io';
 import { DEFAULT_INTERVAL_MS, DEFAULT_PATTERN_TEXT, defaultPatterns, durationParser, listParser, MIN_INTERVAL_MS } from '../options';
 
@@ -55,6 +54,9 @@ export function register(program: Command, ctx: CliContext): void {
 
 export async function runExporter(redlock: Redlock, cmd: ExporterArgs, io: Io): Promise<ExitCode> {
   const signal = io.interruption();
+  // prom-client is evaluated only here: every other command's start paid about 20 ms for it
+  // (docs/decisions.md, "The CLI's own time, around its read").
+  const { Exporter } = await import('../exporterMetrics');
   const exporter = new Exporter(redlock, {
     patterns: cmd.patterns,
     intervalMs: cmd.intervalMs,

@@ -9,7 +9,7 @@ import type { DiscoveredPattern, LockStats, Redlock } from '../../core';
 import { DEFAULT_STATS_WINDOW_MS, formatDuration, lockStats, parseKeyArg, withHoldP95 } from '../../core/vocabulary';
 import type { NodeStatus, Snapshot } from '../../core/vocabulary';
 import type { CliContext } from '../context';
-import { escapeText, safeJson } from '../escape';
+import { escapeText, safeJsonPieces } from '../escape';
 import { EXIT, ExitCode } from '../exit';
 import { FAIL_ON_NAMES, failOnParser, matchingLocks } from '../failOn';
 import type { Io } from '../io';
@@ -175,7 +175,7 @@ export async function runStatus(redlock: Redlock, asked: ReadArgs & { failOn?: R
   if (cmd.json) {
     const doc = await jsonStatus(redlock, snap, page.takenAtMs);
     if (stats) doc.locks = doc.locks.map((l, i) => ({ ...l, stats: stats[i] }));
-    io.out(safeJson(doc, 2));
+    await io.outPieces(safeJsonPieces(doc, 2));
   } else {
     io.out(await humanStatus(redlock, snap, cmd, io));
     if (stats) io.out(renderStats(snap.locks.map((l) => l.key), stats, window!));

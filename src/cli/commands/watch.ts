@@ -6,7 +6,7 @@ import { NodeConfigError } from '../../core';
 import type { Snapshot } from '../../core/vocabulary';
 import type { WatchChange, WatchStatus } from '../../core';
 import type { CliContext } from '../context';
-import { escapeText, safeJson } from '../escape';
+import { escapeText, safeJsonPieces } from '../escape';
 import { EXIT, ExitCode } from '../exit';
 import type { Io } from '../io';
 import { DEFAULT_INTERVAL_MS, durationParser, MIN_INTERVAL_MS, readOptions, ReadOptions } from '../options';
@@ -50,11 +50,16 @@ export async function runWatch(redlock: Redlock, asked: ReadArgs & { intervalMs:
       const wasCode = code;
       code = nextCode;
       if (!change || !prev) {
-        if (!change) lines.seed((snapshot as Snapshot).locks, receivedAtMs);
         // The first JSON line is the status document (node facts and `at` included).
-        io.out(cmd.json ? safeJson(await jsonStatus(redlock, snapshot as Snapshot, receivedAtMs)) : await humanStatus(redlock, snapshot as Snapshot, cmd, io));
+        if (cmd.json) await io.outPieces(safeJsonPieces(await jsonStatus(redlock, snapshot as Snapshot, receivedAtMs)));
+        else {
+          // Only the lines about changes need what each lock showed before.
+          if (!change) lines.seed((snapshot as Snapshot).locks, receivedAtMs);
+          io.out(await humanStatus(redlock, snapshot as Snapshot, cmd, io));
+        }
       } else if (cmd.json) {
-        io.out(safeJson(change));
+        // A change may name every lock too (all of them back after an outage).
+        await io.outPieces(safeJsonPieces(change));
       } else {
         const atMs = Date.parse(change.at);
         const t = style.dim(clockTime(atMs));
