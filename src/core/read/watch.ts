@@ -21,7 +21,7 @@ import { classifyAndEnrich, readRelated, type Related } from './pipeline';
 import type { Classified } from './context';
 import type { LockEntry, Observation, SkippedKey, Snapshot } from '../vocabulary/types';
 import { flagDeadlocks, NO_PROCESSES, readWaiters, type WaiterProcesses, type Waits } from './holdersRead';
-import { countedDown, expiriesOf, Known, pttlAt, sameEntry, waitersText } from './watchDiff';
+import { countedDown, expiriesOf, pttlAt, waitersText } from './watchDiff';
 import { inPlay, KnownLocks } from './knownLocks';
 import { withNodes } from './entryCopy';
 import { coversInternalKeys, factsFromListing, INTERNAL_PATTERN, lockIdOfInternal, NodeWatch, refreshNode } from './watchNode';
@@ -211,10 +211,7 @@ export class Watcher {
 
   private async readFacts(): Promise<void> {
     const ctx = this.ctx ?? this.context();
-    let longest = 0;
-    this.known.forEach((k) => {
-      for (const e of k.expiries) if (e >= 0) longest = Math.max(longest, e - this.lastTickAt);
-    });
+    const longest = Math.max(0, this.known.latestExpiry() - this.lastTickAt);
     this.factsAt = clockNow();
     const facts = await Promise.all(ctx.nodes.map((n) => nodeFacts(n, longest, ctx.commandTimeoutMs)));
     this.lastFacts = facts;
@@ -257,7 +254,7 @@ export class Watcher {
     // A quiet tick touches only the dirty keys: the rest of the watch state stands as is.
     const heldSomewhere = (id: string): boolean => scans.some((s) => { const o = s.reads.obsOf(id); return o !== undefined && o !== s.absent; });
     /** The locks gone this tick, as the watch knew them. */
-    const removed: Array<Readonly<Known>> = [];
+    const removed: KeptState[] = [];
     const toClassify = new Set<string>();
     let nowMs: number;
     if (everything) {
@@ -271,11 +268,12 @@ export class Watcher {
       // A read that failed is no removal: a lock whose copies were on nodes that did not
       // answer stays as it was last seen until those nodes are read again.
       const unread = new Set(scans.filter((s) => !readable(s.status)).map((s) => s.status.node));
-      this.known.forEach((k, id) => {
+      this.known.forEachId((id) => {
         if (union.has(id)) return;
-        if (k.kind === 'lock') {
-          if (unread.size > 0 && k.entry!.nodes.some((o) => o.state === 'present' && unread.has(o.node))) return;
-          removed.push(k);
+        const kept = this.known.keptState(id);
+        if (kept !== undefined) {
+          if (unread.size > 0 && kept.entry.nodes.some((o) => o.state === 'present' && unread.has(o.node))) return;
+          removed.push(kept);
         }
         this.known.delete(id);
       });
@@ -337,9 +335,9 @@ export class Watcher {
       const id = lockIds[li];
       copiesOf(scans, id, ctx.ownerOnly === true, read.nodes.length, copies);
       const { expiries, readErrMs } = expiriesOf(read, copies, nowMs);
-      const before = first ? undefined : this.known.get(id);
-      const isNew = !first && (!before || before.kind !== 'lock');
-      const isChanged = !first && !isNew && (!sameEntry(before!, read, expiries, readErrMs) || before!.entry!.liveness?.verdict !== read.liveness?.verdict);
+      const before = first ? undefined : this.known.keptState(id);
+      const isNew = !first && before === undefined;
+      const isChanged = !first && !isNew && (!this.known.sameAs(id, read, expiries, readErrMs) || before!.entry.liveness?.verdict !== read.liveness?.verdict);
       // A lock the tick hands out (in the first snapshot, added or changed) is kept as
       // handed out, counted down to the tick's instant: a consumer that keeps it (the
       // extension's model) shares it with the watch until the lock changes again, instead
@@ -351,23 +349,23 @@ export class Watcher {
       // The first tick has nothing to compare with: the observed history starts from it.
       if (isNew || isChanged) {
         (isNew ? added : changed).push(e);
-        this.observed.change(e.key, before?.kind === 'lock' ? keptState(before) : undefined, e, nowMs);
+        this.observed.change(e.key, before, e, nowMs);
       }
       this.known.set(id, { key: e.key, expiries, readErrMs, recheckAt, kind: 'lock', entry: e, waiterProcesses: freshProcesses.get(id), judgeAt: this.judgeAgainAt(e) });
     });
     for (const id of livenessChanged) waitChanged.add(id);
     for (const id of waitChanged) {
-      const k = this.known.get(id);
-      if (k?.kind === 'lock' && !lockIds.includes(id)) changed.push(countedDown(k.entry!, scans, id, ctx.ownerOnly === true, nowMs));
+      const entry = this.known.entryOf(id);
+      if (entry !== undefined && !lockIds.includes(id)) changed.push(countedDown(entry, scans, id, ctx.ownerOnly === true, nowMs));
     }
     skipped.forEach((sk, i) => {
       const id = skippedIds[i];
-      const before = this.known.get(id);
-      if (before?.kind === 'lock') removed.push(before);
+      const before = this.known.keptState(id);
+      if (before !== undefined) removed.push(before);
       this.known.set(id, { key: sk.key, expiries: [], readErrMs: 0, recheckAt: Infinity, kind: 'skipped', skipped: sk });
     });
 
-    for (const k of removed) this.observed.change(k.key, keptState(k), undefined, nowMs);
+    for (const k of removed) this.observed.change(k.entry.key, k, undefined, nowMs);
     const status: WatchStatus = {
       quorum: ctx.ownerOnly ? 1 : quorumOf(ctx.nodes.length),
       nodes: scans.map((s) => ({ ...s.status })),
@@ -376,13 +374,14 @@ export class Watcher {
     this.lastStatus = status;
     this.lastTickAt = nowMs;
     this.pruneIds(scans, first);
+    this.known.prune();
     if (first) {
       this.started = true;
       // What the watch knows now is this tick's locks, counted to its instant, and its
       // skipped keys, each in key order (classifyKeys): no sort, no walk of every copy.
       this.emit('snapshot', { quorum: status.quorum, nodes: status.nodes, locks, skipped, truncated: status.truncated });
     } else if (added.length || changed.length || removed.length) {
-      this.emit('change', { at: new Date(nowMs).toISOString(), added, changed, removed: removed.map((k) => k.key) }, status);
+      this.emit('change', { at: new Date(nowMs).toISOString(), added, changed, removed: removed.map((k) => k.entry.key) }, status);
     }
     this.emit('status', status);
   }
@@ -405,11 +404,10 @@ export class Watcher {
   }
 
   /** A key no node holds any more: out of the watch, and listed as removed if it was a lock. */
-  private forget(id: string, scans: NodeScan[], removed: Array<Readonly<Known>>): void {
+  private forget(id: string, scans: NodeScan[], removed: KeptState[]): void {
     for (const s of scans) s.reads.delete(id);
-    const k = this.known.get(id);
-    if (!k) return;
-    if (k.kind === 'lock') removed.push(k);
+    const kept = this.known.keptState(id);
+    if (kept !== undefined) removed.push(kept);
     this.known.delete(id);
   }
 
@@ -430,7 +428,7 @@ export class Watcher {
     this.known.dueForJudging(nowMs, (id) => {
       if (fresh.has(id)) return;
       knownIds.push(id);
-      entries.push(this.known.get(id)!.entry!);
+      entries.push(this.known.entryOf(id)!);
     });
     // A lock the tick did not read keeps its entry while its verdict stands: the evidence's
     // times ("renewed 3.0 s ago") move every tick, so comparing them copied every judged
@@ -440,7 +438,7 @@ export class Watcher {
     const changed = new Set<string>();
     knownIds.forEach((id, j) => {
       const now = judged[c.locks.length + j];
-      if (now.liveness?.verdict !== this.known.get(id)!.entry!.liveness?.verdict) changed.add(id);
+      if (now.liveness?.verdict !== this.known.entryOf(id)!.liveness?.verdict) changed.add(id);
       this.known.update(id, { entry: now, judgeAt: this.judgeAgainAt(now) });
     });
     return { classified: { ...c, locks: judged.slice(0, c.locks.length) }, changed };
@@ -473,17 +471,17 @@ export class Watcher {
     const entries = [...c.locks];
     const before = new Map<string, string>();
     const consider = (id: string): void => {
-      const k = this.known.get(id);
-      if (fresh.has(id) || before.has(id) || k?.kind !== 'lock') return;
-      before.set(id, waitersText(k.entry));
+      const entry = this.known.entryOf(id);
+      if (fresh.has(id) || before.has(id) || entry === undefined) return;
+      before.set(id, waitersText(entry));
       ids.push(id);
-      entries.push(k.entry!);
+      entries.push(entry);
     };
     for (const id of dirty) {
       const lockId = lockIdOfInternal(id);
       if (lockId !== null) consider(lockId);
     }
-    for (const id of this.known.inPlay()) if ((this.known.get(id)!.entry!.waiters?.length ?? 0) > 0) consider(id);
+    for (const id of this.known.inPlay()) if ((this.known.entryOf(id)!.waiters?.length ?? 0) > 0) consider(id);
     const read = await readWaiters(ctx, scans, entries, ids);
     const locks = read.entries.slice(0, c.locks.length);
     c.lockIds.forEach((id, i) => {
@@ -502,9 +500,9 @@ export class Watcher {
     const others = new Map<LockEntry, string>();
     for (const id of this.known.inPlay()) {
       if (fresh.has(id)) continue;
-      const k = this.known.get(id)!;
-      others.set(k.entry!, id);
-      all.push({ entry: k.entry!, processes: k.waiterProcesses ?? NO_PROCESSES });
+      const entry = this.known.entryOf(id)!;
+      others.set(entry, id);
+      all.push({ entry, processes: this.known.waiterProcessesOf(id) ?? NO_PROCESSES });
     }
     const changed = new Set<string>();
     for (const [was, now] of flagDeadlocks(all)) {
@@ -517,18 +515,20 @@ export class Watcher {
       this.known.update(id, { entry: now });
       changed.add(id);
     }
-    for (const [id, was] of before) if (was !== waitersText(this.known.get(id)!.entry)) changed.add(id);
+    for (const [id, was] of before) if (was !== waitersText(this.known.entryOf(id))) changed.add(id);
     return { classified: { ...c, locks }, changed };
   }
 
   private fullSnapshot(status: WatchStatus, scans: NodeScan[], nowMs: number): Snapshot {
-    const ids = [...this.known.keys()].sort();
+    const ids: string[] = [];
+    this.known.forEachId((id) => void ids.push(id));
+    ids.sort();
     const locks: LockEntry[] = [];
     const skipped: SkippedKey[] = [];
     for (const id of ids) {
-      const k = this.known.get(id)!;
-      if (k.kind === 'lock') locks.push(countedDown(k.entry!, scans, id, this.ctx.ownerOnly === true, nowMs));
-      else skipped.push(k.skipped!);
+      const entry = this.known.entryOf(id);
+      if (entry !== undefined) locks.push(countedDown(entry, scans, id, this.ctx.ownerOnly === true, nowMs));
+      else skipped.push(this.known.skippedOf(id)!);
     }
     return { quorum: status.quorum, nodes: status.nodes, locks, skipped, truncated: status.truncated };
   }
@@ -610,16 +610,4 @@ function countFirstReads(scans: readonly NodeScan[], nowMs: number): void {
       }
     }
   }
-}
-
-/**
- * A lock as the watch last classified it, for its observed history: its entry and when its
- * quorum token's copy expires (Infinity without a TTL), from the expiry instants it keeps.
- */
-function keptState(k: Readonly<Known>): KeptState {
-  const entry = k.entry!;
-  const token = quorumTokenOf(entry);
-  const i = entry.nodes.findIndex((o) => o.state === 'present' && o.token === token);
-  const at = i < 0 ? -1 : k.expiries[i];
-  return { entry, expiresAt: at < 0 ? Infinity : at };
 }

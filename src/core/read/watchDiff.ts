@@ -94,7 +94,7 @@ export function expiriesOf(e: LockEntry, copies: Copies, nowMs: number): CopyExp
  * descheduled in a read script stamps its PTTLs late, by up to a tenth of a second on a
  * loaded machine, and a fixed tolerance named such locks changed with nothing written.
  */
-export function sameEntry(a: Known, e: LockEntry, expiries: readonly number[], readErrMs: number): boolean {
+export function sameEntry(a: Pick<Known, 'entry' | 'readErrMs'> & { expiries: ArrayLike<number> }, e: LockEntry, expiries: readonly number[], readErrMs: number): boolean {
   const b = a.entry!;
   if (b.verdict !== e.verdict || b.flags.join() !== e.flags.join() || b.nodes.length !== e.nodes.length) return false;
   if (waitersText(b) !== waitersText(e)) return false;
