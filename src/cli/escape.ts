@@ -25,14 +25,14 @@ export function safeJson(value: unknown, indent?: number): string {
   return escapeUnsafe(JSON.stringify(value, null, indent));
 }
 
-/** Characters of JSON text gathered before a piece is handed out. */
-const PIECE_CHARS = 64 * 1024;
+/** Elements of an array written by one JSON.stringify call: a piece of about 150 KB of locks. */
+const PIECE_ELEMENTS = 100;
 
 /**
  * `safeJson(doc, indent)` in pieces whose concatenation is that same text: the arrays among
- * a plain object's own properties (a snapshot's `locks` and `skipped`) are written element
- * by element. A watch of 100,000 locks on 5 nodes printed its first document as one 143 MB
- * string, then a Buffer of it: 770 MB of peak RSS for a watch whose state is 140 MB
+ * a plain object's own properties (a snapshot's `locks` and `skipped`) are written a hundred
+ * elements at a time. A watch of 100,000 locks on 5 nodes printed its first document as one
+ * 143 MB string, then a Buffer of it: 770 MB of peak RSS for a watch whose state is 140 MB
  * (docs/decisions.md, "Large documents in pieces").
  */
 export function* safeJsonPieces(doc: object, indent?: number): Generator<string> {
@@ -42,35 +42,35 @@ export function* safeJsonPieces(doc: object, indent?: number): Generator<string>
     return;
   }
   // JSON.stringify's gap: up to 10 spaces. Its text has no raw newline inside a string, so
-  // a value is indented one level deeper by indenting each of its lines.
+  // a small value is indented one level deeper by indenting each of its lines.
   const gap = ' '.repeat(Math.max(0, Math.min(10, Math.floor(indent ?? 0))));
-  const deeper = (json: string, levels: string): string => (gap === '' ? json : json.replaceAll('\n', '\n' + levels));
-  const colon = gap === '' ? ':' : ': ';
   const open = gap === '' ? '' : '\n' + gap;
+  const colon = gap === '' ? ':' : ': ';
+  // An array's elements as JSON.stringify writes them at the document's second level: those
+  // of [[...elements]] between its first two brackets and its last two, in one native call.
+  const before = gap === '' ? 2 : `[\n${gap}[\n${gap}${gap}`.length;
+  const after = gap === '' ? 2 : `\n${gap}]\n]`.length;
   let piece = '';
   let first = true;
   for (const key of Object.keys(doc)) {
     const value = (doc as Record<string, unknown>)[key];
     const head = `${first ? '{' : ','}${open}${JSON.stringify(key)}${colon}`;
-    if (!Array.isArray(value) || value.length === 0) {
+    if (!Array.isArray(value) || value.length === 0 || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
       const json = JSON.stringify(value, null, gap);
       // Left out, as JSON.stringify leaves out undefined, functions and symbols.
       if (json === undefined) continue;
-      piece += head + deeper(json, gap);
+      piece += head + (gap === '' ? json : json.replaceAll('\n', open));
       first = false;
       continue;
     }
     first = false;
-    piece += head + '[';
-    for (let i = 0; i < value.length; i++) {
-      // An element JSON.stringify cannot write is null in an array.
-      piece += (i === 0 ? '' : ',') + (gap === '' ? '' : '\n' + gap + gap) + deeper(JSON.stringify(value[i], null, gap) ?? 'null', gap + gap);
-      if (piece.length >= PIECE_CHARS) {
-        yield escapeUnsafe(piece);
-        piece = '';
-      }
+    piece += head + '[' + (gap === '' ? '' : open + gap);
+    for (let i = 0; i < value.length; i += PIECE_ELEMENTS) {
+      const json = JSON.stringify([value.slice(i, i + PIECE_ELEMENTS)], null, gap);
+      yield escapeUnsafe(piece + (i === 0 ? '' : ',' + (gap === '' ? '' : open + gap)) + json.slice(before, json.length - after));
+      piece = '';
     }
-    piece += (gap === '' ? '' : '\n' + gap) + ']';
+    piece += (gap === '' ? '' : open) + ']';
   }
   yield escapeUnsafe(piece + (first ? '{}' : (gap === '' ? '' : '\n') + '}'));
 }

@@ -20,7 +20,11 @@ const TTL_JUMP_MS = 250;
 interface Memory {
   entry: LockEntry;
   atMs: number;
-  labels: Map<string, string>;
+  /**
+   * Undefined until the key first changes: then the labels the first table gave `entry`
+   * (a map per lock of a 100,000-lock first snapshot, for the few that change).
+   */
+  labels: Map<string, string> | undefined;
   /** Labels handed out so far: a label is never given to a second token of the same key. */
   issued: number;
 }
@@ -47,10 +51,7 @@ export class WatchLines {
   /** The first snapshot: labels as the status table gave them. */
   seed(locks: readonly LockEntry[], atMs: number): void {
     this.keys.clear();
-    for (const l of locks) {
-      const labels = tokenLabels(l);
-      this.keys.set(l.key, { entry: l, atMs, labels, issued: labels.size });
-    }
+    for (const l of locks) this.keys.set(l.key, { entry: l, atMs, labels: undefined, issued: 0 });
   }
 
   /** A new lock: its legend (the verdict line is the caller's `lockLine`). */
@@ -68,16 +69,21 @@ export class WatchLines {
     const memory = this.keys.get(now.key);
     // Not seen before (it was no lock at the last line, e.g. unreadable): shown whole.
     if (!memory) return { text: `${escapeText(now.key)} ${verdictText(now)}`, legend: this.added(now, atMs) };
+    if (memory.labels === undefined) {
+      memory.labels = tokenLabels(memory.entry);
+      memory.issued = memory.labels.size;
+    }
+    const labels = memory.labels;
     const legend: string[] = [];
     const label = (o: Observation): string => {
       if (o.state === 'absent') return '-';
       if (o.state === 'unreachable') return '?';
       if (o.state === 'unreadable') return '!';
       const token = o.token ?? '';
-      let l = memory.labels.get(token);
+      let l = labels.get(token);
       if (l === undefined) {
         l = labelName(memory.issued++);
-        memory.labels.set(token, l);
+        labels.set(token, l);
         legend.push(`${l} = ${escapeText(token)}`);
       }
       return l;
@@ -150,7 +156,7 @@ export class WatchLines {
     for (const [words, nodes] of byChange) parts.push(`${nodes.join(', ')} ${words}`);
     // Labels of tokens gone from every node are dropped; `issued` keeps them from coming back.
     const present = new Set(now.nodes.filter((o) => o.state === 'present').map((o) => o.token ?? ''));
-    for (const token of memory.labels.keys()) if (!present.has(token)) memory.labels.delete(token);
+    for (const token of labels.keys()) if (!present.has(token)) labels.delete(token);
     memory.entry = now;
     memory.atMs = atMs;
     if (!loud) return { text: null, legend: [] };

@@ -1,17 +1,18 @@
 import assert from 'node:assert/strict';
 import { safeJson, safeJsonPieces } from '../../src/cli/escape';
+import type { LockEntry } from '../../src/core/vocabulary/types';
 import { absent, lockEntry, present, unreachable } from '../support/entries';
 
 const UNSAFE = 'k\x7f\x85\u2028\u2029\u202e\u200b\ud800\u{1f642}\u{e0001}"\\\n';
 
 /** A snapshot-like document: the arrays safeJsonPieces writes element by element, and the rest. */
-function documentOf(locks: number, text = UNSAFE): Record<string, unknown> {
+function documentOf(locks: number): Record<string, unknown> {
   return {
     quorum: 2,
-    nodes: [{ node: 'a', reachable: true, error: null }, { node: `b${text}`, reachable: false, error: text }],
+    nodes: [{ node: 'a', reachable: true, error: null }, { node: `b${UNSAFE}`, reachable: false, error: UNSAFE }],
     locks: Array.from({ length: locks }, (_, i) =>
-      lockEntry(`lock:${i}:${text}`, [present('a', `t${i}${text}`), i % 3 === 0 ? absent('b') : unreachable('b', text), present('c', `t${i}${text}`, -1)])),
-    skipped: [{ key: text, reason: 'orphaned', of: 'x' }],
+      lockEntry(`lock:${i}:${UNSAFE}`, [present('a', `t${i}${UNSAFE}`), i % 3 === 0 ? absent('b') : unreachable('b', UNSAFE), present('c', `t${i}${UNSAFE}`, -1)])),
+    skipped: [{ key: UNSAFE, reason: 'orphaned', of: 'x' }],
     truncated: false,
     at: 1_700_000_000_000,
   };
@@ -29,7 +30,7 @@ describe('cli/escape', () => {
       JSON.parse('{"__proto__": [1, 2], "holders": {"__proto__": 2}}') as Record<string, unknown>,
       documentOf(0),
       documentOf(1),
-      documentOf(40),
+      documentOf(250),
     ];
     for (const doc of odd) {
       // 12 is JSON.stringify's 10; -1 is no indentation, as there.
@@ -45,15 +46,13 @@ describe('cli/escape', () => {
     assert.deepEqual([...safeJsonPieces([1, 2, 3])], ['[1,2,3]']);
   });
 
-  it('a large array goes out in bounded pieces, none a copy of the whole', () => {
-    // Nothing to escape: a piece is as long as the text gathered for it.
-    const doc = documentOf(3_000, 'plain');
+  it('a large array goes out in pieces of a hundred elements, none a copy of the whole', () => {
+    const doc = documentOf(3_000);
     const whole = safeJson(doc);
     const pieces = [...safeJsonPieces(doc)];
-    assert.ok(whole.length > 1_000_000, `${whole.length} characters`);
-    assert.ok(pieces.length >= Math.floor(whole.length / (64 * 1024)), `${pieces.length} pieces`);
-    // A piece ends at the first element past 64 Ki characters: one lock's text at most beyond it.
-    for (const p of pieces) assert.ok(p.length < 64 * 1024 + 2_000, `a piece of ${p.length} characters`);
+    const longest = Math.max(...(doc.locks as LockEntry[]).map((l) => safeJson(l).length));
+    assert.ok(pieces.length >= 30, `${pieces.length} pieces`);
+    for (const p of pieces) assert.ok(p.length <= 100 * (longest + 1) + 1_000, `a piece of ${p.length} characters`);
     assert.equal(pieces.join(''), whole);
   });
 
