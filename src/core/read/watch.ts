@@ -335,9 +335,9 @@ export class Watcher {
       const id = lockIds[li];
       copiesOf(scans, id, ctx.ownerOnly === true, read.nodes.length, copies);
       const { expiries, readErrMs } = expiriesOf(read, copies, nowMs);
-      const before = first ? undefined : this.known.keptState(id);
-      const isNew = !first && before === undefined;
-      const isChanged = !first && !isNew && (!this.known.sameAs(id, read, expiries, readErrMs) || before!.entry.liveness?.verdict !== read.liveness?.verdict);
+      const was = first ? undefined : this.known.entryOf(id);
+      const isNew = !first && was === undefined;
+      const isChanged = !first && !isNew && (!this.known.sameAs(id, read, expiries, readErrMs) || was!.liveness?.verdict !== read.liveness?.verdict);
       // A lock the tick hands out (in the first snapshot, added or changed) is kept as
       // handed out, counted down to the tick's instant: a consumer that keeps it (the
       // extension's model) shares it with the watch until the lock changes again, instead
@@ -349,7 +349,7 @@ export class Watcher {
       // The first tick has nothing to compare with: the observed history starts from it.
       if (isNew || isChanged) {
         (isNew ? added : changed).push(e);
-        this.observed.change(e.key, before, e, nowMs);
+        this.observed.change(e.key, isNew ? undefined : this.known.keptState(id), e, nowMs);
       }
       this.known.set(id, { key: e.key, expiries, readErrMs, recheckAt, kind: 'lock', entry: e, waiterProcesses: freshProcesses.get(id), judgeAt: this.judgeAgainAt(e) });
     });
