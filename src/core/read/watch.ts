@@ -351,7 +351,7 @@ export class Watcher {
         (isNew ? added : changed).push(e);
         this.observed.change(e.key, isNew ? undefined : this.known.keptState(id), e, nowMs);
       }
-      this.known.set(id, { key: e.key, expiries, readErrMs, recheckAt, kind: 'lock', entry: e, waiterProcesses: freshProcesses.get(id), judgeAt: this.judgeAgainAt(e) });
+      this.known.set(id, { expiries, readErrMs, recheckAt, kind: 'lock', entry: e, waiterProcesses: freshProcesses.get(id), judgeAt: this.judgeAgainAt(e) });
     });
     for (const id of livenessChanged) waitChanged.add(id);
     for (const id of waitChanged) {
@@ -362,7 +362,7 @@ export class Watcher {
       const id = skippedIds[i];
       const before = this.known.keptState(id);
       if (before !== undefined) removed.push(before);
-      this.known.set(id, { key: sk.key, expiries: [], readErrMs: 0, recheckAt: Infinity, kind: 'skipped', skipped: sk });
+      this.known.set(id, { expiries: [], readErrMs: 0, recheckAt: Infinity, kind: 'skipped', skipped: sk });
     });
 
     for (const k of removed) this.observed.change(k.entry.key, k, undefined, nowMs);

@@ -20,8 +20,8 @@ export const waitersText = (e: LockEntry | undefined): string => JSON.stringify(
  */
 export const NO_EXPIRY_INSTANT = -2;
 
+/** What a tick learns of a key, as it hands it to KnownLocks.set (the key is its entry's or skipped key's). */
 export interface Known {
-  key: string;
   expiries: number[];
   /** Local epoch ms after which the `expiring` flag may flip: classify again then. */
   recheckAt: number;

@@ -9,8 +9,8 @@ import { heldEntry, lockEntry, present } from '../../support/entries';
 
 const waiter: Waiter = { name: 'w', host: 'h', pid: 1, since: 0 };
 
-function lock(key: string, entry: LockEntry, over: Partial<Known> = {}): Known {
-  return { key, expiries: [], readErrMs: 0, recheckAt: Infinity, kind: 'lock', entry, ...over };
+function lock(entry: LockEntry, over: Partial<Known> = {}): Known {
+  return { expiries: [], readErrMs: 0, recheckAt: Infinity, kind: 'lock', entry, ...over };
 }
 
 function collect(f: (each: (id: string) => void) => void): string[] {
@@ -101,9 +101,9 @@ describe('knownLocks: KnownLocks', () => {
   it('keeps the locks with waiters or a deadlock flag, as their entries change', () => {
     const known = new KnownLocks();
     const plain = heldEntry('lock:a');
-    known.set('a', lock('lock:a', plain));
-    known.set('b', lock('lock:b', heldEntry('lock:b', { waiters: [waiter] })));
-    known.set('s', { key: 'lock:s', expiries: [], readErrMs: 0, recheckAt: Infinity, kind: 'skipped', skipped: { key: 'lock:s', reason: 'orphaned', of: 'lock:x' } });
+    known.set('a', lock(plain));
+    known.set('b', lock(heldEntry('lock:b', { waiters: [waiter] })));
+    known.set('s', { expiries: [], readErrMs: 0, recheckAt: Infinity, kind: 'skipped', skipped: { key: 'lock:s', reason: 'orphaned', of: 'lock:x' } });
     assert.deepEqual([...known.inPlay()], ['b']);
     known.update('a', { entry: heldEntry('lock:a', { flags: ['deadlock'] }) });
     known.update('b', { entry: heldEntry('lock:b') });
@@ -115,10 +115,10 @@ describe('knownLocks: KnownLocks', () => {
 
   it('gives for judging every lock judged at each tick, and the others only once their verdict may have moved', () => {
     const known = new KnownLocks();
-    known.set('always', lock('lock:a', heldEntry('lock:a'), { judgeAt: -Infinity }));
-    known.set('unset', lock('lock:u', heldEntry('lock:u')));
-    known.set('later', lock('lock:l', heldEntry('lock:l'), { judgeAt: 100 }));
-    known.set('never', lock('lock:n', heldEntry('lock:n'), { judgeAt: Infinity }));
+    known.set('always', lock(heldEntry('lock:a'), { judgeAt: -Infinity }));
+    known.set('unset', lock(heldEntry('lock:u')));
+    known.set('later', lock(heldEntry('lock:l'), { judgeAt: 100 }));
+    known.set('never', lock(heldEntry('lock:n'), { judgeAt: Infinity }));
     assert.deepEqual(collect((each) => known.dueForJudging(100, each)), ['always', 'unset']);
     assert.deepEqual(collect((each) => known.dueForJudging(101, each)), ['always', 'later', 'unset']);
     // Judged again: its verdict stands until its new instant.
@@ -126,19 +126,19 @@ describe('knownLocks: KnownLocks', () => {
     known.update('always', { entry: heldEntry('lock:a'), judgeAt: Infinity });
     assert.deepEqual(collect((each) => known.dueForJudging(200, each)), ['unset']);
     // Read anew, a lock is set whole: its instant goes with the new one.
-    known.set('later', lock('lock:l', heldEntry('lock:l'), { judgeAt: Infinity }));
+    known.set('later', lock(heldEntry('lock:l'), { judgeAt: Infinity }));
     assert.deepEqual(collect((each) => known.dueForJudging(1_000, each)), ['unset']);
   });
 
   it('gives for classifying again the keys whose recheck instant came, and the locks whose fence looked at risk', () => {
     const known = new KnownLocks();
-    known.set('soon', lock('lock:s', heldEntry('lock:s'), { recheckAt: 50 }));
-    known.set('risk', lock('lock:r', heldEntry('lock:r', { fenceRisk: true })));
-    known.set('quiet', lock('lock:q', heldEntry('lock:q'), { recheckAt: 5_000 }));
+    known.set('soon', lock(heldEntry('lock:s'), { recheckAt: 50 }));
+    known.set('risk', lock(heldEntry('lock:r', { fenceRisk: true })));
+    known.set('quiet', lock(heldEntry('lock:q'), { recheckAt: 5_000 }));
     assert.deepEqual(collect((each) => known.dueForRecheck(49, each)), ['risk']);
     assert.deepEqual(collect((each) => known.dueForRecheck(50, each)), ['risk', 'soon']);
     known.update('risk', { entry: heldEntry('lock:r') });
-    known.set('soon', lock('lock:s', heldEntry('lock:s'), { recheckAt: 9_000 }));
+    known.set('soon', lock(heldEntry('lock:s'), { recheckAt: 9_000 }));
     assert.deepEqual(collect((each) => known.dueForRecheck(6_000, each)), ['quiet']);
   });
 });
@@ -173,11 +173,11 @@ describe('knownLocks: KnownLocks in columns', () => {
           const id = 'id' in o ? `k${o.id}` : '';
           if (o.kind === 'lock') {
             const entry = entryOf(`lock:${o.id}`, o.shape);
-            const k = lock(entry.key, entry, { recheckAt: o.recheckAt, judgeAt: o.judgeAt, readErrMs: o.err, expiries: entry.nodes.map((_, i) => o.expiry + i), waiterProcesses: o.shape.waiters ? [`p${o.id}`] : undefined });
+            const k = lock(entry, { recheckAt: o.recheckAt, judgeAt: o.judgeAt, readErrMs: o.err, expiries: entry.nodes.map((_, i) => o.expiry + i), waiterProcesses: o.shape.waiters ? [`p${o.id}`] : undefined });
             known.set(id, k);
             model.set(id, k);
           } else if (o.kind === 'skip') {
-            const k: Known = { key: `s${o.id}`, expiries: [], readErrMs: 0, recheckAt: Infinity, kind: 'skipped', skipped: { key: `s${o.id}`, reason: 'orphaned', of: 'x' } };
+            const k: Known = { expiries: [], readErrMs: 0, recheckAt: Infinity, kind: 'skipped', skipped: { key: `s${o.id}`, reason: 'orphaned', of: 'x' } };
             known.set(id, k);
             model.set(id, k);
           } else if (o.kind === 'update') {

@@ -5,7 +5,7 @@ import { JUMP_TOLERANCE_MS, NO_EXPIRY_INSTANT, sameEntry, type Known } from '../
 import { lockEntry, present } from '../../support/entries';
 
 const entry = lockEntry('lock:a', [present('a', 't'), present('b', 't'), present('c', 't')]);
-const known = (expiries: number[], readErrMs: number): Known => ({ key: 'lock:a', expiries, readErrMs, recheckAt: Infinity, kind: 'lock', entry });
+const known = (expiries: number[], readErrMs: number): Known => ({ expiries, readErrMs, recheckAt: Infinity, kind: 'lock', entry });
 
 describe('watchDiff: sameEntry', () => {
   it('holds an expiry that moved within the tolerance plus both reads\' errors, and no further', () => {
