@@ -237,9 +237,13 @@ export class Watcher {
         // A node seen for the first time, or back from an outage, is read in full.
         if (!known || !readable(known.scan.status) || node.clusterMember) {
           everything = true;
+          // Bounded by keys, not by the tick's time: what a full read cut by time left unread
+          // would come later as added (and, in the observed history, acquired), or, for a
+          // node read in full at every tick, be dropped as removed, though nothing changed.
+          // A listing (refreshNode) may stop at the deadline: its keys stay as last read.
           // The first tick's copies share their tokens as it counts them down (countFirstReads):
           // no table lookup per copy while the pages are decoded.
-          const scan = await scanNode(this.started ? ctx : { ...ctx, tokens: undefined }, node, this.scanPatterns, this.scanPatterns.map(() => '0'), maxKeys, deadline);
+          const scan = await scanNode(this.started ? ctx : { ...ctx, tokens: undefined }, node, this.scanPatterns, this.scanPatterns.map(() => '0'), maxKeys, Infinity);
           return { scan, pages: new Map(), digests: known?.digests ?? true, loaded: this.pages, listedBefore: scan.reads.size };
         }
         const before = readable(known.scan.status);

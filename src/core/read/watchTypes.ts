@@ -10,6 +10,11 @@ export interface WatchOptions extends Omit<InspectOptions, 'continueFrom'> {
    * bound by one page at a time, and later ticks keep watching that far.
    */
   maxKeys?: number;
+  /**
+   * Time budget for one tick's listing; default 3,000 ms. A node's full read (the first tick,
+   * a node back from an outage, a cluster's masters) is bounded by `maxKeys` alone.
+   */
+  timeBudgetMs?: number;
   /** Node facts (INFO, CONFIG, SCRIPT EXISTS) every this many ms; default never. */
   factsEveryMs?: number;
 }

@@ -323,6 +323,34 @@ describe('watch: a read that fails or runs late is never a removal', function ()
   });
 });
 
+describe('watch: a full read is bounded by keys, not by the tick\'s time', function () {
+  this.timeout(30_000);
+  const fx = useNodes(3, { commandTimeoutMs: 2000, readTimeoutMs: 2000 });
+
+  it('a first read that outlasts the time budget hands out every lock, and none of them later as added', async () => {
+    const n = 2500;
+    await Promise.all(fx.servers.map((s) => withClient(s, async (c) => {
+      const p = c.pipeline();
+      for (let i = 0; i < n; i++) p.set(`lock:slow:${i}`, `tok-${i}`, 'PX', 120_000);
+      await p.exec();
+    })));
+    let first: Snapshot | undefined;
+    const changes: WatchChange[] = [];
+    let ticks = 0;
+    // 1 ms: the deadline passes before the first page's reply, so a cut read would stop there.
+    const w = fx.rl.watch({ intervalMs: 20, timeBudgetMs: 1, patterns: ['lock:*'] }, { snapshot: (s) => (first = s), change: (c) => changes.push(c), status: () => ticks++ });
+    try {
+      await waitFor(() => first, 20_000, 'first snapshot');
+      assert.equal(first!.locks.length, n);
+      assert.equal(first!.truncated, false);
+      await waitFor(() => ticks >= 4, 20_000, 'three ticks after the first');
+      assert.deepEqual(changes.map((c) => [c.added.length, c.changed.length, c.removed.length]), []);
+    } finally {
+      await w.stop();
+    }
+  });
+});
+
 // The watcher as a shared engine: several consumers, reads on demand, a key bound with
 // "load more", node facts, pause and rate changes (docs/architecture.md).
 describe('watcher consumers, paging and rates', function () {
