@@ -42,6 +42,13 @@ export interface InspectContext {
    */
   tokens?: Map<string, string>;
   /**
+   * A full read's first token of each key, by its number in `keys`: a copy on another node
+   * whose bytes show as that token takes its string, with no string made and no lookup by
+   * value (readScripts.ts decodeScanPage). A 100k x 5 watch's first tick made 400,000
+   * strings it let go of at its end. Only where the nodes share `keys`.
+   */
+  tokensByKey?: Array<string | undefined>;
+  /**
    * The key ids this read holds, numbered (keyTable.ts): each key's reads on N nodes, its
    * pages' listings and a watch's own maps share one string, and a lock's copies are found
    * by one lookup. A watch keeps its table from tick to tick (watch.ts compacts it); a
@@ -66,6 +73,14 @@ export function interned(table: Map<string, string> | undefined, s: string): str
  */
 export function withKeyTable(read: InspectContext): InspectContext {
   return read.ownerOnly ? { ...read, keys: undefined } : { ...read, keys: read.keys ?? new KeyTable() };
+}
+
+/**
+ * `read` with a table of each key's first token (tokensByKey), where its nodes share a key
+ * table and keep no table of tokens by value (a one-off read, a watch's first tick).
+ */
+export function withSharedTokens(read: InspectContext): InspectContext {
+  return read.keys !== undefined && read.tokens === undefined && read.nodes.length > 1 ? { ...read, tokensByKey: [] } : read;
 }
 
 /** A node's reads, numbered by the read's table (a table of the node's own without one). */

@@ -19,7 +19,7 @@ import { downStatus, RedisNode } from '../connection/nodes';
 import { capabilitiesOf, scriptsRefused } from '../connection/capabilities';
 import { readObservationsPlain } from './plainRead';
 import type Redis from 'ioredis';
-import { absentOn, decodeScanPage, PageReply, ReadBatch, readInternalOf, readObservations, requestScanPage, scanPageHead } from './readScripts';
+import { absentOn, decodeScanPage, PageReply, ReadBatch, readInternalOf, readObservations, requestScanPage, scanPageHead, type SharedTokens } from './readScripts';
 import { InternalWalk } from './internalWalk';
 import { displayKey } from '../vocabulary/tokens';
 import { exactKeysOn, unreadMasters } from '../connection/clusterTopology';
@@ -109,6 +109,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     cursors: startCursors.slice(),
     truncated: false,
   };
+  const shared: SharedTokens | undefined = ctx.tokensByKey !== undefined && ctx.keys !== undefined ? { table: scan.reads.table, byKey: ctx.tokensByKey } : undefined;
   try {
     // A node that just (re)connected is read once the server it reaches is known and distinct.
     if (!node.identified) await withDeadline(node.gate(ctx.commandTimeoutMs), ctx.commandTimeoutMs);
@@ -198,14 +199,16 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
             inFlight = requestScanPage(client, cursor, patterns[p], count, walk.cursor, walk.count);
           }
         }
-        const page = decodeScanPage(flat, node.id, scan.absent, ctx.tokens, internals);
+        const page = decodeScanPage(flat, node.id, scan.absent, ctx.tokens, internals, shared);
         const n = page.observations.length;
         const ids: string[] = new Array(n);
         const ks: number[] = new Array(n);
         const { src, starts, ends } = page;
         for (let i = 0; i < n; i++) {
           // The numbers are handed on with the ids: no lookup by name per key afterwards.
-          ks[i] = scan.reads.setRange(Buffer.isBuffer(src) ? src : src[i], starts[i], ends[i], page.observations[i], stamp, UNKNOWN_FACTS);
+          ks[i] = page.ks !== undefined
+            ? scan.reads.setNumbered(page.ks[i], page.observations[i], stamp, UNKNOWN_FACTS)
+            : scan.reads.setRange(Buffer.isBuffer(src) ? src : src[i], starts[i], ends[i], page.observations[i], stamp, UNKNOWN_FACTS);
           ids[i] = scan.reads.table.nameOf(ks[i]);
         }
         const read: [string[], number[]] = [ids, ks];

@@ -133,6 +133,11 @@ export class NodeReads implements Numbered {
     return this.hold(this.table.numberOfRange(buf, start, end), obs, stamp, facts);
   }
 
+  /** `set` for the key numbered `k` in this node's table (numbered as its page was decoded). */
+  setNumbered(k: number, obs: Observation, stamp: Stamp, facts: ScanFacts | undefined): number {
+    return this.hold(k, obs, stamp, facts);
+  }
+
   private hold(k: number, obs: Observation, stamp: Stamp, facts: ScanFacts | undefined): number {
     // The copies and stamps grow together.
     while (this.obs.length <= k) {

@@ -3,12 +3,13 @@
 import type Redis from 'ioredis';
 import type { Cluster } from 'ioredis';
 import { MAX_TOKEN_BYTES, recognise, RawValue } from '../vocabulary/formats';
-import { displayToken, displayTokenRange } from '../vocabulary/tokens';
+import { displayToken, displayTokenRange, showsAs } from '../vocabulary/tokens';
 import { holderOf } from '../vocabulary/holderToken';
 import type { Observation } from '../vocabulary/types';
 import { callReadScript, readScript } from '../connection/lua';
 import { clockNow } from '../connection/deadline';
 import { interned } from './context';
+import type { KeyTable } from './keyTable';
 import { PackedReply } from './packedReply';
 import { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, CALL_MICROS, INSPECT, INTERNAL_OF, SCAN_PAGE, SCAN_TTL_PAGE, PAGE_CHANGES, CHUNK_KEYS, CHAIN_MICROS } from './readLua';
 export { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, FENCE_BYTES, UNDIGESTED } from './readLua';
@@ -162,6 +163,29 @@ export interface ScannedPage {
   observations: Observation[];
   /** Keys of the page the call's budget left unread: read them with readObservations. */
   unread: Buffer[];
+  /** Each key's number in the shared table, where the page was decoded with one (SharedTokens). */
+  ks?: number[];
+}
+
+/**
+ * The first token decoded for each key (`byKey`, InspectContext.tokensByKey), by its number
+ * in `table`, the one the read's nodes share: the key's other copies take that string.
+ */
+export interface SharedTokens {
+  table: KeyTable;
+  byKey: Array<string | undefined>;
+}
+
+/** The string buf[start, end) shows as: key `k`'s first token where the bytes show as it, else a new one (then key k's). */
+function sharedToken(shared: SharedTokens, k: number, buf: Buffer, start: number, end: number, tokens: TokenTable | undefined): string {
+  const byKey = shared.byKey;
+  const seen = byKey[k];
+  if (seen !== undefined && showsAs(seen, buf, start, end)) return seen;
+  const token = interned(tokens, displayTokenRange(buf, start, end));
+  // Filled up to k, never past the end: a hole would make the array a dictionary.
+  while (byKey.length <= k) byKey.push(undefined);
+  byKey[k] = token;
+  return token;
 }
 
 /** A page call's reply: the array SCAN_PAGE builds, or that array packed by the server (packedReply.ts). */
@@ -202,9 +226,13 @@ export function scanPageHead(reply: PageReply): ScanPageHead {
   };
 }
 
-/** `holders`: decode each copy's holder (a discovery, which lists names and values only, does not). */
-export function decodeScanPage(reply: PageReply, node: string, absent: Observation, tokens?: TokenTable, holders = true): ScannedPage {
-  if (Buffer.isBuffer(reply)) return decodePackedPage(reply, node, absent, tokens, holders);
+/**
+ * `holders`: decode each copy's holder (a discovery, which lists names and values only, does
+ * not). With `shared`, a packed page's keys are numbered as they are decoded (`ks`), and
+ * their string tokens shared with their copies on the other nodes.
+ */
+export function decodeScanPage(reply: PageReply, node: string, absent: Observation, tokens?: TokenTable, holders = true, shared?: SharedTokens): ScannedPage {
+  if (Buffer.isBuffer(reply)) return decodePackedPage(reply, node, absent, tokens, holders, shared);
   const n = Number(reply[3]);
   const src: Buffer[] = new Array(n);
   const starts: number[] = new Array(n);
@@ -231,14 +259,14 @@ export function decodeScanPage(reply: PageReply, node: string, absent: Observati
  * range. `typed`: INSPECT's layout (type, pttl, payload; the type 1 for a string), else
  * SCAN_PAGE's (pttl, then a string or { type, payload }).
  */
-function packedCopy(r: PackedReply, node: string, absent: Observation, tokens: TokenTable | undefined, holders: boolean, typed: boolean): Observation {
+function packedCopy(r: PackedReply, node: string, absent: Observation, tokens: TokenTable | undefined, holders: boolean, typed: boolean, shared?: SharedTokens, k = -1): Observation {
   const type = typed ? typeName(r.value()) : 'string';
   const pttl = r.number();
   if (type === 'string' && r.isStr()) {
     r.str();
     const size = r.end - r.start;
     return size > 0 && size <= MAX_TOKEN_BYTES
-      ? stringCopy(node, pttl, interned(tokens, displayTokenRange(r.buf, r.start, r.end)), holders)
+      ? stringCopy(node, pttl, shared === undefined ? interned(tokens, displayTokenRange(r.buf, r.start, r.end)) : sharedToken(shared, k, r.buf, r.start, r.end, tokens), holders)
       : toObservation(node, 'string', pttl, r.buf.subarray(r.start, r.end), absent, tokens, holders);
   }
   if (typed) return toObservation(node, type, pttl, r.value(), absent, tokens, holders);
@@ -250,7 +278,7 @@ function packedCopy(r: PackedReply, node: string, absent: Observation, tokens: T
  * decodeScanPage of a packed reply: keys and string tokens are read as ranges of it, the
  * rare other payload (a hash, a zset, a value not read) as the array reply would give it.
  */
-function decodePackedPage(buf: Buffer, node: string, absent: Observation, tokens: TokenTable | undefined, holders: boolean): ScannedPage {
+function decodePackedPage(buf: Buffer, node: string, absent: Observation, tokens: TokenTable | undefined, holders: boolean, shared: SharedTokens | undefined): ScannedPage {
   const r = new PackedReply(buf);
   const length = r.array();
   // The head was taken by scanPageHead: only the count of keys read is needed here.
@@ -260,15 +288,18 @@ function decodePackedPage(buf: Buffer, node: string, absent: Observation, tokens
   const starts: number[] = new Array(n);
   const ends: number[] = new Array(n);
   const observations: Observation[] = new Array(n);
+  const ks: number[] | undefined = shared === undefined ? undefined : new Array(n);
   for (let i = 0; i < n; i++) {
     r.str();
     starts[i] = r.start;
     ends[i] = r.end;
-    observations[i] = packedCopy(r, node, absent, tokens, holders, false);
+    const k = shared === undefined ? -1 : shared.table.numberOfRange(buf, r.start, r.end);
+    if (ks !== undefined) ks[i] = k;
+    observations[i] = packedCopy(r, node, absent, tokens, holders, false, shared, k);
   }
   // The keys left unread are sent back to the node by name: copies, so they pin no reply.
   const unread = (r.values(length - PAGE_HEAD - 3 * n) as Buffer[]).map((k) => Buffer.from(k));
-  return { src: buf, starts, ends, observations, unread };
+  return { src: buf, starts, ends, observations, unread, ks };
 }
 
 export interface InternalOf {

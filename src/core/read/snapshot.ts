@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { flagDeadlocks, readWaiters } from './holdersRead';
 import { clockNow } from '../connection/deadline';
 import { quorumOf } from '../vocabulary/classify';
-import { readable, withKeyTable, type InspectContext, type NodeScan } from './context';
+import { readable, withKeyTable, withSharedTokens, type InspectContext, type NodeScan } from './context';
 import { isDefaultPatterns, type InspectOptions, type InspectPage, type ScanCursor } from '../vocabulary/inspectTypes';
 import type { LockEntry, SkippedKey, Snapshot } from '../vocabulary/types';
 import { DEFAULT_PATTERNS, fillGaps, keyOf, readOnEachNode, scanNode, unreadPart, validatePatterns } from './inspect';
@@ -31,7 +31,7 @@ export function snapshotWaiters(ctx: InspectContext, scans: NodeScan[]): WaiterS
 }
 
 export async function inspectNodes(read: InspectContext, options: InspectOptions = {}): Promise<InspectPage> {
-  const ctx = withKeyTable(read);
+  const ctx = withSharedTokens(withKeyTable(read));
   const cont = options.continueFrom ?? null;
   const patterns = cont ? cont.patterns : options.patterns?.length ? options.patterns : [...DEFAULT_PATTERNS];
   validatePatterns(patterns);

@@ -11,7 +11,7 @@ import { quorumOf } from '../vocabulary/classify';
 import { quorumTokenOf } from '../vocabulary/actions';
 import { nodeFacts } from './facts';
 import { clockNow } from '../connection/deadline';
-import { copiesOf, readable, sharedTable, withKeyTable, type Copies, type InspectContext, type NodeScan, type Stamp } from './context';
+import { copiesOf, readable, sharedTable, withKeyTable, withSharedTokens, type Copies, type InspectContext, type NodeScan, type Stamp } from './context';
 import { ObservedHistory, type KeptState } from './observedHistory';
 import { KeyTable } from './keyTable';
 import { judgeHolders, RenewalPulse } from './livenessRead';
@@ -231,6 +231,9 @@ export class Watcher {
     let everything = false;
     // Keys read by name are no page's: each tick reads them afresh (readRelated below).
     for (const st of this.states) for (const id of this.related.byName) st.scan.reads.delete(id);
+    // The first tick's copies share their tokens as they are decoded (SharedTokens) and its
+    // countdown (countFirstReads): no table lookup per copy while the pages are decoded.
+    const fullRead = this.started ? ctx : withSharedTokens({ ...ctx, tokens: undefined });
     this.states = await Promise.all(
       ctx.nodes.map(async (node, i): Promise<NodeWatch> => {
         const known = this.states[i];
@@ -241,9 +244,7 @@ export class Watcher {
           // would come later as added (and, in the observed history, acquired), or, for a
           // node read in full at every tick, be dropped as removed, though nothing changed.
           // A listing (refreshNode) may stop at the deadline: its keys stay as last read.
-          // The first tick's copies share their tokens as it counts them down (countFirstReads):
-          // no table lookup per copy while the pages are decoded.
-          const scan = await scanNode(this.started ? ctx : { ...ctx, tokens: undefined }, node, this.scanPatterns, this.scanPatterns.map(() => '0'), maxKeys, Infinity);
+          const scan = await scanNode(fullRead, node, this.scanPatterns, this.scanPatterns.map(() => '0'), maxKeys, Infinity);
           return { scan, pages: new Map(), digests: known?.digests ?? true, loaded: this.pages, listedBefore: scan.reads.size };
         }
         const before = readable(known.scan.status);

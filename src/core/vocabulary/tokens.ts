@@ -27,13 +27,26 @@ function isPrintableAsciiText(s: string): boolean {
   return true;
 }
 
-const startsWithHex = (raw: Buffer, start = 0, end = raw.length): boolean =>
+const startsWithHex = (raw: Uint8Array, start = 0, end = raw.length): boolean =>
   end - start >= 4 && raw[start] === 0x68 && raw[start + 1] === 0x65 && raw[start + 2] === 0x78 && raw[start + 3] === 0x3a;
 
 /** Printable UTF-8 as is, anything else `hex:<lowercase hex>`. */
 export function displayToken(raw: Buffer | string): string {
   if (typeof raw === 'string') raw = Buffer.from(raw, 'utf8');
   return displayTokenRange(raw, 0, raw.length);
+}
+
+/**
+ * Whether displayTokenRange(buf, start, end) is `shown`, told from the bytes alone: true only
+ * where the bytes take the printable path (so no string need be made to find out).
+ */
+export function showsAs(shown: string, buf: Uint8Array, start: number, end: number): boolean {
+  if (shown.length !== end - start || startsWithHex(buf, start, end)) return false;
+  for (let i = 0; i < shown.length; i++) {
+    const b = buf[start + i];
+    if (b !== shown.charCodeAt(i) || b < 0x20 || b > 0x7e) return false;
+  }
+  return true;
 }
 
 /** displayToken of buf[start, end): the common printable token is taken with no view of its bytes. */

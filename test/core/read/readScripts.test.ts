@@ -7,6 +7,7 @@ import { setPriority } from 'node:os';
 import { Redlock } from '../../../src/core';
 import { runCli } from '../../cli/runCli';
 import { RedisServer, startNodes, withClient } from '../../../src/dev/redisServer';
+import { KeyTable } from '../../../src/core/read/keyTable';
 import { absentOn, CHUNK_KEYS, decodeScanPage, listedKey, pageChanges, readObservations, requestScanPage, scanPageHead, type MovedChunk, type PageChanges } from '../../../src/core/read/readScripts';
 import { CLOCK_EVERY, UNDIGESTED } from '../../../src/core/read/readLua';
 import { waitFor } from '../../support/wait';
@@ -433,6 +434,40 @@ describe('a packed page reads as the array page', function () {
     assert.equal(byKey.get('lock:mix:redisson')!.format, 'redisson-lock');
     assert.equal(byKey.get('lock:mix:semaphore')!.token, 'holder-a,holder-b');
     assert.equal(byKey.get('lock:mix:list')!.reason, 'wrong-type');
+  });
+
+  it('with a table of first tokens by key, the same copies, numbered as the table numbers them; a hint whose bytes differ is not taken', async () => {
+    const packed = await withClient(server, async (c) => {
+      await c.ping();
+      return requestScanPage(c, '0', 'lock:mix:*', 10_000, null, 0);
+    });
+    assert.ok(Buffer.isBuffer(packed));
+    const plain = decodeScanPage(packed, 'n', absentOn('n'));
+    const table = new KeyTable();
+    const name = (i: number): string => (packed as Buffer).toString('latin1', plain.starts[i], plain.ends[i]);
+    // Hints as another node's copies may leave them: a different token, and a hex-looking
+    // value's raw text, which is not what its bytes show as.
+    const byKey: Array<string | undefined> = [];
+    const hint = (key: string, token: string): void => {
+      const k = table.number(key);
+      while (byKey.length <= k) byKey.push(undefined);
+      byKey[k] = token;
+    };
+    hint('lock:mix:plain', 'another-token');
+    hint('lock:mix:hexlike', 'hex:0102');
+    hint('lock:mix:n7', 'token-7');
+    const first = decodeScanPage(packed, 'n', absentOn('n'), undefined, true, { table, byKey });
+    // A second node's page of the same keys takes the first's tokens.
+    const second = decodeScanPage(packed, 'm', absentOn('m'), undefined, true, { table, byKey });
+    for (const page of [first, second]) {
+      assert.deepEqual(page.observations.map((o) => ({ ...o, node: 'n' })), plain.observations);
+      assert.deepEqual(page.ks, plain.observations.map((_, i) => table.find(name(i))));
+    }
+    const at = (key: string): string | undefined => byKey[table.find(key)!];
+    assert.equal(at('lock:mix:plain'), '3f9c2d4e5b6a79801122334455667788');
+    assert.equal(at('lock:mix:hexlike'), 'hex:6865783a30313032');
+    assert.equal(at('lock:mix:n7'), 'token-7');
+    assert.equal(at('lock:mix:unicode'), 'ключ-✓');
   });
 
   it('a read by name gives the same copies packed and as the array, also over several calls', async () => {
