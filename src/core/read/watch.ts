@@ -585,9 +585,9 @@ function sameToken(o: Observation, like: Observation): boolean {
  * classifying them as counted gives the entries the first snapshot hands out with no
  * second observation per copy or second entry per lock (keptCounted then finds nothing to
  * count; 100k locks x 5 nodes: about 60 MB of garbage, the first tick's largest
- * collections). A key's copies with one token also come to share its string and holder:
- * each node's were decoded apart (looking every token up in a table cost the first tick
- * half a second).
+ * collections). A key's copies with one token also come to share its holder (each node's
+ * was decoded apart), and its string where decoding could not share it (SharedTokens: a
+ * token that is not printable).
  */
 function countFirstReads(scans: readonly NodeScan[], nowMs: number): void {
   const restamped = new Map<Stamp, Stamp>();
