@@ -21,7 +21,7 @@ import { classifyAndEnrich, readRelated, type Related } from './pipeline';
 import type { Classified } from './context';
 import type { LockEntry, Observation, SkippedKey, Snapshot } from '../vocabulary/types';
 import { flagDeadlocks, NO_PROCESSES, readWaiters, type WaiterProcesses, type Waits } from './holdersRead';
-import { countedDown, expiriesOf, pttlAt, waitersText } from './watchDiff';
+import { countedDown, expiriesOf, pttlAt, waitersText, type CopyExpiries } from './watchDiff';
 import { inPlay, KnownLocks } from './knownLocks';
 import { withNodes } from './entryCopy';
 import { coversInternalKeys, factsFromListing, INTERNAL_PATTERN, lockIdOfInternal, NodeWatch, refreshNode } from './watchNode';
@@ -260,7 +260,7 @@ export class Watcher {
     const heldSomewhere = (id: string): boolean => scans.some((s) => { const o = s.reads.obsOf(id); return o !== undefined && o !== s.absent; });
     /** The locks gone this tick, as the watch knew them. */
     const removed: KeptState[] = [];
-    const toClassify = new Set<string>();
+    let toClassify = new Set<string>();
     let nowMs: number;
     if (everything) {
       const union = new Set<string>();
@@ -282,7 +282,8 @@ export class Watcher {
         }
         this.known.delete(id);
       });
-      for (const id of union) toClassify.add(id);
+      // Nothing is to classify yet: the union itself is (no second set of every key).
+      toClassify = union;
     } else {
       const fresh = new Set<string>();
       const gone: string[] = [];
@@ -336,10 +337,11 @@ export class Watcher {
     const first = !this.started;
     const restamped = new Map<Stamp, Stamp>();
     const copies: Copies = { reads: [], ks: [] };
+    const counted: CopyExpiries = { expiries: [], readErrMs: 0 };
     locks.forEach((read, li) => {
       const id = lockIds[li];
       copiesOf(scans, id, ctx.ownerOnly === true, read.nodes.length, copies);
-      const { expiries, readErrMs } = expiriesOf(read, copies, nowMs);
+      const { expiries, readErrMs } = expiriesOf(read, copies, nowMs, counted);
       const was = first ? undefined : this.known.entryOf(id);
       const isNew = !first && was === undefined;
       const isChanged = !first && !isNew && (!this.known.sameAs(id, read, expiries, readErrMs) || was!.liveness?.verdict !== read.liveness?.verdict);
