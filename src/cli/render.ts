@@ -122,10 +122,10 @@ export function renderLocks(snap: Snapshot, options: StatusOptions): string[] {
     const header = { key: 'KEY', verdict: 'VERDICT', flags: 'FLAGS' };
     // A key wider than its column is never cut (a cut name could match another key): it
     // gets a line of its own and its row starts under the column, so columns stay aligned.
-    const kw = Math.min(KEY_COLUMN, Math.max(width(header.key), ...rows.map((r) => width(r.key))));
-    const vw = Math.max(width(header.verdict), ...rows.map((r) => width(r.verdict)));
-    const fw = Math.max(width(header.flags), ...rows.map((r) => width(r.flags)));
-    const cw = snap.nodes.map((_, i) => Math.max(0, ...rows.map((r) => width(r.cells[i] ?? ''))));
+    const kw = Math.min(KEY_COLUMN, widest(rows, (r) => width(r.key), width(header.key)));
+    const vw = widest(rows, (r) => width(r.verdict), width(header.verdict));
+    const fw = widest(rows, (r) => width(r.flags), width(header.flags));
+    const cw = snap.nodes.map((_, i) => widest(rows, (r) => width(r.cells[i] ?? ''), 0));
     lines.push(style.dim(`${pad(header.key, kw)}  ${pad(header.verdict, vw)}  ${pad(header.flags, fw)}  COPIES`));
     for (const r of rows) {
       const colour = verdictColour(r.entry, style);
@@ -157,6 +157,16 @@ export function renderLocks(snap: Snapshot, options: StatusOptions): string[] {
 }
 
 const KEY_COLUMN = 48;
+
+/**
+ * The largest of `least` and `of` each row: a loop, not Math.max(...rows), whose arguments
+ * all go on the stack (past about 120,000 locks the table threw a RangeError).
+ */
+function widest<T>(rows: readonly T[], of: (row: T) => number, least: number): number {
+  let most = least;
+  for (const r of rows) most = Math.max(most, of(r));
+  return most;
+}
 
 /** A gone holder in red, one that stopped renewing in yellow, the rest dim. */
 function livenessColour(verdict: LivenessVerdict, style: Style): (text: string) => string {

@@ -195,6 +195,18 @@ describe('cli: status at a glance', () => {
     const kanji = table.find((l) => l.startsWith('lock:漢字'))!;
     assert.match(kanji, /A 5\.0 s {7}A 5\.0 s {3}A 5\.0 s$/);
   });
+
+  it('a table of 150,000 locks: a row each, its columns as wide as the widest row, wherever that row is', function () {
+    this.timeout(60_000);
+    // Past about 120,000 rows, a width taken as Math.max(...rows) threw a RangeError.
+    const n = 150_000;
+    const locks = new Array<LockEntry>(n).fill(lock('lock:a', three('t1'), { validityMs: 5000 }));
+    locks.push(lock('lock:zz-the-longest-key', three('t1'), { validityMs: 5000 }));
+    const out = renderStatus(snapshot(locks), null, { patterns: ['*'] });
+    const rows = out.split('\n').filter((l) => l.startsWith('lock:'));
+    assert.equal(rows.length, n + 1);
+    assert.equal(rows[0].indexOf('held'), 'lock:zz-the-longest-key'.length + 2);
+  });
 });
 
 describe('cli: status --json document', () => {

@@ -209,7 +209,9 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
   /** The root's rows, as ids: what decides whether the root itself must be refreshed. */
   private rootRows(): string {
     const parts: string[] = [this.mine.all().length > 0 ? 'held' : '', this.model.truncated ? 'more' : ''];
-    if (!this.grouped) parts.push(...this.flatOrder);
+    // Loops, not push(...rows): a spread puts every row on the stack, and a root of
+    // 120,000 rows or more threw a RangeError.
+    if (!this.grouped) for (const key of this.flatOrder) parts.push(key);
     else {
       parts.push(this.attention.length > 0 ? 'attention' : '');
       for (const c of this.groups.root) parts.push(childId(c));
@@ -479,10 +481,10 @@ export class LocksTreeProvider implements vscode.TreeDataProvider<LocksTreeEleme
       this.rootSignature = this.rootRows();
       const items: LocksTreeElement[] = [];
       if (this.mine.all().length > 0) items.push(this.held);
-      if (!this.grouped) items.push(...this.flatOrder.map((k) => this.rowOf(k)));
+      if (!this.grouped) for (const key of this.flatOrder) items.push(this.rowOf(key));
       else {
         if (this.attention.length > 0) items.push(this.attentionGroup);
-        items.push(...this.groups.root.map((c) => (c.kind === 'folder' ? this.folderOf(c.prefix) : this.rowOf(c.key))));
+        for (const c of this.groups.root) items.push(c.kind === 'folder' ? this.folderOf(c.prefix) : this.rowOf(c.key));
       }
       if (this.model.truncated) items.push(this.more);
       if (this.model.lockCount > 0) this.onFirstRows();

@@ -123,6 +123,21 @@ describe('Locks tree (stand-in vscode)', () => {
     }
   });
 
+  it('a root of 130,000 keys without a folder: every row, no RangeError', function () {
+    this.timeout(60_000);
+    // Rows used to be pushed as push(...rows): every row an argument on the stack.
+    const base = healthy('lock0');
+    const n = 130_000;
+    const entries = Array.from({ length: n }, (_, i) => ({ ...base, key: `lock${i}` }));
+    const { t } = setup(entries);
+    try {
+      assert.equal(t.isGrouped, true);
+      assert.equal(t.getChildren().length, n);
+    } finally {
+      t.dispose();
+    }
+  });
+
   it('opens a long one with "Needs attention", then folders with their count and worst verdict', () => {
     const entries = bigDeployment();
     const { t, render } = setup(entries);
