@@ -31,6 +31,16 @@ export interface Io {
   interruption(): AbortSignal;
 }
 
+/** `lines` as outPieces writes them: a thousand lines a piece, joined by newlines, no newline after the last. */
+export function* linePieces(lines: readonly string[]): Generator<string> {
+  for (let i = 0; i < lines.length; i += PIECE_LINES) {
+    const end = Math.min(lines.length, i + PIECE_LINES);
+    yield lines.slice(i, end).join('\n') + (end < lines.length ? '\n' : '');
+  }
+}
+
+const PIECE_LINES = 1000;
+
 export function processIo(): Io {
   let controller: AbortController | undefined;
   let stdoutClosed = false;

@@ -191,7 +191,15 @@ export function anomalySummary(locks: readonly LockEntry[]): string[] {
 }
 
 export function renderStatus(snap: Snapshot, facts: NodeFacts[] | null, options: StatusOptions): string {
-  return [...renderLocks(snap, options), '', ...renderNodes(snap, facts, options.style)].join('\n');
+  return renderStatusLines(snap, facts, options).join('\n');
+}
+
+/** renderStatus's lines, for a caller that writes them in pieces (a table of 100,000 locks is 30 MB of text). */
+export function renderStatusLines(snap: Snapshot, facts: NodeFacts[] | null, options: StatusOptions): string[] {
+  const lines = renderLocks(snap, options);
+  lines.push('');
+  for (const line of renderNodes(snap, facts, options.style)) lines.push(line);
+  return lines;
 }
 
 export function describeOutcome(a: { outcome: string; heldBy?: string; reason?: string }): string {

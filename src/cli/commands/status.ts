@@ -12,9 +12,9 @@ import type { CliContext } from '../context';
 import { escapeText, safeJsonPieces } from '../escape';
 import { EXIT, ExitCode } from '../exit';
 import { FAIL_ON_NAMES, failOnParser, matchingLocks } from '../failOn';
-import type { Io } from '../io';
+import { linePieces, type Io } from '../io';
 import { defaultPatterns, durationParser, readOptions, ReadOptions } from '../options';
-import { renderStatus } from '../render';
+import { renderStatusLines } from '../render';
 import { styleFor } from '../style';
 
 /** status and watch after parsing, defaults applied. */
@@ -101,11 +101,12 @@ async function shortDiscover(redlock: Redlock): Promise<DiscoveredPattern[] | un
   return (await redlock.discover({ budgetKeys: EMPTY_CHECK_KEYS, timeBudgetMs: 500 }).catch(() => null))?.patterns;
 }
 
-export async function humanStatus(redlock: Redlock, snap: Snapshot, cmd: ReadArgs, io: Io): Promise<string> {
+/** The status table's lines: write them with io.outPieces(linePieces(...)). */
+export async function humanStatus(redlock: Redlock, snap: Snapshot, cmd: ReadArgs, io: Io): Promise<string[]> {
   const facts = await redlock.nodeFacts(longestTtl(snap));
   // Nothing matched: where else lock-shaped keys are (read once, if withDiscovered walked already).
   const outside = snap.locks.length === 0 ? (cmd.seen ?? (await shortDiscover(redlock))) : undefined;
-  return renderStatus(snap, facts, { patterns: cmd.patterns, style: styleFor(io.colour), outside });
+  return renderStatusLines(snap, facts, { patterns: cmd.patterns, style: styleFor(io.colour), outside });
 }
 
 /**
@@ -177,7 +178,7 @@ export async function runStatus(redlock: Redlock, asked: ReadArgs & { failOn?: R
     if (stats) doc.locks = doc.locks.map((l, i) => ({ ...l, stats: stats[i] }));
     await io.outPieces(safeJsonPieces(doc, 2));
   } else {
-    io.out(await humanStatus(redlock, snap, cmd, io));
+    await io.outPieces(linePieces(await humanStatus(redlock, snap, cmd, io)));
     if (stats) io.out(renderStats(snap.locks.map((l) => l.key), stats, window!));
   }
   const code = statusExit(snap);

@@ -8,7 +8,7 @@ import type { WatchChange, WatchStatus } from '../../core';
 import type { CliContext } from '../context';
 import { escapeText, safeJsonPieces } from '../escape';
 import { EXIT, ExitCode } from '../exit';
-import type { Io } from '../io';
+import { linePieces, type Io } from '../io';
 import { DEFAULT_INTERVAL_MS, durationParser, MIN_INTERVAL_MS, readOptions, ReadOptions } from '../options';
 import { clockTime, lockLine } from '../render';
 import { styleFor } from '../style';
@@ -55,7 +55,7 @@ export async function runWatch(redlock: Redlock, asked: ReadArgs & { intervalMs:
         else {
           // Only the lines about changes need what each lock showed before.
           if (!change) lines.seed((snapshot as Snapshot).locks, receivedAtMs);
-          io.out(await humanStatus(redlock, snapshot as Snapshot, cmd, io));
+          await io.outPieces(linePieces(await humanStatus(redlock, snapshot as Snapshot, cmd, io)));
         }
       } else if (cmd.json) {
         // A change may name every lock too (all of them back after an outage).
