@@ -31,21 +31,12 @@ export interface Io {
   interruption(): AbortSignal;
 }
 
-/**
- * `lines` as outPieces writes them, taken as they come: a thousand lines a piece, joined by
- * newlines (each piece after the first starts with the one before it), none after the last.
- */
-export function* linePieces(lines: Iterable<string>): Generator<string> {
-  let batch: string[] = [];
-  let first = true;
-  for (const line of lines) {
-    batch.push(line);
-    if (batch.length < PIECE_LINES) continue;
-    yield (first ? '' : '\n') + batch.join('\n');
-    first = false;
-    batch = [];
+/** `lines` as outPieces writes them: a thousand lines a piece, joined by newlines, no newline after the last. */
+export function* linePieces(lines: readonly string[]): Generator<string> {
+  for (let i = 0; i < lines.length; i += PIECE_LINES) {
+    const end = Math.min(lines.length, i + PIECE_LINES);
+    yield lines.slice(i, end).join('\n') + (end < lines.length ? '\n' : '');
   }
-  if (batch.length > 0) yield (first ? '' : '\n') + batch.join('\n');
 }
 
 const PIECE_LINES = 1000;

@@ -92,25 +92,22 @@ export function renderNodes(snap: Snapshot, facts: NodeFacts[] | null, style: St
   return lines;
 }
 
-/**
- * The locks' part of the table, line by line: the rows are read whole for the column widths,
- * each line made only as it is written (100,000 locks make 300,000 lines).
- */
-export function* renderLocks(snap: Snapshot, options: StatusOptions): Generator<string> {
+export function renderLocks(snap: Snapshot, options: StatusOptions): string[] {
   const style = options.style ?? PLAIN;
+  const lines: string[] = [];
   if (snap.locks.length === 0) {
     const seen = options.outside?.length ? ` Lock-shaped keys were seen outside them: ${options.outside.slice(0, 5).map((p) => `${escapeText(p.pattern)} (${p.count}, ${escapeText(p.library)})`).join(', ')}; pass them as --pattern, or run discover.` : '';
     const answered = snap.nodes.filter((n) => n.reachable).length;
     // Nothing read is no evidence of no lock: say which it is.
     const patterns = options.patterns.map(escapeText).join(', ');
-    if (answered < snap.quorum) yield `No locks listed: only ${answered} of ${snap.nodes.length} nodes answered (quorum ${snap.quorum}), so it cannot be told which locks exist.`;
-    else if (snap.truncated) yield `No locks match ${patterns} in the part read (the scan budget cut the read short).${seen}`;
-    else yield `No locks match ${patterns}.${seen}`;
+    if (answered < snap.quorum) lines.push(`No locks listed: only ${answered} of ${snap.nodes.length} nodes answered (quorum ${snap.quorum}), so it cannot be told which locks exist.`);
+    else if (snap.truncated) lines.push(`No locks match ${patterns} in the part read (the scan budget cut the read short).${seen}`);
+    else lines.push(`No locks match ${patterns}.${seen}`);
   } else {
     const summary = anomalySummary(snap.locks);
     const attention = snap.locks.filter(needsAttention).length;
     // A cut read lists some of the locks: its count is a floor, said before the rows (output piped to head).
-    yield `Locks: ${snap.locks.length}${snap.truncated ? ' or more (truncated)' : ''}${attention ? `, ${attention} need${attention === 1 ? 's' : ''} attention` : ''}${summary.length ? ` (${summary.join(', ')})` : ''}; copies per node in configuration order: token label and TTL, - absent, ? unreachable, ! unreadable`;
+    lines.push(`Locks: ${snap.locks.length}${snap.truncated ? ' or more (truncated)' : ''}${attention ? `, ${attention} need${attention === 1 ? 's' : ''} attention` : ''}${summary.length ? ` (${summary.join(', ')})` : ''}; copies per node in configuration order: token label and TTL, - absent, ? unreachable, ! unreadable`);
     const rows = sortLocks(snap.locks).map((l) => {
       const labels = tokenLabels(l);
       return {
@@ -129,21 +126,21 @@ export function* renderLocks(snap: Snapshot, options: StatusOptions): Generator<
     const vw = widest(rows, (r) => width(r.verdict), width(header.verdict));
     const fw = widest(rows, (r) => width(r.flags), width(header.flags));
     const cw = snap.nodes.map((_, i) => widest(rows, (r) => width(r.cells[i] ?? ''), 0));
-    yield style.dim(`${pad(header.key, kw)}  ${pad(header.verdict, vw)}  ${pad(header.flags, fw)}  COPIES`);
+    lines.push(style.dim(`${pad(header.key, kw)}  ${pad(header.verdict, vw)}  ${pad(header.flags, fw)}  COPIES`));
     for (const r of rows) {
       const colour = verdictColour(r.entry, style);
       const flags = r.flags === '-' ? pad(r.flags, fw) : style.yellow(pad(r.flags, fw));
       const copies = r.cells.map((c, i) => pad(c, cw[i] ?? 0)).join('  ').trimEnd();
-      if (width(r.key) > kw) yield r.key;
-      yield `${pad(width(r.key) > kw ? '' : r.key, kw)}  ${colour(pad(r.verdict, vw))}  ${flags}  ${copies}`;
+      if (width(r.key) > kw) lines.push(r.key);
+      lines.push(`${pad(width(r.key) > kw ? '' : r.key, kw)}  ${colour(pad(r.verdict, vw))}  ${flags}  ${copies}`);
       for (const [token, label] of r.labels) {
-        yield style.dim(`    ${label} = `) + escapeText(token);
+        lines.push(style.dim(`    ${label} = `) + escapeText(token));
       }
-      if (r.entry.fence !== null) yield fenceLine(r.entry, style);
+      if (r.entry.fence !== null) lines.push(fenceLine(r.entry, style));
       const cycle = cycleText(r.entry);
-      if (cycle) yield style.red(`    ${escapeText(cycle)}`);
+      if (cycle) lines.push(style.red(`    ${escapeText(cycle)}`));
       const alive = livenessText(r.entry.liveness);
-      if (alive) yield livenessColour(r.entry.liveness!.verdict, style)(`    ${escapeText(alive)}`);
+      if (alive) lines.push(livenessColour(r.entry.liveness!.verdict, style)(`    ${escapeText(alive)}`));
     }
   }
   if (snap.skipped.length) {
@@ -151,11 +148,12 @@ export function* renderLocks(snap: Snapshot, options: StatusOptions): Generator<
     for (const s of snap.skipped) reasons.set(s.reason, (reasons.get(s.reason) ?? 0) + 1);
     const list = [...reasons].map(([r, n]) => `${n} ${escapeText(r)}`).join(', ');
     const one = snap.skipped.length === 1;
-    yield style.dim(`Skipped ${snap.skipped.length} matching ${one ? 'key that is not a lock' : 'keys that are not locks'} (${list}); --json lists them.`);
+    lines.push(style.dim(`Skipped ${snap.skipped.length} matching ${one ? 'key that is not a lock' : 'keys that are not locks'} (${list}); --json lists them.`));
   }
   if (snap.truncated) {
-    yield style.yellow('Truncated: the scan budget (keys or time) cut this snapshot short; narrow --pattern to see everything.');
+    lines.push(style.yellow('Truncated: the scan budget (keys or time) cut this snapshot short; narrow --pattern to see everything.'));
   }
+  return lines;
 }
 
 const KEY_COLUMN = 48;
@@ -193,14 +191,15 @@ export function anomalySummary(locks: readonly LockEntry[]): string[] {
 }
 
 export function renderStatus(snap: Snapshot, facts: NodeFacts[] | null, options: StatusOptions): string {
-  return [...renderStatusLines(snap, facts, options)].join('\n');
+  return renderStatusLines(snap, facts, options).join('\n');
 }
 
-/** renderStatus's lines, made as they are taken: for a caller that writes them in pieces (100,000 locks are 30 MB of text). */
-export function* renderStatusLines(snap: Snapshot, facts: NodeFacts[] | null, options: StatusOptions): Generator<string> {
-  yield* renderLocks(snap, options);
-  yield '';
-  yield* renderNodes(snap, facts, options.style);
+/** renderStatus's lines, for a caller that writes them in pieces (a table of 100,000 locks is 30 MB of text). */
+export function renderStatusLines(snap: Snapshot, facts: NodeFacts[] | null, options: StatusOptions): string[] {
+  const lines = renderLocks(snap, options);
+  lines.push('');
+  for (const line of renderNodes(snap, facts, options.style)) lines.push(line);
+  return lines;
 }
 
 export function describeOutcome(a: { outcome: string; heldBy?: string; reason?: string }): string {

@@ -101,8 +101,8 @@ async function shortDiscover(redlock: Redlock): Promise<DiscoveredPattern[] | un
   return (await redlock.discover({ budgetKeys: EMPTY_CHECK_KEYS, timeBudgetMs: 500 }).catch(() => null))?.patterns;
 }
 
-/** The status table's lines, made as they are taken: write them with io.outPieces(linePieces(...)). */
-export async function humanStatus(redlock: Redlock, snap: Snapshot, cmd: ReadArgs, io: Io): Promise<Iterable<string>> {
+/** The status table's lines: write them with io.outPieces(linePieces(...)). */
+export async function humanStatus(redlock: Redlock, snap: Snapshot, cmd: ReadArgs, io: Io): Promise<string[]> {
   const facts = await redlock.nodeFacts(longestTtl(snap));
   // Nothing matched: where else lock-shaped keys are (read once, if withDiscovered walked already).
   const outside = snap.locks.length === 0 ? (cmd.seen ?? (await shortDiscover(redlock))) : undefined;
