@@ -52,7 +52,7 @@ export function factsOf(fence: number | null | undefined, noWaiters: boolean): S
 export const UNKNOWN_FACTS = factsOf(undefined, false);
 
 /** `a` grown with empty places up to index `k`: an index past the end would make it sparse (a dictionary). */
-function reach<T>(a: Array<T | undefined>, k: number): void {
+export function reach<T>(a: Array<T | undefined>, k: number): void {
   while (a.length <= k) a.push(undefined);
 }
 

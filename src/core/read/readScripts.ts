@@ -10,6 +10,7 @@ import { callReadScript, readScript } from '../connection/lua';
 import { clockNow } from '../connection/deadline';
 import { interned } from './context';
 import type { KeyTable } from './keyTable';
+import { reach } from './nodeReads';
 import { PackedReply } from './packedReply';
 import { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, CALL_MICROS, INSPECT, INTERNAL_OF, SCAN_PAGE, SCAN_TTL_PAGE, PAGE_CHANGES, CHUNK_KEYS, CHAIN_MICROS } from './readLua';
 export { MAX_VALUE_BYTES, MAX_ITEMS, MAX_SHAPE_BYTES, CALL_ITEMS, CALL_BYTES, FENCE_BYTES, UNDIGESTED } from './readLua';
@@ -182,8 +183,7 @@ function sharedToken(shared: SharedTokens, k: number, buf: Buffer, start: number
   const seen = byKey[k];
   if (seen !== undefined && showsAs(seen, buf, start, end)) return seen;
   const token = interned(tokens, displayTokenRange(buf, start, end));
-  // Filled up to k, never past the end: a hole would make the array a dictionary.
-  while (byKey.length <= k) byKey.push(undefined);
+  reach(byKey, k);
   byKey[k] = token;
   return token;
 }

@@ -78,7 +78,7 @@ export interface CopyExpiries {
  * into `into` (its array refilled): a tick gives one for all its locks, since KnownLocks.set
  * and sameEntry read it at once (100k locks: 30 MB of arrays and boxed instants a first tick let go of).
  */
-export function expiriesOf(e: LockEntry, copies: Copies, nowMs: number, into: CopyExpiries = { expiries: [], readErrMs: 0 }): CopyExpiries {
+export function expiriesOf(e: LockEntry, copies: Copies, nowMs: number, into: CopyExpiries): CopyExpiries {
   let readErrMs = 0;
   const expiries = into.expiries;
   expiries.length = e.nodes.length;
