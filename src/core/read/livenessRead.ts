@@ -65,7 +65,8 @@ export class RenewalPulse {
    */
   noteAll(entries: readonly LockEntry[], ids: readonly string[], scans: readonly NodeScan[], ownerOnly: boolean, nowMs: number): void {
     const from = entries.length - this.maxKeys;
-    for (let i = 0; i < entries.length; i++) {
+    // With no pulse kept (a first tick), none of the locks before `from` has one to look up.
+    for (let i = this.pulses.size === 0 ? Math.max(0, from) : 0; i < entries.length; i++) {
       if (i < from && !this.pulses.has(entries[i].key)) continue;
       this.note(entries[i], ids[i], scans, ownerOnly, nowMs);
     }

@@ -267,7 +267,8 @@ export class Watcher {
       // forEach, not for..of: no entry pair and result object per key and node (500k in a large watch's first tick).
       for (const s of scans) s.reads.forEach((o, id) => void (o !== s.absent && union.add(id)));
       if (!ctx.ownerOnly) await fillGaps(ctx, scans, union);
-      for (const s of scans) s.reads.forEach((_, id) => void (union.has(id) || s.reads.delete(id)));
+      // Only a copy read absent can be of a key outside the union: every other is in it.
+      for (const s of scans) s.reads.forEach((o, id) => void (o !== s.absent || union.has(id) || s.reads.delete(id)));
       nowMs = clockNow();
       if (!this.started) countFirstReads(scans, nowMs);
       // A read that failed is no removal: a lock whose copies were on nodes that did not
@@ -324,9 +325,10 @@ export class Watcher {
       atBuild: (key, token, noTtl) => this.pulse.judgedAtBuild(key, token, noTtl),
     });
     for (const id of classified.gone) this.forget(id, scans, removed);
-    // What a scan's pages found beside each key was taken by the stages just run; the
-    // copies are kept for the next ticks, the facts need not be.
-    if (everything) for (const s of scans) s.reads.dropFacts();
+    // What a scan's pages or listings found beside each key was for the stages just run:
+    // the copies are kept for the next ticks, the facts are not. A lock whose waiters were
+    // not read (no waiter set beside it) would otherwise keep a page's word past the tick.
+    for (const s of scans) s.reads.dropFacts();
     const { locks, lockIds, skipped, skippedIds } = classified;
     // Bookkeeping attached to its lock is no row: one listed as orphaned before is not any more.
     const orphans = new Set(skippedIds);
@@ -425,7 +427,8 @@ export class Watcher {
    * known, not reclassified locks whose verdict changed.
    */
   private async refreshLiveness(ctx: InspectContext, scans: NodeScan[], c: Classified, nowMs: number): Promise<{ classified: Classified; changed: Set<string> }> {
-    const fresh = new Set(c.lockIds);
+    // Built only where a known lock falls due: a first tick knows none.
+    let fresh: Set<string> | undefined;
     this.pulse.noteAll(c.locks, c.lockIds, scans, ctx.ownerOnly === true, nowMs);
     const entries = [...c.locks];
     const knownIds: string[] = [];
@@ -433,7 +436,7 @@ export class Watcher {
     // name moves only with its renewal pulse. Such locks are most of a large keyspace;
     // judging each of them every tick cost a watch of 10,000 renewed locks a tenth of its tick.
     this.known.dueForJudging(nowMs, (id) => {
-      if (fresh.has(id)) return;
+      if ((fresh ??= new Set(c.lockIds)).has(id)) return;
       knownIds.push(id);
       entries.push(this.known.entryOf(id)!);
     });
@@ -466,20 +469,26 @@ export class Watcher {
   }
 
   /**
-   * Reads the waiters of reclassified locks, of locks whose waiter set or log changed, and
-   * of locks that had waiters (an entry expires by its score, with no write to notice);
-   * then re-flags deadlocks over every lock. Gives the reclassified locks with theirs (their
+   * Reads the waiters of reclassified locks whose pages did not find them without any
+   * (classifyKeys' waitersToRead), of locks whose waiter set or log changed, and of locks
+   * that had waiters (an entry expires by its score, with no write to notice); then
+   * re-flags deadlocks over every lock. Gives the reclassified locks with theirs (their
    * waiters' process ids into `freshProcesses`), replaces the known ones' entries, and the
    * ids of known, not reclassified locks whose waiters or deadlock changed.
    */
   private async refreshWaiters(ctx: InspectContext, scans: NodeScan[], c: Classified, dirty: Set<string>, freshProcesses: Map<string, WaiterProcesses>): Promise<{ classified: Classified; changed: Set<string> }> {
-    const fresh = new Set(c.lockIds);
-    const ids = [...c.lockIds];
-    const entries = [...c.locks];
+    // Only the locks a tick reclassified whose waiters may be anywhere: a first tick of
+    // 100k locks without any walked all of them on every node, a tenth of its stages' time.
+    const which = c.waitersToRead;
+    const ids = which.map((li) => c.lockIds[li]);
+    const entries = which.map((li) => c.locks[li]);
+    // Built only where a known lock is looked at: a first tick knows none.
+    let fresh: Set<string> | undefined;
+    const isFresh = (id: string): boolean => (fresh ??= new Set(c.lockIds)).has(id);
     const before = new Map<string, string>();
     const consider = (id: string): void => {
       const entry = this.known.entryOf(id);
-      if (fresh.has(id) || before.has(id) || entry === undefined) return;
+      if (entry === undefined || before.has(id) || isFresh(id)) return;
       before.set(id, waitersText(entry));
       ids.push(id);
       entries.push(entry);
@@ -490,23 +499,28 @@ export class Watcher {
     }
     for (const id of this.known.inPlay()) if ((this.known.entryOf(id)!.waiters?.length ?? 0) > 0) consider(id);
     const read = await readWaiters(ctx, scans, entries, ids);
-    const locks = read.entries.slice(0, c.locks.length);
-    c.lockIds.forEach((id, i) => {
-      if (read.processes[i].length > 0) freshProcesses.set(id, read.processes[i]);
+    const locks = which.length > 0 ? c.locks.slice() : c.locks;
+    /** Where each fresh lock read here sits in `locks`, by its entry as read (for the cycles below). */
+    const at = new Map<LockEntry, number>();
+    // Only a lock with waiters is on a cycle, and a fresh entry carries no deadlock flag to
+    // clear: of the fresh locks, only those read here can be in play.
+    const all: Waits[] = [];
+    which.forEach((li, j) => {
+      locks[li] = read.entries[j];
+      if (read.processes[j].length > 0) freshProcesses.set(c.lockIds[li], read.processes[j]);
+      if (!inPlay(locks[li])) return;
+      at.set(locks[li], li);
+      all.push({ entry: locks[li], processes: read.processes[j] });
     });
-    for (let j = c.locks.length; j < ids.length; j++) {
+    for (let j = which.length; j < ids.length; j++) {
       this.known.update(ids[j], { entry: read.entries[j], waiterProcesses: read.processes[j].length > 0 ? read.processes[j] : undefined });
     }
     // Cycles over every lock the watch knows: a new wait may close one with old waits. Only
-    // a lock with waiters is on a cycle, and only one flagged before has a flag to clear:
-    // the rest (nearly all of a large watch) are not handed over at each tick.
-    const all: Waits[] = [];
-    locks.forEach((entry, i) => {
-      if (inPlay(entry)) all.push({ entry, processes: read.processes[i] });
-    });
+    // one flagged before has a flag to clear: the rest (nearly all of a large watch) are
+    // not handed over at each tick.
     const others = new Map<LockEntry, string>();
     for (const id of this.known.inPlay()) {
-      if (fresh.has(id)) continue;
+      if (isFresh(id)) continue;
       const entry = this.known.entryOf(id)!;
       others.set(entry, id);
       all.push({ entry, processes: this.known.waiterProcessesOf(id) ?? NO_PROCESSES });
@@ -515,8 +529,8 @@ export class Watcher {
     for (const [was, now] of flagDeadlocks(all)) {
       const id = others.get(was);
       if (id === undefined) {
-        const i = locks.indexOf(was);
-        if (i >= 0) locks[i] = now;
+        const li = at.get(was);
+        if (li !== undefined) locks[li] = now;
         continue;
       }
       this.known.update(id, { entry: now });

@@ -208,6 +208,25 @@ describe('watch on real nodes', function () {
       await w.stop();
     }
   });
+
+  it('sees a waiter join a lock a tick after its holder changed with none: a listing\'s "no waiter set" is not kept past its tick', async () => {
+    const onEach = (f: Parameters<typeof withClient>[1]): Promise<unknown> => Promise.all(fx.servers.map((s) => withClient(s, f)));
+    await onEach((c) => c.set('lock:later', 'holder-1', 'PX', 60_000));
+    const changes: WatchChange[] = [];
+    let first: Snapshot | undefined;
+    const w = fx.rl.watch({ intervalMs: 50 }, { snapshot: (s) => (first = s), change: (c) => changes.push(c) });
+    try {
+      await waitFor(() => first, 5000, 'first snapshot');
+      // A new holder and no waiter set: that tick's listing says so, and its waiters are not read.
+      await onEach((c) => c.set('lock:later', 'holder-2', 'PX', 90_000));
+      await waitFor(() => changes.find((x) => x.changed.some((l) => l.key === 'lock:later' && l.nodes.every((n) => n.token === 'holder-2'))), 5000, 'new holder');
+      // Then a waiter, with the lock itself untouched: only its waiter set moved.
+      await withClient(fx.servers[0], (c) => c.zadd(internalKey('waiters', 'lock:later'), Date.now() + 60_000, 'waiter-1'));
+      await waitFor(() => changes.find((x) => x.changed.some((l) => l.key === 'lock:later' && l.waiters?.length === 1)), 5000, 'waiter seen');
+    } finally {
+      await w.stop();
+    }
+  });
 });
 
 describe('watch: a handover within the reads\' errors', function () {
