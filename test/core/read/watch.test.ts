@@ -15,6 +15,8 @@ async function getCalls(s: RedisServer): Promise<number> {
 
 describe('watch on real nodes', function () {
   const fx = useNodes(3, { commandTimeoutMs: 300, readTimeoutMs: 300 });
+  /** Runs `f` with a client of each node, all at once. */
+  const onEach = (f: Parameters<typeof withClient>[1]): Promise<unknown> => Promise.all(fx.servers.map((s) => withClient(s, f)));
 
   it('emits a full snapshot, then added, changed and removed', async () => {
     const held = await fx.rl.acquire('lock:w1', 30_000);
@@ -183,7 +185,6 @@ describe('watch on real nodes', function () {
   });
 
   it('asks no node for a fence counter or waiter set its listing did not find, and reads those it found', async () => {
-    const onEach = (f: Parameters<typeof withClient>[1]): Promise<unknown> => Promise.all(fx.servers.map((s) => withClient(s, f)));
     await onEach((c) => c.set('lock:plain', 'holder-1', 'PX', 60_000));
     const changes: WatchChange[] = [];
     let first: Snapshot | undefined;
@@ -210,7 +211,6 @@ describe('watch on real nodes', function () {
   });
 
   it('sees a waiter join a lock a tick after its holder changed with none: a listing\'s "no waiter set" is not kept past its tick', async () => {
-    const onEach = (f: Parameters<typeof withClient>[1]): Promise<unknown> => Promise.all(fx.servers.map((s) => withClient(s, f)));
     await onEach((c) => c.set('lock:later', 'holder-1', 'PX', 60_000));
     const changes: WatchChange[] = [];
     let first: Snapshot | undefined;
