@@ -95,6 +95,12 @@ export interface NodeScan {
   absent: Observation;
   /** Node clock minus local clock: turns the node's read instants into local ones. */
   offsetMs: number;
+  /**
+   * How far `offsetMs` may be off, either way: half the round trip of the TIME that measured
+   * it (a reply that waits on a busy event loop makes that trip long). Copies on two nodes
+   * are told apart in time only beyond it (classify.ts ClassifyInput.readErrMs).
+   */
+  offsetErrMs: number;
   cursors: string[];
   truncated: boolean;
   /** Resources whose event logs the scan's walk of internal keys came across (internalWalk.ts). */

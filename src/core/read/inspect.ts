@@ -106,6 +106,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     reads: nodeReads(ctx),
     absent: absentOn(node.id),
     offsetMs: 0,
+    offsetErrMs: 0,
     cursors: startCursors.slice(),
     truncated: false,
   };
@@ -130,6 +131,8 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     const nodeTime = await withDeadline(time, ctx.commandTimeoutMs);
     const rtt = performance.now() - t0;
     scan.offsetMs = nodeTime === null ? 0 : Number(nodeTime[0]) * 1000 + Number(nodeTime[1]) / 1000 - (sent + rtt / 2);
+    // Without TIME the node's copies are stamped by our clock: no offset to be off.
+    scan.offsetErrMs = nodeTime === null ? 0 : rtt / 2;
     scan.status.latencyMs = Math.round(rtt * 100) / 100;
     scan.status.reachable = true;
     scan.status.outcome = 'ok';
@@ -302,8 +305,9 @@ interface ClassifyScratch {
   unreachable: Array<Observation | null>;
   /** The key table the scans share (context.ts sharedTable): a key's copies by one lookup. */
   table: KeyTable | undefined;
-  /** classifyCopies() only reads this during the call: one scratch array serves every key. */
+  /** classifyCopies() only reads these during the call: one scratch array each serves every key. */
   readAtMs: number[];
+  readErrMs: number[];
   /** Set by classifyKey: whether every fence counter of its lock was read with its page. */
   fencesKnown: boolean;
   /** Set by classifyKey: whether the page of every copy found no waiter set beside it. */
@@ -320,13 +324,14 @@ export type BuiltLiveness = (key: string, token: string, noTtl: boolean) => Live
 
 function scratchOf(scans: NodeScan[], nowMs: number, driftFactor: number, expiringThresholdMs: number, atBuild: BuiltLiveness | undefined): ClassifyScratch {
   const readAtMs = new Array<number>(scans.length);
-  const input: ClassifyInput = { observations: [], readAtMs, nowMs, driftFactor, expiringThresholdMs };
-  return { unreachable: scans.map((scan) => (readable(scan.status) ? null : unreachableOn(scan))), table: sharedTable(scans), readAtMs, fencesKnown: false, noWaiters: false, input, verdict: { verdict: 'held', flags: NO_FLAGS, validityMs: null, quorum: 0, quorumToken: null }, atBuild };
+  const readErrMs = new Array<number>(scans.length).fill(0);
+  const input: ClassifyInput = { observations: [], readAtMs, readErrMs, nowMs, driftFactor, expiringThresholdMs };
+  return { unreachable: scans.map((scan) => (readable(scan.status) ? null : unreachableOn(scan))), table: sharedTable(scans), readAtMs, readErrMs, fencesKnown: false, noWaiters: false, input, verdict: { verdict: 'held', flags: NO_FLAGS, validityMs: null, quorum: 0, quorumToken: null }, atBuild };
 }
 
 /** Classifies one key (not an internal one) from what each node holds. */
 function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: number, scratch: ClassifyScratch): KeyResult {
-  const { unreachable, readAtMs } = scratch;
+  const { unreachable, readAtMs, readErrMs } = scratch;
   const key = keyOf(id);
   let observations: Observation[];
   let fence: number | null = null;
@@ -353,7 +358,13 @@ function classifyKey(ctx: InspectContext, scans: NodeScan[], id: string, nowMs: 
       const k = reads.numberOf(id, shared);
       const o = k < 0 ? undefined : reads.obsAt(k);
       observations[i] = o ?? scans[i].absent;
-      readAtMs[i] = o === undefined ? nowMs : reads.stampAt(k).at;
+      if (o === undefined) readAtMs[i] = nowMs;
+      else {
+        // Another node's copies are compared through both offsets: each may be off (see NodeScan.offsetErrMs).
+        const stamp = reads.stampAt(k);
+        readAtMs[i] = stamp.at;
+        readErrMs[i] = stamp.err + scans[i].offsetErrMs;
+      }
       const facts = o === undefined ? undefined : reads.factsAt(k);
       if (!facts?.noWaiters) noWaiters = false;
       const f = facts?.fence;

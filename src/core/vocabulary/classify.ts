@@ -8,6 +8,13 @@ export interface ClassifyInput {
   observations: Observation[];
   /** Per observation: epoch ms at which that node was read. */
   readAtMs: readonly number[];
+  /**
+   * Per observation: how far its read instant may lie from `readAtMs`, either way (ms; none:
+   * exact). Two nodes' instants are compared through each node's clock offset, which is
+   * known only within half the round trip that measured it: copies are called skewed only
+   * beyond that (docs/vocabulary.md, "Flags").
+   */
+  readErrMs?: readonly number[];
   nowMs: number;
   driftFactor: number;
   expiringThresholdMs: number;
@@ -92,20 +99,24 @@ export function classifyCopies(input: ClassifyInput, into?: CopiesVerdict): Copi
   let skew = false;
   if (quorumToken !== undefined) {
     const expiries = expiryScratch;
+    const errs = errScratch;
+    const readErrMs = input.readErrMs;
     let m = 0;
     let longestPttl = -1;
     for (let i = 0; i < n; i++) {
       const o = observations[i];
       if (o.state !== 'present' || (o.token ?? '') !== quorumToken) continue;
       const pttl = pttlOf(o);
+      errs[m] = readErrMs?.[i] ?? 0;
       // An unknown PTTL counts as "no expiry": the copy may outlive every TTL.
       expiries[m++] = pttl === -1 ? Infinity : (input.readAtMs[i] ?? nowMs) + pttl;
       if (pttl > longestPttl) longestPttl = pttl;
     }
-    validityMs = validityOf(expiries, m, q, nowMs, driftFactor);
     // The allowance stops shrinking at the expiring threshold: copies written a few ms
     // apart do not turn skewed as the lock runs down (docs/vocabulary.md, "Flags").
-    skew = m > 1 && hasTtlSkew(expiries, m, Math.max(longestPttl, input.expiringThresholdMs), driftFactor);
+    // Before validityOf, which sorts the instants apart from their errors.
+    skew = m > 1 && hasTtlSkew(expiries, errs, m, Math.max(longestPttl, input.expiringThresholdMs), driftFactor);
+    validityMs = validityOf(expiries, m, q, nowMs, driftFactor);
   }
 
   const expiring = validityMs !== null && validityMs < input.expiringThresholdMs;
@@ -134,11 +145,17 @@ function pttlOf(o: Observation): number {
  * serves every call (a snapshot classifies 100k+ keys; an array each was measurable).
  */
 const expiryScratch: number[] = [];
+/** How far each of expiryScratch's instants may be off (ClassifyInput.readErrMs). */
+const errScratch: number[] = [];
 
-/** Expiry instants `expiries[0..m)` of the quorum token's copies (Infinity: no expiry). */
-function hasTtlSkew(expiries: readonly number[], m: number, longestFinitePttl: number, driftFactor: number): boolean {
-  let min = Infinity;
-  let max = -Infinity;
+/**
+ * Whether the expiry instants `expiries[0..m)` of the quorum token's copies (Infinity: no
+ * expiry) lie further apart than the drift allowance, even where each is off by as much as
+ * `errs` says: the latest copy's earliest possible instant against the earliest copy's latest.
+ */
+function hasTtlSkew(expiries: readonly number[], errs: readonly number[], m: number, longestFinitePttl: number, driftFactor: number): boolean {
+  let lowestLatest = Infinity;
+  let highestEarliest = -Infinity;
   let infinite = false;
   for (let i = 0; i < m; i++) {
     const e = expiries[i];
@@ -146,13 +163,13 @@ function hasTtlSkew(expiries: readonly number[], m: number, longestFinitePttl: n
       infinite = true;
       continue;
     }
-    if (e < min) min = e;
-    if (e > max) max = e;
+    if (e + errs[i] < lowestLatest) lowestLatest = e + errs[i];
+    if (e - errs[i] > highestEarliest) highestEarliest = e - errs[i];
   }
-  if (max === -Infinity) return false;
+  if (highestEarliest === -Infinity) return false;
   if (infinite) return true;
   const allowance = driftFactor * longestFinitePttl + 2;
-  return max - min > allowance;
+  return highestEarliest - lowestLatest > allowance;
 }
 
 // The Q-th largest remaining time is what a quorum of this token's copies still

@@ -94,6 +94,30 @@ describe('inspect on 5 real nodes', function () {
     assert.ok(skew.validityMs! > 25_000 && skew.validityMs! < 30_000, String(skew.validityMs));
   });
 
+  it('no ttl-skew from a clock offset measured over a slow round trip: copies with one expiry stay one', async () => {
+    // One absolute expiry on every node: no skew at any instant.
+    const at = Date.now() + 5_000;
+    await on([0, 1, 2, 3, 4], (c) => c.set('lock:aligned', 'tok-a', 'PXAT', at));
+    const slow = new Redlock(servers.map((s) => s.url), { commandTimeoutMs: 2_000, readTimeoutMs: 3_000 });
+    try {
+      assert.deepEqual(entry(await slow.inspect(), 'lock:aligned').flags, []);
+      // Node 0 answers the next read's TIME 300 ms late: its offset, taken at the middle of
+      // that trip, is about 150 ms off, so its copy seems to expire that much before the
+      // others, beyond the drift allowance (0.01 x 5 s + 2 ms) were that error ignored.
+      servers[0].pause();
+      const reading = slow.inspect();
+      await new Promise((r) => setTimeout(r, 300)); // the fault's length, not a wait for anything
+      servers[0].resume();
+      const snap = await reading;
+      assert.ok(snap.nodes[0].latencyMs! >= 250, `node 0's TIME took ${snap.nodes[0].latencyMs} ms`);
+      const e = entry(snap, 'lock:aligned');
+      assert.equal(e.verdict, 'held');
+      assert.deepEqual(e.flags, []);
+    } finally {
+      await slow.quit();
+    }
+  });
+
   it('expiring, reentrant (Redisson hash), semaphore and read-write lock layouts', async () => {
     await on([0, 1, 2, 3, 4], (c) => c.set('lock:soon', 'tok-e', 'PX', 1500));
     const field = '8d3f4c2a-9b1e-4f6a-8c7d-2e5b9a1f3c4d:57';

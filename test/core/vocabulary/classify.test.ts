@@ -52,17 +52,17 @@ function oracle(input: ClassifyInput): Classification | null {
   let skew = false;
   if (quorumToken !== null) {
     const remaining: number[] = [];
-    const expiries: number[] = [];
+    const expiries: Array<{ at: number; err: number }> = [];
     let largestFinite = -Infinity;
     input.observations.forEach((o, i) => {
       if (o.state !== 'present' || o.token !== quorumToken) return;
       const pttl = o.pttlMs as number;
       if (pttl === -1) {
         remaining.push(Infinity);
-        expiries.push(Infinity);
+        expiries.push({ at: Infinity, err: 0 });
       } else {
         remaining.push(input.readAtMs[i] + pttl - input.nowMs);
-        expiries.push(input.readAtMs[i] + pttl);
+        expiries.push({ at: input.readAtMs[i] + pttl, err: input.readErrMs?.[i] ?? 0 });
         if (pttl > largestFinite) largestFinite = pttl;
       }
     });
@@ -76,11 +76,12 @@ function oracle(input: ClassifyInput): Classification | null {
       pool.splice(best, 1);
     }
     if (r !== Infinity) validityMs = Math.floor(Math.max(0, r - (input.driftFactor * r + 2)));
+    // Apart beyond the allowance even where each instant is off by its error towards the other.
     for (const a of expiries) {
       for (const b of expiries) {
-        if (a === Infinity && b === Infinity) continue;
-        if (a === Infinity || b === Infinity) skew = true;
-        else if (a - b > input.driftFactor * Math.max(largestFinite, input.expiringThresholdMs) + 2) skew = true;
+        if (a.at === Infinity && b.at === Infinity) continue;
+        if (a.at === Infinity || b.at === Infinity) skew = true;
+        else if (a.at - a.err - (b.at + b.err) > input.driftFactor * Math.max(largestFinite, input.expiringThresholdMs) + 2) skew = true;
       }
     }
   }
@@ -112,13 +113,15 @@ const arbInput: fc.Arbitrary<ClassifyInput> = fc
   .record({
     observations: fc.array(arbObservation, { minLength: 1, maxLength: 7 }),
     ages: fc.array(fc.integer({ min: 0, max: 5_000 }), { minLength: 7, maxLength: 7 }),
+    errs: fc.option(fc.array(fc.oneof(fc.constant(0), fc.double({ min: 0, max: 300, noNaN: true })), { minLength: 7, maxLength: 7 })),
     nowMs: fc.integer({ min: 1_000_000, max: 2_000_000_000_000 }),
     driftFactor: fc.oneof(fc.constantFrom(0, 0.01, 0.1), fc.double({ min: 0, max: 0.2, noNaN: true })),
     expiringThresholdMs: fc.integer({ min: 0, max: 10_000 }),
   })
-  .map(({ observations, ages, nowMs, driftFactor, expiringThresholdMs }) => ({
+  .map(({ observations, ages, errs, nowMs, driftFactor, expiringThresholdMs }) => ({
     observations,
     readAtMs: observations.map((_, i) => nowMs - ages[i]),
+    ...(errs === null ? {} : { readErrMs: errs }),
     nowMs,
     driftFactor,
     expiringThresholdMs,
@@ -220,6 +223,19 @@ describe('classify', () => {
     assert.deepEqual(infinite?.flags, ['no-ttl', 'ttl-skew']);
     const noQuorum = run([held('t', -1), held('t', 10), absent(), absent()]);
     assert.deepEqual(noQuorum?.flags, ['no-ttl']);
+  });
+
+  it('flag ttl-skew only beyond what the read instants may be off: a node clock offset measured over a slow round trip', () => {
+    const readAtMs = [NOW, NOW, NOW];
+    // 150 ms apart, allowance 102 ms: skewed when the instants are exact.
+    const copies = [held('t', 10_000), held('t', 9_850), absent()];
+    assert.deepEqual(run(copies, { readAtMs })?.flags, ['ttl-skew']);
+    // Each instant may be off by 25 ms (a 50 ms TIME round trip): 100 ms apart at least, within the allowance.
+    assert.deepEqual(run(copies, { readAtMs, readErrMs: [25, 25, 0] })?.flags, []);
+    // Off by 20 ms each: at least 110 ms apart, beyond it.
+    assert.deepEqual(run(copies, { readAtMs, readErrMs: [20, 20, 0] })?.flags, ['ttl-skew']);
+    // Seconds apart stays skewed however slow the probe was.
+    assert.deepEqual(run([held('t', 10_000), held('t', 5_000), absent()], { readAtMs, readErrMs: [500, 500, 0] })?.flags, ['ttl-skew']);
   });
 
   it('a lock running down does not turn ttl-skew: below the expiring threshold the allowance stays the one at the threshold', () => {
