@@ -8,6 +8,7 @@ import { classifyFailure, Failure, firstLine, FOREIGN_PROTOCOL, nodeOutcome } fr
 /** How a connection that the peer closed or reset fails: after another protocol, no news. */
 const CONNECTION_DROPPED = /ECONNRESET|EPIPE|Connection is closed/;
 import { unsupportedLine } from './capabilities';
+import type { ClockSample } from './clockOffset';
 import type { NodeStatus } from '../vocabulary/types';
 import { aliasError, checkConfiguredAliases, hostPortKey, runIdOf } from './identity';
 import { NodeConfigError, NodeSpec, parseNodeUrl } from './urls';
@@ -86,6 +87,8 @@ export class RedisNode {
     if (id !== this.knownRunId) identities.changes++;
     this.knownRunId = id;
   }
+  /** The best clock offset this connection measured (clockOffset.ts); forgotten with the connection. */
+  clock: ClockSample | null = null;
   /** Set when the user may not run INFO: identity then rests on the host:port check alone. */
   identityWarning: string | null = null;
   /** The other entries of this node set, to tell whether this one reaches a server already counted. */
@@ -140,6 +143,7 @@ export class RedisNode {
     // A reconnect may reach another server (a failover, a moved address): ask again.
     client.on('close', () => {
       this.runId = null;
+      this.clock = null;
     });
     if (client.status === 'ready') void this.identify();
   }

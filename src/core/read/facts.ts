@@ -3,6 +3,7 @@
 // unknown instead of failing the whole node.
 import { performance } from 'node:perf_hooks';
 import { clockNow, withDeadline } from '../connection/deadline';
+import { measuredOffset } from '../connection/clockOffset';
 import type { NodeFacts, Persistence } from '../vocabulary/inspectTypes';
 import { KNOWN_SCRIPTS, librariesFromExists } from '../vocabulary/libraries';
 import { describeFailure, RedisNode } from '../connection/nodes';
@@ -42,7 +43,7 @@ export async function nodeFacts(node: RedisNode, longestTtlMs: number, timeoutMs
     const rtt = performance.now() - t0;
     facts.reachable = true;
     facts.latencyMs = Math.round(rtt * 100) / 100;
-    if (time !== null) facts.clockOffsetMs = Math.round(Number(time[0]) * 1000 + Number(time[1]) / 1000 - (sent + rtt / 2));
+    if (time !== null) facts.clockOffsetMs = Math.round(measuredOffset(node, time, sent, rtt, t0 + rtt).offsetMs);
   } catch (e) {
     facts.error = describeFailure(e, node).reason;
     return facts;

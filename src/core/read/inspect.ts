@@ -8,6 +8,7 @@ import { pageCounter } from './fenceRead';
 import { bookkeepingOf } from '../vocabulary/foreignKeys';
 import { performance } from 'node:perf_hooks';
 import { clockNow, withDeadline } from '../connection/deadline';
+import { measuredOffset } from '../connection/clockOffset';
 import { classifyCopies, NO_FLAGS, skipReason, type ClassifyInput, type CopiesVerdict } from '../vocabulary/classify';
 import { newEntry } from './entryCopy';
 import { factsOf, nodeReads, readable, sharedNumber, sharedNumbers, sharedTable, UNKNOWN_FACTS, type Classified, type InspectContext, type KeyResult, type NodeScan, type Stamp } from './context';
@@ -130,9 +131,8 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     const size = node.clusterMember ? Promise.resolve(null) : node.client.dbsize().catch(() => null);
     const nodeTime = await withDeadline(time, ctx.commandTimeoutMs);
     const rtt = performance.now() - t0;
-    scan.offsetMs = nodeTime === null ? 0 : Number(nodeTime[0]) * 1000 + Number(nodeTime[1]) / 1000 - (sent + rtt / 2);
-    // Without TIME the node's copies are stamped by our clock: no offset to be off.
-    scan.offsetErrMs = nodeTime === null ? 0 : rtt / 2;
+    // Without TIME the node's copies are stamped by our clock: no offset, nothing to be off.
+    if (nodeTime !== null) ({ offsetMs: scan.offsetMs, errMs: scan.offsetErrMs } = measuredOffset(node, nodeTime, sent, rtt, t0 + rtt));
     scan.status.latencyMs = Math.round(rtt * 100) / 100;
     scan.status.reachable = true;
     scan.status.outcome = 'ok';

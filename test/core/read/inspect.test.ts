@@ -101,9 +101,11 @@ describe('inspect on 5 real nodes', function () {
     const slow = new Redlock(servers.map((s) => s.url), { commandTimeoutMs: 2_000, readTimeoutMs: 3_000 });
     try {
       assert.deepEqual(entry(await slow.inspect(), 'lock:aligned').flags, []);
-      // Node 0 answers the next read's TIME 300 ms late: its offset, taken at the middle of
-      // that trip, is about 150 ms off, so its copy seems to expire that much before the
-      // others, beyond the drift allowance (0.01 x 5 s + 2 ms) were that error ignored.
+      // Node 0 answers the next read's TIME 300 ms late: an offset taken at the middle of
+      // that trip is about 150 ms off, and its copy would seem to expire that much before
+      // the others, beyond the drift allowance (0.01 x 5 s + 2 ms). The read keeps the
+      // offset of the first read's quicker trip (clockOffset.ts); a first read slowed so
+      // has only its own, and widens each copy's instant by it (classify.test.ts).
       servers[0].pause();
       const reading = slow.inspect();
       await new Promise((r) => setTimeout(r, 300)); // the fault's length, not a wait for anything
