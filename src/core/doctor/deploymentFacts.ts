@@ -5,6 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { capabilitiesOf, parseInfo, serverOf, type Capabilities } from '../connection/capabilities';
 import { clockNow, withDeadline } from '../connection/deadline';
+import { measuredOffset, type ClockOffset } from '../connection/clockOffset';
 import { describeFailure, RedisNode } from '../connection/nodes';
 import { formatHostPort } from '../connection/urls';
 
@@ -107,18 +108,24 @@ export function normalHost(a: { host: string; port: number }): { host: string; p
   return { host: h, port: a.port };
 }
 
-/** Without TIME (renamed, or not granted) PING measures the latency and the offset stays unknown. */
+/**
+ * The median of three round trips, and the clock offset the connection keeps from its
+ * quickest TIME, these three included (clockOffset.ts). Without TIME (renamed, or not
+ * granted) PING measures the latency and the offset stays unknown.
+ */
 async function timeSamples(node: RedisNode, timeoutMs: number, hasTime: boolean): Promise<{ latencyMs: number; clockOffsetMs: number | null }> {
-  const samples: Array<{ rtt: number; offset: number }> = [];
+  const rtts: number[] = [];
+  let offset: ClockOffset | undefined;
   for (let i = 0; i < 3; i++) {
     const t0 = performance.now();
     const sent = clockNow();
     const time = hasTime ? await withDeadline(node.client.time(), timeoutMs) : await withDeadline(node.client.ping(), timeoutMs).then(() => null);
     const rtt = performance.now() - t0;
-    samples.push({ rtt, offset: time === null ? NaN : Number(time[0]) * 1000 + Number(time[1]) / 1000 - (sent + rtt / 2) });
+    rtts.push(rtt);
+    if (time !== null) offset = measuredOffset(node, time, sent, rtt, t0 + rtt);
   }
-  const byRtt = [...samples].sort((a, b) => a.rtt - b.rtt);
-  return { latencyMs: Math.round(byRtt[1].rtt * 100) / 100, clockOffsetMs: hasTime ? Math.round(byRtt[0].offset) : null };
+  rtts.sort((a, b) => a - b);
+  return { latencyMs: Math.round(rtts[1] * 100) / 100, clockOffsetMs: offset === undefined ? null : Math.round(offset.offsetMs) };
 }
 
 async function settle<T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
