@@ -3,6 +3,10 @@
 // by half that trip; on a busy event loop one trip took 300 ms where the next took 0.3.
 // The sample with the shortest trip is the truest, and it stays true while the two clocks
 // run at nearly the same rate (docs/vocabulary.md, "Flags").
+import { performance } from 'node:perf_hooks';
+import type Redis from 'ioredis';
+import type { Cluster } from 'ioredis';
+import { clockNow, withDeadline } from './deadline';
 
 /** Node clock minus local clock, and how far it may be off either way. */
 export interface ClockOffset {
@@ -43,13 +47,25 @@ export function offsetAt(kept: ClockSample, nowMs: number): ClockOffset {
   return { offsetMs: kept.offsetMs, errMs: agedError(kept, nowMs) };
 }
 
+/** What one clock probe found: the round trip, and the offset to use now (null without TIME). */
+export interface ClockProbe {
+  rttMs: number;
+  offset: ClockOffset | null;
+}
+
 /**
- * The offset a TIME answer `time` gives, sent at `sentMs` (local epoch ms) and answered
- * `rttMs` later at `atMs` (monotonic), kept on `node` if it is the better one; gives the
- * offset to use now. One offset per connection: the reads and the Nodes view agree.
+ * One TIME on `node` (PING where the server refuses TIME: the round trip alone), within
+ * `timeoutMs`. The answer is kept on the connection if it is the better one, and the
+ * offset to use now is given: one offset per connection, so the reads, the Nodes view and
+ * the doctor agree. Sent before the first await, so a caller's next command follows it.
  */
-export function measuredOffset(node: { clock: ClockSample | null }, time: ReadonlyArray<number | string>, sentMs: number, rttMs: number, atMs: number): ClockOffset {
-  const sample = { offsetMs: Number(time[0]) * 1000 + Number(time[1]) / 1000 - (sentMs + rttMs / 2), errMs: rttMs / 2, atMs };
-  node.clock = betterSample(node.clock, sample);
-  return offsetAt(node.clock, atMs);
+export async function probeClock(node: { client: Redis | Cluster; clock: ClockSample | null }, hasTime: boolean, timeoutMs: number): Promise<ClockProbe> {
+  const t0 = performance.now();
+  const sentMs = clockNow();
+  const time = await withDeadline(hasTime ? node.client.time() : node.client.ping().then(() => null), timeoutMs);
+  const rttMs = performance.now() - t0;
+  if (time === null) return { rttMs, offset: null };
+  const atMs = t0 + rttMs;
+  node.clock = betterSample(node.clock, { offsetMs: Number(time[0]) * 1000 + Number(time[1]) / 1000 - (sentMs + rttMs / 2), errMs: rttMs / 2, atMs });
+  return { rttMs, offset: offsetAt(node.clock, atMs) };
 }

@@ -2,10 +2,9 @@
 // persistence, clock, latency and ACL permissions. Reads only (TIME, INFO, CONFIG GET,
 // ACL WHOAMI / DRYRUN); a fact the user may not read stays null with the reason kept,
 // so the doctor can say what it would need instead of guessing.
-import { performance } from 'node:perf_hooks';
 import { capabilitiesOf, parseInfo, serverOf, type Capabilities } from '../connection/capabilities';
-import { clockNow, withDeadline } from '../connection/deadline';
-import { measuredOffset, type ClockOffset } from '../connection/clockOffset';
+import { withDeadline } from '../connection/deadline';
+import { probeClock, type ClockOffset } from '../connection/clockOffset';
 import { describeFailure, RedisNode } from '../connection/nodes';
 import { formatHostPort } from '../connection/urls';
 
@@ -115,17 +114,14 @@ export function normalHost(a: { host: string; port: number }): { host: string; p
  */
 async function timeSamples(node: RedisNode, timeoutMs: number, hasTime: boolean): Promise<{ latencyMs: number; clockOffsetMs: number | null }> {
   const rtts: number[] = [];
-  let offset: ClockOffset | undefined;
+  let offset: ClockOffset | null = null;
   for (let i = 0; i < 3; i++) {
-    const t0 = performance.now();
-    const sent = clockNow();
-    const time = hasTime ? await withDeadline(node.client.time(), timeoutMs) : await withDeadline(node.client.ping(), timeoutMs).then(() => null);
-    const rtt = performance.now() - t0;
-    rtts.push(rtt);
-    if (time !== null) offset = measuredOffset(node, time, sent, rtt, t0 + rtt);
+    const probe = await probeClock(node, hasTime, timeoutMs);
+    rtts.push(probe.rttMs);
+    offset = probe.offset;
   }
   rtts.sort((a, b) => a - b);
-  return { latencyMs: Math.round(rtts[1] * 100) / 100, clockOffsetMs: offset === undefined ? null : Math.round(offset.offsetMs) };
+  return { latencyMs: Math.round(rtts[1] * 100) / 100, clockOffsetMs: offset === null ? null : Math.round(offset.offsetMs) };
 }
 
 async function settle<T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {

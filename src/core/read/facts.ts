@@ -1,9 +1,8 @@
 // Per-node facts for the Nodes view and `status`: version, role, clock offset, uptime,
 // persistence and restart risk. Everything a restricted user may not read shows as
 // unknown instead of failing the whole node.
-import { performance } from 'node:perf_hooks';
-import { clockNow, withDeadline } from '../connection/deadline';
-import { measuredOffset } from '../connection/clockOffset';
+import { withDeadline } from '../connection/deadline';
+import { probeClock } from '../connection/clockOffset';
 import type { NodeFacts, Persistence } from '../vocabulary/inspectTypes';
 import { KNOWN_SCRIPTS, librariesFromExists } from '../vocabulary/libraries';
 import { describeFailure, RedisNode } from '../connection/nodes';
@@ -35,15 +34,11 @@ export async function nodeFacts(node: RedisNode, longestTtlMs: number, timeoutMs
   try {
     const caps = await withDeadline(capabilitiesOf(client, timeoutMs), timeoutMs);
     Object.assign(facts, { server: caps.server, version: caps.version, capabilities: caps.capabilities });
-    const t0 = performance.now();
-    const sent = clockNow();
     // Without TIME (renamed, or not granted) PING measures the latency; the offset stays unknown.
-    const time = caps.capabilities.time === false ? null : await withDeadline(client.time(), timeoutMs);
-    if (time === null) await withDeadline(client.ping(), timeoutMs);
-    const rtt = performance.now() - t0;
+    const { rttMs, offset } = await probeClock(node, caps.capabilities.time !== false, timeoutMs);
     facts.reachable = true;
-    facts.latencyMs = Math.round(rtt * 100) / 100;
-    if (time !== null) facts.clockOffsetMs = Math.round(measuredOffset(node, time, sent, rtt, t0 + rtt).offsetMs);
+    facts.latencyMs = Math.round(rttMs * 100) / 100;
+    if (offset !== null) facts.clockOffsetMs = Math.round(offset.offsetMs);
   } catch (e) {
     facts.error = describeFailure(e, node).reason;
     return facts;

@@ -8,7 +8,7 @@ import { pageCounter } from './fenceRead';
 import { bookkeepingOf } from '../vocabulary/foreignKeys';
 import { performance } from 'node:perf_hooks';
 import { clockNow, withDeadline } from '../connection/deadline';
-import { measuredOffset } from '../connection/clockOffset';
+import { probeClock } from '../connection/clockOffset';
 import { classifyCopies, NO_FLAGS, skipReason, type ClassifyInput, type CopiesVerdict } from '../vocabulary/classify';
 import { newEntry } from './entryCopy';
 import { factsOf, nodeReads, readable, sharedNumber, sharedNumbers, sharedTable, UNKNOWN_FACTS, type Classified, type InspectContext, type KeyResult, type NodeScan, type Stamp } from './context';
@@ -124,16 +124,13 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
     scan.status.readPath = plain ? 'commands' : 'scripts';
     // TIME doubles as the health probe: its round trip is the latency, its answer the offset.
     // Without TIME, PING measures the latency and the offset is taken as 0 (unknown).
-    const t0 = performance.now();
-    const sent = clockNow();
-    const time = caps.capabilities.time === false ? node.client.ping().then(() => null) : node.client.time();
+    const clock = probeClock(node, caps.capabilities.time !== false, ctx.commandTimeoutMs);
     // The node's key count paces the walk of internal keys (InternalWalk.pace); O(1).
     const size = node.clusterMember ? Promise.resolve(null) : node.client.dbsize().catch(() => null);
-    const nodeTime = await withDeadline(time, ctx.commandTimeoutMs);
-    const rtt = performance.now() - t0;
+    const { rttMs, offset } = await clock;
     // Without TIME the node's copies are stamped by our clock: no offset, nothing to be off.
-    if (nodeTime !== null) ({ offsetMs: scan.offsetMs, errMs: scan.offsetErrMs } = measuredOffset(node, nodeTime, sent, rtt, t0 + rtt));
-    scan.status.latencyMs = Math.round(rtt * 100) / 100;
+    if (offset !== null) ({ offsetMs: scan.offsetMs, errMs: scan.offsetErrMs } = offset);
+    scan.status.latencyMs = Math.round(rttMs * 100) / 100;
     scan.status.reachable = true;
     scan.status.outcome = 'ok';
     node.latencyMs = scan.status.latencyMs;
