@@ -140,7 +140,8 @@ read-only refusal, force-release without --yes off a terminal; 3 fewer than a
 quorum of nodes answered; 4 status --fail-on matched a lock, or doctor found an
 error-level problem.`;
 
-if (require.main === module) {
+/** The CLI as a process: argv in, an exit code out (dist/cli.js runs it: src/cli/bin.ts). */
+export function run(): void {
   const io = processIo();
   const last = (e: unknown): void => {
     // Nothing may escape as a stack trace; this is a bug, said in one line.
@@ -158,3 +159,5 @@ if (require.main === module) {
     process.exit(code);
   }, last);
 }
+
+if (require.main === module) run();

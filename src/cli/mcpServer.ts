@@ -16,7 +16,9 @@ export type McpSdk = typeof import('./mcpSdk');
 /** The SDK, loaded when `mcp` runs (a bundle of its own: scripts/build.mjs). */
 export async function loadMcpSdk(): Promise<McpSdk> {
   try {
-    return await import('./mcpSdk');
+    // A require, not import(): the CLI's bundle runs as a script compiled from a code cache
+    // (src/cli/bin.ts), where import() would need Node's experimental vm loader.
+    return require('./mcpSdk') as McpSdk;
   } catch (e) {
     // A CLI copied without the bundle beside it: say which file, not only the loader's words.
     throw new Error(`mcp needs the MCP SDK's bundle, cli-mcp-sdk.js, beside the CLI (npm run build makes both): ${e instanceof Error ? e.message : String(e)}`);

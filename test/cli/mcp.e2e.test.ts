@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -138,12 +138,13 @@ describe('cli: mcp server', function () {
   });
 
   it('loads the SDK from its own bundle, for mcp alone: every other command runs without it', () => {
-    // The CLI bundle copied alone, without dist/cli-mcp-sdk.js beside it.
+    // The command and the CLI's bundle copied alone, without dist/cli-mcp-sdk.js beside them.
     const dir = mkdtempSync(join(tmpdir(), 'rli-cli-alone-'));
     try {
       const alone = join(dir, 'cli.js');
       copyFileSync(CLI, alone);
-      const run = (args: string[]) => spawnSync(process.execPath, [alone, ...args], { env: env(), encoding: 'utf8', input: '', timeout: 20_000 });
+      copyFileSync(join(dirname(CLI), 'cli-main.js'), join(dir, 'cli-main.js'));
+      const run = (args: string[]) => spawnSync(process.execPath, [alone, ...args], { env: { ...env(), XDG_CACHE_HOME: dir }, encoding: 'utf8', input: '', timeout: 20_000 });
       const status = run(['status', '--json', ...nodeArgs]);
       assert.equal(status.status, 0, status.stderr);
       assert.ok((JSON.parse(status.stdout) as { locks: Array<{ key: string }> }).locks.some((l) => l.key === 'lock:job'));
