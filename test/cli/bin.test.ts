@@ -63,25 +63,18 @@ describe('cli/bin: the code cache', () => {
     const copy = mkdtempSync(join(tmpdir(), 'rli-copy-'));
     try {
       copyFileSync(CLI, join(copy, 'cli.js'));
-      const main = readFileSync(join(dirname(CLI), 'cli-main.js'), 'utf8');
-      writeFileSync(join(copy, 'cli-main.js'), main);
-    } catch (e) {
-      rmSync(copy, { recursive: true, force: true });
-      throw e;
-    }
-    try {
-      const out = version({}, join(copy, 'cli.js'));
+      copyFileSync(join(dirname(CLI), 'cli-main.js'), join(copy, 'cli-main.js'));
+      version({}, join(copy, 'cli.js'));
       const file = join(cacheDir(), files()[0]);
       const made = readFileSync(file);
       const main = readFileSync(join(copy, 'cli-main.js'), 'utf8');
       writeFileSync(join(copy, 'cli-main.js'), main.replace('"use strict";', '"use strict"/'));
       assert.equal(readFileSync(join(copy, 'cli-main.js'), 'utf8').length, main.length);
-      // The changed bundle now fails to parse: run from the old cache it would not.
+      // The changed bundle no longer parses: run from the old build's cache, it would.
       const r = spawnSync(process.execPath, [join(copy, 'cli.js'), '--version'], { env: { ...process.env, XDG_CACHE_HOME: home, REDLOCK_CODE_CACHE: '' }, encoding: 'utf8', timeout: 20_000 });
       assert.notEqual(r.status, 0);
       assert.match(r.stderr, /SyntaxError/);
       assert.deepEqual(readFileSync(file), made);
-      assert.ok(out.length > 0);
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }
