@@ -4,7 +4,7 @@
 // (docs/decisions.md, "A code cache for the CLI"). Node built-ins only: this file is
 // itself compiled at every start.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -58,12 +58,18 @@ function readCache(dir: string, file: string, key: Buffer): Buffer | undefined {
   }
 }
 
-/** Replaces the cache file whole (a rename), or leaves everything as it was. */
-function writeCache(dir: string, file: string, key: Buffer, data: Buffer): void {
+/**
+ * Replaces the cache file whole (a rename), or leaves everything as it was. The data is
+ * made only once the folder is known to take it: making it costs 6-9 ms, which a read-only
+ * home would pay at every run for nothing.
+ */
+function writeCache(dir: string, file: string, key: Buffer, make: () => Buffer): void {
   const temp = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (!ownedByUs(dir)) return;
+    accessSync(dir, constants.W_OK);
+    const data = make();
     writeFileSync(temp, Buffer.concat([key, sha256(data), data]), { mode: 0o600 });
     renameSync(temp, file);
   } catch {
@@ -88,9 +94,9 @@ function run(): void {
   const script = new Script(Module.wrap(source), { filename: file, cachedData });
   if (dir !== null && cacheFile !== null && (cachedData === undefined || script.cachedDataRejected === true)) {
     // Made at exit, so it holds the functions this command compiled as it ran, not only
-    // the top level. Only when there was none: making it costs 6-9 ms, more than the
-    // functions a later command compiles beyond those of the first.
-    process.once('exit', () => writeCache(dir, cacheFile, key, script.createCachedData()));
+    // the top level. Only when there was none: making it costs more than the functions a
+    // later command compiles beyond those of the first.
+    process.once('exit', () => writeCache(dir, cacheFile, key, () => script.createCachedData()));
   }
   const wrapper = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: Module, filename: string, dirname: string) => void;
   const mod = new Module(file, module);
