@@ -134,6 +134,9 @@ TLS (rediss*://): --tls-ca FILE trusts a private CA (added to the system CAs);
   (local tests only). NODE_EXTRA_CA_CERTS=FILE also adds a CA.
 RESOURCE and TOKEN accept hex:<hex> for bytes that are not printable UTF-8.
 Durations (--ttl, --interval, --expiring-ms): 1500, 1500ms, 10s, 2m.
+The program's compiled code is kept in $XDG_CACHE_HOME/redlock-inspector (else
+~/.cache/redlock-inspector) so that the next start is faster; REDLOCK_CODE_CACHE=off
+turns that off.
 
 Exit codes: 0 done; 1 refused by the nodes that answered; 2 bad usage or input,
 read-only refusal, force-release without --yes off a terminal; 3 fewer than a

@@ -87,6 +87,13 @@ describe('cli/bin: the code cache', () => {
     assert.deepEqual(files(), []);
   });
 
+  it('the help says where the cache lives and how to turn it off', () => {
+    const r = spawnSync(process.execPath, [CLI, '--help'], { env: { ...process.env, XDG_CACHE_HOME: home }, encoding: 'utf8', timeout: 20_000 });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /\$XDG_CACHE_HOME\/redlock-inspector \(else\n?\s*~\/\.cache\/redlock-inspector\)/);
+    assert.match(r.stdout, /REDLOCK_CODE_CACHE=off\s+turns that off/);
+  });
+
   it('REDLOCK_CODE_CACHE=off writes nothing', () => {
     assert.equal(version({ REDLOCK_CODE_CACHE: 'off' }), expected());
     assert.equal(existsSync(cacheDir()), false);
