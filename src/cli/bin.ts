@@ -45,8 +45,15 @@ function ownedByUs(dir: string): boolean {
   }
 }
 
-/** The cache's V8 data for `key`, if the file holds whole data made for it. */
-function readCache(dir: string, file: string, key: Buffer): Buffer | undefined {
+/** Where this installed copy's cache lives, and the hash of the source and runtime it is for. */
+interface CacheFile {
+  dir: string;
+  file: string;
+  key: Buffer;
+}
+
+/** The cache's V8 data, if the file holds whole data made for `key`. */
+function readCache({ dir, file, key }: CacheFile): Buffer | undefined {
   if (!ownedByUs(dir)) return undefined;
   try {
     const bytes = readFileSync(file);
@@ -63,7 +70,7 @@ function readCache(dir: string, file: string, key: Buffer): Buffer | undefined {
  * made only once the folder is known to take it: making it costs 6-9 ms, which a read-only
  * home would pay at every run for nothing.
  */
-function writeCache(dir: string, file: string, key: Buffer, make: () => Buffer): void {
+function writeCache({ dir, file, key }: CacheFile, make: () => Buffer): void {
   const temp = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -83,20 +90,17 @@ function writeCache(dir: string, file: string, key: Buffer, make: () => Buffer):
 
 function run(): void {
   const file = join(__dirname, 'cli-main.js');
-  let source = readFileSync(file, 'utf8');
-  // Node's loader ignores a shebang line; a Script would not, so it becomes a comment.
-  if (source.startsWith('#!')) source = `//${source.slice(2)}`;
+  const source = readFileSync(file, 'utf8');
   // One file per installed copy, checked whole before V8 is given it (see HASH_BYTES).
   const dir = cacheDir();
-  const cacheFile = dir === null ? null : join(dir, `cli-${sha256(file).toString('hex').slice(0, 16)}.v8`);
-  const key = sha256(source, `\0${process.version}\0${process.arch}`);
-  const cachedData = dir === null || cacheFile === null ? undefined : readCache(dir, cacheFile, key);
+  const cache = dir === null ? null : { dir, file: join(dir, `cli-${sha256(file).toString('hex').slice(0, 16)}.v8`), key: sha256(source, `\0${process.version}\0${process.arch}`) };
+  const cachedData = cache === null ? undefined : readCache(cache);
   const script = new Script(Module.wrap(source), { filename: file, cachedData });
-  if (dir !== null && cacheFile !== null && (cachedData === undefined || script.cachedDataRejected === true)) {
+  if (cache !== null && (cachedData === undefined || script.cachedDataRejected === true)) {
     // Made at exit, so it holds the functions this command compiled as it ran, not only
     // the top level. Only when there was none: making it costs more than the functions a
     // later command compiles beyond those of the first.
-    process.once('exit', () => writeCache(dir, cacheFile, key, () => script.createCachedData()));
+    process.once('exit', () => writeCache(cache, () => script.createCachedData()));
   }
   const wrapper = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: Module, filename: string, dirname: string) => void;
   const mod = new Module(file, module);
