@@ -105,6 +105,8 @@ export interface NodeScan {
   truncated: boolean;
   /** Resources whose event logs the scan's walk of internal keys came across (internalWalk.ts). */
   logged?: ReadonlySet<string>;
+  /** Given each key this scan reads, once, as it is read (see scanNode). */
+  onRead?: (id: string, obs: Observation) => void;
 }
 
 /** The reads behind a lock's copy `i`: on a cluster the one master's that lists the key, else node i's. */

@@ -2,14 +2,14 @@
 // the same per-call budgets as every read) that finds lock-shaped keys whatever their
 // names and groups them into patterns a user can adopt (docs/formats.md, "Discovery").
 // Reads only: the walk is scanNode's, over `*`, in chunks so that progress can be told
-// and memory stays at one chunk.
+// and memory stays at one chunk; each key is grouped as it is read.
 import { performance } from 'node:perf_hooks';
 import { withDeadline } from '../connection/deadline';
 import { scanNode } from './inspect';
 import type { InspectContext } from './context';
 import { lockShapeOf, patternOf } from '../vocabulary/lockShapes';
 import { keyOf } from './inspect';
-import type { NodeStatus } from '../vocabulary/types';
+import type { NodeStatus, Observation } from '../vocabulary/types';
 
 export interface DiscoverOptions {
   /** Keys scanned per node at most; default 100,000. */
@@ -66,32 +66,38 @@ export async function discoverNodes(read: InspectContext, options: DiscoverOptio
   const scannedPer = ctx.nodes.map(() => 0);
   const total = (): number => scannedPer.reduce((a, b) => a + b, 0);
   let complete = true;
+  // Each key is grouped as its page is decoded, while the node works on the next page:
+  // grouped after each chunk, the node waited idle for a tenth of a 1M-key walk.
+  const group = (id: string, obs: Observation): void => {
+    const library = lockShapeOf(id, obs);
+    if (library === null) return;
+    const pattern = patternOf(id) ?? keyOf(id);
+    let g = groups.get(pattern);
+    if (!g) groups.set(pattern, (g = { count: 0, keys: copies ? new Set() : undefined, libraries: new Map(), examples: [] }));
+    if (g.keys !== undefined) {
+      if (g.keys.has(id)) return;
+      g.keys.add(id);
+    }
+    g.count++;
+    g.libraries.set(library, (g.libraries.get(library) ?? 0) + 1);
+    if (g.examples.length < EXAMPLES) g.examples.push(keyOf(id));
+  };
   const nodes = await Promise.all(
     ctx.nodes.map(async (node, i) => {
       let cursors = ['0'];
       let status: NodeStatus | undefined;
+      // Keys read here, counted as they are grouped: those of a chunk the node failed in
+      // were read and grouped too.
+      const read = (id: string, obs: Observation): void => {
+        scannedPer[i]++;
+        group(id, obs);
+      };
       while (cursors[0] !== 'done' && scannedPer[i] < budget && performance.now() < deadline) {
         // Names and values only: fence counters and waiter sets say nothing about a key's shape.
-        const scan = await scanNode(ctx, node, ['*'], cursors, Math.min(CHUNK, budget - scannedPer[i]), deadline, false);
+        const scan = await scanNode(ctx, node, ['*'], cursors, Math.min(CHUNK, budget - scannedPer[i]), deadline, false, read);
         status = scan.status;
         if (!scan.status.reachable) break;
         cursors = scan.cursors;
-        scannedPer[i] += scan.reads.size;
-        // forEach, not for..of: no entry pair and result object per key (1M keys a walk).
-        scan.reads.forEach((obs, id) => {
-          const library = lockShapeOf(id, obs);
-          if (library === null) return;
-          const pattern = patternOf(id) ?? keyOf(id);
-          let g = groups.get(pattern);
-          if (!g) groups.set(pattern, (g = { count: 0, keys: copies ? new Set() : undefined, libraries: new Map(), examples: [] }));
-          if (g.keys !== undefined) {
-            if (g.keys.has(id)) return;
-            g.keys.add(id);
-          }
-          g.count++;
-          g.libraries.set(library, (g.libraries.get(library) ?? 0) + 1);
-          if (g.examples.length < EXAMPLES) g.examples.push(keyOf(id));
-        });
         options.onProgress?.(total(), keyspace);
         // A node's empty chunk with its cursor not done: the time budget cut it.
         if (scan.reads.size === 0 && scan.truncated) break;

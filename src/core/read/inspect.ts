@@ -79,8 +79,9 @@ export async function readBatch(ctx: InspectContext, node: RedisNode, keys: Read
       }
       const key = chunk[j];
       const obs = batch.observations[batches.length === 1 ? j : 0];
-      if (typeof key === 'string') scan.reads.set(key, obs, stamp, undefined);
-      else scan.reads.setBytes(key, obs, stamp, undefined);
+      const held = scan.reads.size;
+      const k = typeof key === 'string' ? scan.reads.set(key, obs, stamp, undefined) : scan.reads.setBytes(key, obs, stamp, undefined);
+      if (scan.onRead !== undefined && scan.reads.size > held) scan.onRead(scan.reads.table.nameOf(k), obs);
     }
   }
 }
@@ -100,9 +101,12 @@ function readEachKey(node: RedisNode, keys: Buffer[], absent: Observation, token
  * SCANs one node.
  * Without `internals` (a discovery: names and values only) no internal key is walked and
  * no copy's holder decoded.
+ * `onRead` is given each key as soon as it is read, once: a page's keys while the node
+ * works on the next page, where work done after the scan would leave the node idle.
  */
-export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number, internals = true): Promise<NodeScan> {
+export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number, internals = true, onRead?: NodeScan['onRead']): Promise<NodeScan> {
   const scan: NodeScan = {
+    onRead,
     status: { node: node.id, reachable: false, latencyMs: null, error: null, outcome: 'unreachable' },
     reads: nodeReads(ctx),
     absent: absentOn(node.id),
@@ -205,11 +209,14 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         const ks: number[] = new Array(n);
         const { src, starts, ends } = page;
         for (let i = 0; i < n; i++) {
+          const held = scan.reads.size;
           // The numbers are handed on with the ids: no lookup by name per key afterwards.
           ks[i] = page.ks !== undefined
             ? scan.reads.setNumbered(page.ks[i], page.observations[i], stamp, UNKNOWN_FACTS)
             : scan.reads.setRange(Buffer.isBuffer(src) ? src : src[i], starts[i], ends[i], page.observations[i], stamp, UNKNOWN_FACTS);
           ids[i] = scan.reads.table.nameOf(ks[i]);
+          // A key SCAN listed twice (the table grew mid-walk) is given once.
+          if (onRead !== undefined && scan.reads.size > held) onRead(ids[i], page.observations[i]);
         }
         const read: [string[], number[]] = [ids, ks];
         if (walk.cursor !== null) {

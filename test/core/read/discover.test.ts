@@ -1,9 +1,11 @@
 // Discovery over independent nodes: a key held on several of them is one lock, counted
 // once; the walk crosses its chunks (src/core/read/discover.ts) without losing or
-// repeating a key.
+// repeating a key, on nodes that run our scripts and on nodes read with plain commands.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { Redlock } from '../../../src/core';
 import { useNodes } from '../../support/nodesFixture';
+import { PROFILES, startProfile } from '../../support/serverProfiles';
 
 const token = (): string => randomBytes(16).toString('hex');
 
@@ -47,6 +49,31 @@ describe('discover', () => {
       assert.deepEqual(d.patterns.map((p) => [p.pattern, p.count]), [['job:*', keys]]);
     } finally {
       for (const x of [a, b, c]) x.disconnect();
+    }
+  });
+
+  it('groups every key of a node read with plain commands (scripting renamed away), across chunks', async () => {
+    const [node] = await startProfile(PROFILES.noscript, 1);
+    const rl = new Redlock([node.url], { commandTimeoutMs: 2_000, readTimeoutMs: 2_000 });
+    const c = node.client();
+    try {
+      // Plain pages are read by name, a call per page: more keys than one chunk holds.
+      const keys = 25_000;
+      for (let i = 0; i < keys; i += 5_000) {
+        const p = c.pipeline();
+        for (let j = i; j < i + 5_000; j++) p.set(`job:${j}`, token(), 'PX', 60_000);
+        await p.exec();
+      }
+      await c.set('cache:page', 'not a token');
+      const d = await rl.discover({ budgetKeys: 1_000_000, timeBudgetMs: 60_000 });
+      assert.equal(d.complete, true);
+      assert.equal(d.nodes[0].readPath, 'commands');
+      assert.equal(d.scanned, keys + 1);
+      assert.deepEqual(d.patterns.map((p) => [p.pattern, p.count]), [['job:*', keys]]);
+    } finally {
+      c.disconnect();
+      await rl.quit();
+      await node.dispose();
     }
   });
 });
