@@ -22,30 +22,17 @@ import { readObservationsPlain } from './plainRead';
 import type Redis from 'ioredis';
 import { absentOn, decodeScanPage, PageReply, ReadBatch, readInternalOf, readObservations, requestScanPage, scanPageHead, type SharedTokens } from './readScripts';
 import { InternalWalk } from './internalWalk';
+import { pageSizerOf, SCAN_COUNT } from './pageSizer';
 import { displayKey } from '../vocabulary/tokens';
 import { exactKeysOn, unreadMasters } from '../connection/clusterTopology';
 import type { Liveness, LockEntry, Observation, SkippedKey } from '../vocabulary/types';
 
 export { DEFAULT_PATTERNS };
-const SCAN_COUNT = 1000;
-/** The smallest page a busy node's calls shrink to (nextPageCount). */
-const MIN_SCAN_COUNT = 64;
 const READ_BATCH = 1000;
 /** Cursor of a pattern whose scan finished ('0' is a scan not yet started). */
 const DONE = 'done';
 const PRINTABLE_ASCII_NAME = /^[\x20-\x7e]*$/;
 
-/**
- * The COUNT of a node's next page call, from the last: a call that ran out of its time on
- * the node before the page's last key (a node busy with other work, or waiting for a core)
- * hands the rest back to be sent again by name, which costs both sides more than a
- * smaller page. So the next page is cut to about what the call read, and grows back by a
- * quarter per page read whole (docs/decisions.md "Pages packed by the server").
- */
-export function nextPageCount(count: number, listed: number, read: number): number {
-  if (read < listed) return Math.max(MIN_SCAN_COUNT, Math.floor((count * read * 0.9) / listed));
-  return Math.min(SCAN_COUNT, Math.ceil(count * 1.25));
-}
 
 /** How late a read's stamp `at` may be: the time from sending the call to it (see Stamp.err). */
 export function stampError(at: number, sentAt: number): number {
@@ -178,8 +165,8 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
       }
       const client = node.client as Redis;
       let sentAt = clockNow();
-      let count = SCAN_COUNT;
-      let inFlight: Promise<PageReply> | undefined = requestScanPage(client, cursor, patterns[p], count, walk.cursor, walk.count);
+      const sizer = pageSizerOf(node);
+      let inFlight: Promise<PageReply> | undefined = requestScanPage(client, cursor, patterns[p], sizer.count, walk.cursor, walk.count);
       while (inFlight) {
         const flat = await withDeadline(inFlight, ctx.commandTimeoutMs, true);
         const head = scanPageHead(flat);
@@ -199,8 +186,7 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
             // Sent before this page's keys are decoded: the node works on the next page
             // while this one is taken in here (decoding is most of the client's time).
             sentAt = clockNow();
-            count = nextPageCount(count, head.keyCount, head.readCount);
-            inFlight = requestScanPage(client, cursor, patterns[p], count, walk.cursor, walk.count);
+            inFlight = requestScanPage(client, cursor, patterns[p], sizer.next(head.keyCount, head.readCount), walk.cursor, walk.count);
           }
         }
         const page = decodeScanPage(flat, node.id, scan.absent, ctx.tokens, internals, shared);

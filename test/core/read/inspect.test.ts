@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { displayKey } from '../../../src/core/vocabulary/tokens';
 import { Redlock, LockEntry, Snapshot, WatchStatus } from '../../../src/core';
-import { nextPageCount } from '../../../src/core/read/inspect';
 import { waitFor } from '../../support/wait';
 import { RedisServer, startNodes } from '../../../src/dev/redisServer';
 
@@ -310,19 +309,5 @@ describe('inspect on 5 real nodes', function () {
       assert.equal(f.persistence, 'off');
       assert.equal(f.restartRisk, true);
     }
-  });
-});
-
-describe('inspect: page sizes on a busy node (nextPageCount)', function () {
-  it('a page cut by its call\'s time makes the next one about what was read; pages read whole grow it back to 1,000', () => {
-    // 300 of 500 listed keys read: the next page lists about 0.9 x 300 / 500 of the count.
-    assert.equal(nextPageCount(1000, 500, 300), 540);
-    assert.equal(nextPageCount(1000, 1000, 64), 64);
-    assert.equal(nextPageCount(100, 100, 1), 64, 'never below 64');
-    let count = 64;
-    const seen: number[] = [];
-    while (count < 1000) seen.push((count = nextPageCount(count, count, count)));
-    assert.deepEqual(seen, [80, 100, 125, 157, 197, 247, 309, 387, 484, 605, 757, 947, 1000]);
-    assert.equal(nextPageCount(1000, 0, 0), 1000, 'an empty page is a whole one');
   });
 });
