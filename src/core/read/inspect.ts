@@ -33,7 +33,6 @@ const READ_BATCH = 1000;
 const DONE = 'done';
 const PRINTABLE_ASCII_NAME = /^[\x20-\x7e]*$/;
 
-
 /** How late a read's stamp `at` may be: the time from sending the call to it (see Stamp.err). */
 export function stampError(at: number, sentAt: number): number {
   return Math.max(0, Math.round(at - sentAt));

@@ -7,7 +7,7 @@ import type { RedisNode } from '../connection/nodes';
 
 /** The largest page asked for, and the smallest a busy node's calls shrink to. */
 export const SCAN_COUNT = 1000;
-export const MIN_SCAN_COUNT = 64;
+const MIN_SCAN_COUNT = 64;
 
 /**
  * Sizes one node's page calls from what the last ones read. A cut page (fewer read than
