@@ -84,8 +84,8 @@ export function withSharedTokens(read: InspectContext): InspectContext {
 }
 
 /** A node's reads, numbered by the read's table (a table of the node's own without one). */
-export function nodeReads(ctx: InspectContext): NodeReads {
-  return new NodeReads(ctx.keys ?? new KeyTable());
+export function nodeReads(ctx: InspectContext, onNew?: (id: string, obs: Observation) => void): NodeReads {
+  return new NodeReads(ctx.keys ?? new KeyTable(), onNew);
 }
 
 export interface NodeScan {
@@ -105,8 +105,6 @@ export interface NodeScan {
   truncated: boolean;
   /** Resources whose event logs the scan's walk of internal keys came across (internalWalk.ts). */
   logged?: ReadonlySet<string>;
-  /** Given each key this scan reads, once, as it is read (see scanNode). */
-  onRead?: (id: string, obs: Observation) => void;
 }
 
 /** The reads behind a lock's copy `i`: on a cluster the one master's that lists the key, else node i's. */

@@ -65,9 +65,8 @@ export async function readBatch(ctx: InspectContext, node: RedisNode, keys: Read
       }
       const key = chunk[j];
       const obs = batch.observations[batches.length === 1 ? j : 0];
-      const held = scan.reads.size;
-      const k = typeof key === 'string' ? scan.reads.set(key, obs, stamp, undefined) : scan.reads.setBytes(key, obs, stamp, undefined);
-      if (scan.onRead !== undefined && scan.reads.size > held) scan.onRead(scan.reads.table.nameOf(k), obs);
+      if (typeof key === 'string') scan.reads.set(key, obs, stamp, undefined);
+      else scan.reads.setBytes(key, obs, stamp, undefined);
     }
   }
 }
@@ -90,11 +89,11 @@ function readEachKey(node: RedisNode, keys: Buffer[], absent: Observation, token
  * `onRead` is given each key as soon as it is read, once: a page's keys while the node
  * works on the next page, where work done after the scan would leave the node idle.
  */
-export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number, internals = true, onRead?: NodeScan['onRead']): Promise<NodeScan> {
+export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number, internals = true, onRead?: (id: string, obs: Observation) => void): Promise<NodeScan> {
   const scan: NodeScan = {
-    onRead,
     status: { node: node.id, reachable: false, latencyMs: null, error: null, outcome: 'unreachable' },
-    reads: nodeReads(ctx),
+    // Every read of this scan, its pages' and those by name, lands in its reads: they give `onRead` each new key.
+    reads: nodeReads(ctx, onRead),
     absent: absentOn(node.id),
     offsetMs: 0,
     offsetErrMs: 0,
@@ -194,14 +193,11 @@ export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: s
         const ks: number[] = new Array(n);
         const { src, starts, ends } = page;
         for (let i = 0; i < n; i++) {
-          const held = scan.reads.size;
           // The numbers are handed on with the ids: no lookup by name per key afterwards.
           ks[i] = page.ks !== undefined
             ? scan.reads.setNumbered(page.ks[i], page.observations[i], stamp, UNKNOWN_FACTS)
             : scan.reads.setRange(Buffer.isBuffer(src) ? src : src[i], starts[i], ends[i], page.observations[i], stamp, UNKNOWN_FACTS);
           ids[i] = scan.reads.table.nameOf(ks[i]);
-          // A key SCAN listed twice (the table grew mid-walk) is given once.
-          if (onRead !== undefined && scan.reads.size > held) onRead(ids[i], page.observations[i]);
         }
         const read: [string[], number[]] = [ids, ks];
         if (walk.cursor !== null) {

@@ -68,7 +68,8 @@ export class NodeReads implements Numbered {
   private facts: Array<ScanFacts | undefined> = [];
   private count = 0;
 
-  constructor(readonly table: KeyTable) {}
+  /** `onNew`: given each key as it comes to be held here (see scanNode's `onRead`). */
+  constructor(readonly table: KeyTable, private readonly onNew?: (id: string, obs: Observation) => void) {}
 
   get size(): number {
     return this.count;
@@ -144,10 +145,12 @@ export class NodeReads implements Numbered {
       this.obs.push(undefined);
       this.stamps.push(undefined);
     }
-    if (this.obs[k] === undefined) this.count++;
+    const added = this.obs[k] === undefined;
+    if (added) this.count++;
     this.obs[k] = obs;
     this.stamps[k] = stamp;
     if (facts !== undefined || k < this.facts.length) this.setFactsAt(k, facts);
+    if (added && this.onNew !== undefined) this.onNew(this.table.nameOf(k), obs);
     return k;
   }
 

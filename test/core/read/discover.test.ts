@@ -3,11 +3,21 @@
 // repeating a key, on nodes that run our scripts and on nodes read with plain commands.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import type IORedis from 'ioredis';
 import { Redlock } from '../../../src/core';
 import { useNodes } from '../../support/nodesFixture';
 import { PROFILES, startProfile } from '../../support/serverProfiles';
 
 const token = (): string => randomBytes(16).toString('hex');
+
+/** Locks `job:0` to `job:<count - 1>` on one node, each with its own token, 5,000 a pipeline. */
+async function setJobs(client: IORedis, count: number): Promise<void> {
+  for (let i = 0; i < count; i += 5_000) {
+    const p = client.pipeline();
+    for (let j = i; j < Math.min(count, i + 5_000); j++) p.set(`job:${j}`, token(), 'PX', 60_000);
+    await p.exec();
+  }
+}
 
 describe('discover', () => {
   const fx = useNodes(3, { commandTimeoutMs: 2_000, readTimeoutMs: 2_000 });
@@ -33,16 +43,8 @@ describe('discover', () => {
     try {
       // 45,000 locks on the first node (more than two chunks), the first 1,000 also on the others.
       const keys = 45_000;
-      for (let i = 0; i < keys; i += 5_000) {
-        const p = a.pipeline();
-        for (let j = i; j < i + 5_000; j++) p.set(`job:${j}`, token(), 'PX', 60_000);
-        await p.exec();
-      }
-      for (const x of [b, c]) {
-        const p = x.pipeline();
-        for (let j = 0; j < 1_000; j++) p.set(`job:${j}`, token(), 'PX', 60_000);
-        await p.exec();
-      }
+      await setJobs(a, keys);
+      for (const x of [b, c]) await setJobs(x, 1_000);
       const d = await fx.rl.discover({ budgetKeys: 1_000_000, timeBudgetMs: 60_000 });
       assert.equal(d.complete, true);
       assert.equal(d.scanned, keys + 2_000);
@@ -59,11 +61,7 @@ describe('discover', () => {
     try {
       // Plain pages are read by name, a call per page: more keys than one chunk holds.
       const keys = 25_000;
-      for (let i = 0; i < keys; i += 5_000) {
-        const p = c.pipeline();
-        for (let j = i; j < i + 5_000; j++) p.set(`job:${j}`, token(), 'PX', 60_000);
-        await p.exec();
-      }
+      await setJobs(c, keys);
       await c.set('cache:page', 'not a token');
       const d = await rl.discover({ budgetKeys: 1_000_000, timeBudgetMs: 60_000 });
       assert.equal(d.complete, true);
