@@ -1,7 +1,7 @@
 // Acquire+release throughput of our Redlock core against the peer libraries, on the same
 // five local redis-server nodes, in one process and one run. Each scenario is split into
-// rounds and every round visits the libraries in a rotated order, so drift in machine load
-// (this runs on small shared boxes) spreads over all of them instead of favouring one.
+// rounds and every round visits the libraries in a balanced order (roundOrder), so drift in
+// machine load (this runs on small shared boxes) spreads over all of them instead of favouring one.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -193,13 +193,24 @@ const SCENARIOS = [
 ] as const;
 type ScenarioId = (typeof SCENARIOS)[number]['id'];
 
-/** Round r visits the libraries starting at index r: each takes every slot in turn. */
+/**
+ * The order of round r over n libraries, a balanced Latin square (Williams): over n rounds
+ * (2n when n is odd, the second n mirrored) each library takes every slot once and follows
+ * every other library once. A plain rotation keeps each library behind the same neighbour in
+ * every round, so one library's garbage and stragglers always landed in the same other's slices.
+ */
+export function roundOrder(n: number, r: number): number[] {
+  const first = Array.from({ length: n }, (_, j) => (j % 2 === 0 ? n - j / 2 : (j + 1) / 2) % n);
+  const row = first.map((x) => (x + (r % n)) % n);
+  return n % 2 === 1 && r % (2 * n) >= n ? row.reverse() : row;
+}
+
 async function measure(libs: LockLib[], run: Run, cfg: PhaseConfig): Promise<Map<string, Tally>> {
   const tallies = new Map(libs.map((l) => [l.name, newTally()]));
   const sliceMs = (cfg.seconds * 1000) / cfg.rounds;
   for (let r = 0; r < cfg.rounds; r++) {
-    for (let i = 0; i < libs.length; i++) {
-      const lib = libs[(i + r) % libs.length];
+    for (const i of roundOrder(libs.length, r)) {
+      const lib = libs[i];
       await run(lib, sliceMs, tallies.get(lib.name)!, cfg);
     }
   }
@@ -410,7 +421,7 @@ export async function runLockBench(cfg: LockBenchConfig = lockBenchConfig()): Pr
     servers = await startNodes(5);
     console.log(
       `locks: 5 redis-server ${redisVersion()} nodes, node ${process.version}, ${cpus().length} CPUs; ` +
-        `${cfg.seconds} s per library per phase in ${cfg.rounds} rotated rounds, TTL ${cfg.ttlMs} ms, ` +
+        `${cfg.seconds} s per library per phase in ${cfg.rounds} balanced rounds, TTL ${cfg.ttlMs} ms, ` +
         `retry every ${cfg.retryDelaysMs.join(' / ')} ms without jitter, peers with ioredis auto-pipelining ${cfg.peerPipelining.map((p) => (p ? 'on (+ap)' : 'off')).join(' and ')}`,
     );
     const results: { sequential?: ScenarioResult; concurrent?: ScenarioResult; contention: Record<string, ScenarioResult & { holdMs: number; retryDelayMs: number }> } = { contention: {} };

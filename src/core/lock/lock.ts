@@ -24,6 +24,13 @@ export interface LockInit {
   /** The token as sent; our own hex tokens stay strings (ioredis' Buffer path costs). */
   rawToken: Buffer | string;
   fences?: readonly number[];
+  /** The Redlock that releases it at scope exit. */
+  owner?: LockOwner;
+}
+
+/** What releases a lock at scope exit: the Redlock that made it. */
+export interface LockOwner {
+  release(lock: Lock): Promise<unknown>;
 }
 
 export class Lock {
@@ -49,6 +56,7 @@ export class Lock {
     this.keys = init.keys;
     this.rawToken = init.rawToken;
     this.settledSource = init.settled;
+    this.#owner = init.owner;
     // An unfenced lock has no fence property at all, not one set to undefined.
     const fences = init.fences;
     if (fences !== undefined) {
@@ -70,6 +78,10 @@ export class Lock {
 
   private settledSource: Promise<NodeAttempt[]> | (() => Promise<NodeAttempt[]>);
 
+  // A private field, not a WeakMap beside the class: one set per acquire on the hot path,
+  // and no property that JSON or an equality check would see.
+  readonly #owner: LockOwner | undefined;
+
   /** Every node's answer, once all answered or the per-node deadline passed. */
   get settled(): Promise<NodeAttempt[]> {
     if (typeof this.settledSource === 'function') this.settledSource = this.settledSource();
@@ -87,7 +99,7 @@ export class Lock {
    * not answer lets its copy expire with the TTL.
    */
   async [Symbol.asyncDispose](): Promise<void> {
-    await owners.get(this)?.release(this);
+    await this.#owner?.release(this);
   }
 
   /** Epoch ms at which the validity runs out (local clock). */
@@ -96,21 +108,12 @@ export class Lock {
   }
 }
 
-/** The Redlock that made each lock, so the lock can release itself at scope exit. */
-const owners = new WeakMap<Lock, { release(lock: Lock): Promise<unknown> }>();
-
-/** `lock`, released through `owner` at scope exit. */
-export function ownedBy(lock: Lock, owner: { release(lock: Lock): Promise<unknown> }): Lock {
-  owners.set(lock, owner);
-  return lock;
-}
-
 /** A Lock for a token someone else holds (as shown: printable or `hex:`): see Redlock.lockFor. */
-export function lockForToken(resource: Resource | Resource[], token: string, ttlMs: number): Lock {
+export function lockForToken(resource: Resource | Resource[], token: string, ttlMs: number, owner?: LockOwner): Lock {
   const keys = Array.isArray(resource) ? resource : [resource];
   validateResources(keys);
   validateTtl(ttlMs);
   if (token.length === 0) throw new RangeError('empty token');
   const raw = parseTokenArg(token);
-  return new Lock({ token: displayToken(raw), resources: keys.map(displayKey), validityMs: 0, ttlMs, settled: () => Promise.resolve([]), deadline: 0, keys, rawToken: raw });
+  return new Lock({ token: displayToken(raw), resources: keys.map(displayKey), validityMs: 0, ttlMs, settled: () => Promise.resolve([]), deadline: 0, keys, rawToken: raw, owner });
 }

@@ -13,7 +13,7 @@ import { entryDue, releaseWaitOn, waitAcquireOn, WaitState, waitState } from '..
 import { EventRecorder } from '../bookkeeping/events';
 import { FenceRound, withRaiseFailures } from './fencing';
 import { LocalHandoff, NODE_CHECK_MS, RetryWaiter } from './localHandoff';
-import { Lock, lockForToken, ownedBy } from './lock';
+import { Lock, lockForToken } from './lock';
 import { countGranted, extended, isGrant, now, refusedOutright, Round, round, Settled } from './round';
 import { newToken } from './tokenPool';
 import { forceReleaseOn } from './forceRelease';
@@ -73,7 +73,6 @@ export class Redlock {
     return requireScripting(this.nodes, operation, this.quorum, deadlineMs, this.options.commandTimeoutMs ?? 1000);
   }
 
-  private own = (lock: Lock): Lock => ownedBy(lock, this);
   private drift = (ttlMs: number): number => Math.round(ttlMs * this.driftFactor) + 2;
 
   async acquire(resource: Resource | Resource[], ttlMs: number, options: AcquireOptions = {}): Promise<Lock> {
@@ -204,7 +203,7 @@ export class Redlock {
       // the fact (a fenced grant runs the fence script, which knows nothing of waiters).
       if (listed && listed.keys.length > 0) void r.settled.then((all) => this.unlistWhereRefused(all, listed, fence !== undefined));
       const settled = (): Promise<NodeAttempt[]> => r.settled.then((all) => this.describeAcquire(keys, all));
-      return this.own(new Lock({ token, resources: shown, validityMs: Math.floor(validity), ttlMs, settled, deadline: start + ttlMs - drift, keys, rawToken: token, fences: raised?.fences }));
+      return new Lock({ token, resources: shown, validityMs: Math.floor(validity), ttlMs, settled, deadline: start + ttlMs - drift, keys, rawToken: token, fences: raised?.fences, owner: this });
     }
     // Some nodes may have granted without the reply arriving: undo on all of them. The
     // release goes out after the SET on each connection, so it also undoes a late one.
@@ -301,7 +300,7 @@ export class Redlock {
     if (granted >= q && validity > 0) {
       this.local.hold(lock.keys, lock, start + ttlMs - drift);
       this.events?.record('extended', lock.keys, lock.token, { ttlMs, validityMs: validity });
-      return this.own(new Lock({ token: lock.token, resources: lock.resources, validityMs: Math.floor(validity), ttlMs, settled: () => r.settled.then(describe), deadline: start + ttlMs - drift, keys: lock.keys, rawToken: lock.rawToken, fences: lock.fences }));
+      return new Lock({ token: lock.token, resources: lock.resources, validityMs: Math.floor(validity), ttlMs, settled: () => r.settled.then(describe), deadline: start + ttlMs - drift, keys: lock.keys, rawToken: lock.rawToken, fences: lock.fences, owner: this });
     }
     const detail = granted >= q ? `validity used up (${Math.round(elapsed)} ms elapsed of a ${ttlMs} ms TTL)` : undefined;
     const all = await r.settled;
@@ -405,7 +404,7 @@ export class Redlock {
    * lock the user sees in a snapshot. `ttlMs` sets the per-node deadline of those calls.
    */
   lockFor(resource: Resource | Resource[], token: string, ttlMs = 10_000): Lock {
-    return this.own(lockForToken(resource, token, ttlMs));
+    return lockForToken(resource, token, ttlMs, this);
   }
 
   async quit(): Promise<void> {
