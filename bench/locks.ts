@@ -208,15 +208,22 @@ export function roundOrder(n: number, r: number): number[] {
 /** The rounds after which every library took every place and followed every other alike. */
 export const squareRounds = (n: number): number => (n % 2 === 1 && n > 1 ? 2 * n : n);
 
+/** The shortest slice worth making up a square for: contenders on one key take some tens of ms to form their line. */
+const MIN_SLICE_MS = 150;
+
 /**
- * At least `asked` rounds, made up to whole squares (a part of one leaves some library
- * behind the same neighbours more often): 13 libraries run 26 rounds. Not for a warm-up.
+ * `asked` rounds, made up to whole squares (a part of one leaves some library behind the
+ * same neighbours more often) while each library's slice stays at least MIN_SLICE_MS long:
+ * 13 libraries at 5 s run 26 rounds; a quick run's 0.4 s keeps the rounds it asked for.
  */
-export const measuredRounds = (asked: number, n: number): number => Math.ceil(asked / squareRounds(n)) * squareRounds(n);
+export function measuredRounds(asked: number, n: number, seconds: number): number {
+  const whole = Math.ceil(asked / squareRounds(n)) * squareRounds(n);
+  return (seconds * 1000) / whole >= MIN_SLICE_MS ? whole : asked;
+}
 
 async function measure(libs: LockLib[], run: Run, cfg: PhaseConfig, whole = true): Promise<Map<string, Tally>> {
   const tallies = new Map(libs.map((l) => [l.name, newTally()]));
-  const rounds = whole ? measuredRounds(cfg.rounds, libs.length) : cfg.rounds;
+  const rounds = whole ? measuredRounds(cfg.rounds, libs.length, cfg.seconds) : cfg.rounds;
   const sliceMs = (cfg.seconds * 1000) / rounds;
   for (let r = 0; r < rounds; r++) {
     for (const i of roundOrder(libs.length, r)) {
@@ -441,7 +448,7 @@ export async function runLockBench(cfg: LockBenchConfig = lockBenchConfig()): Pr
       if (phases.length === 0) continue;
       const settings: LibSettings = { nodes: servers.map((s) => ({ host: '127.0.0.1', port: s.port })), ttlMs: cfg.ttlMs, retryDelayMs: delay };
       await openLibs(libs, settings, cfg);
-      if (d === 0) console.log(`${libs.length} libraries: ${libs.map((l) => l.name).join(', ')}; ${measuredRounds(cfg.rounds, libs.length)} rounds a phase (whole balanced squares)`);
+      if (d === 0) console.log(`${libs.length} libraries: ${libs.map((l) => l.name).join(', ')}; ${measuredRounds(cfg.rounds, libs.length, cfg.seconds)} rounds a phase`);
       // Warm-up: JIT, script caches (EVALSHA misses), connection buffers. Results dropped.
       const warm = { ...cfg, seconds: cfg.warmupSeconds / phases.length, rounds: 1 };
       for (const p of phases) await measure(libs, p.run, { ...warm, holdMs: p.holdMs }, false);
