@@ -438,7 +438,7 @@ export async function runLockBench(cfg: LockBenchConfig = lockBenchConfig()): Pr
     servers = await startNodes(5);
     console.log(
       `locks: 5 redis-server ${redisVersion()} nodes, node ${process.version}, ${cpus().length} CPUs; ` +
-        `${cfg.seconds} s per library per phase in at least ${cfg.rounds} balanced rounds, TTL ${cfg.ttlMs} ms, ` +
+        `${cfg.seconds} s per library per phase in balanced rounds, TTL ${cfg.ttlMs} ms, ` +
         `retry every ${cfg.retryDelaysMs.join(' / ')} ms without jitter, peers with ioredis auto-pipelining ${cfg.peerPipelining.map((p) => (p ? 'on (+ap)' : 'off')).join(' and ')}`,
     );
     const results: { sequential?: ScenarioResult; concurrent?: ScenarioResult; contention: Record<string, ScenarioResult & { holdMs: number; retryDelayMs: number }> } = { contention: {} };
