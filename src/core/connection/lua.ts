@@ -16,6 +16,13 @@ export function rawScript(lua: string): RawScript {
   return { lua, sha: createHash('sha1').update(lua).digest('hex') };
 }
 
+// The script commands' names in lower case: ioredis lower-cases a command's name for each of
+// its flag lookups (several per command sent), and copies one that is not already.
+const EVAL = 'eval';
+const EVALSHA = 'evalsha';
+const EVAL_RO = 'eval_ro';
+const EVALSHA_RO = 'evalsha_ro';
+
 /** Per script, the sockets that have been sent its text (a reconnect is a new socket). */
 const sentOn = new WeakMap<RawScript, WeakSet<object>>();
 
@@ -30,7 +37,7 @@ const sentOn = new WeakMap<RawScript, WeakSet<object>>();
  * Cluster routes per key: EVAL every time. `buffers`: replies as Buffers (binary tokens).
  */
 export function callScript<T>(client: Redis | Cluster, script: RawScript, numKeys: number, args: ReadonlyArray<string | Buffer>, resend: boolean, buffers = false): Promise<T> {
-  return send<T>(client, script, numKeys, args, resend, buffers, 'EVAL', 'EVALSHA');
+  return send<T>(client, script, numKeys, args, resend, buffers, EVAL, EVALSHA);
 }
 
 function send<T>(client: Redis | Cluster, script: RawScript, numKeys: number, args: ReadonlyArray<string | Buffer>, resend: boolean, buffers: boolean, evalCmd: string, shaCmd: string): Promise<T> {
@@ -75,7 +82,7 @@ export function readScript(lua: string): ReadScript {
  * decoding, and every page then cost the node's time and the client's one after the other.
  */
 export function callReadScript<T>(client: Redis | Cluster, script: ReadScript, numKeys: number, args: ReadonlyArray<string | Buffer>, buffers = false): Promise<T> {
-  if (client instanceof Cluster) return send<T>(client, script.flagged, numKeys, args, true, buffers, 'EVAL', 'EVALSHA');
+  if (client instanceof Cluster) return send<T>(client, script.flagged, numKeys, args, true, buffers, EVAL, EVALSHA);
   const known = answeredCapabilities(client);
   if (known === undefined) return capabilitiesOf(client).then((s) => sendRead<T>(client, s, script, numKeys, args, buffers));
   try {
@@ -88,9 +95,9 @@ export function callReadScript<T>(client: Redis | Cluster, script: ReadScript, n
 function sendRead<T>(client: Redis, s: ServerCapabilities, script: ReadScript, numKeys: number, args: ReadonlyArray<string | Buffer>, buffers: boolean): Promise<T> {
   const c = s.capabilities;
   const text = c.scriptFlags === false ? script.plain : script.flagged;
-  if (c.readOnlyScripts) return send<T>(client, text, numKeys, args, true, buffers, 'EVAL_RO', 'EVALSHA_RO');
+  if (c.readOnlyScripts) return send<T>(client, text, numKeys, args, true, buffers, EVAL_RO, EVALSHA_RO);
   if (c.scripts === false) throw new UnsupportedError(c.readOnlyScripts === false ? 'run scripts (EVAL and EVAL_RO are refused)' : 'run scripts', s);
-  return send<T>(client, text, numKeys, args, true, buffers, 'EVAL', 'EVALSHA');
+  return send<T>(client, text, numKeys, args, true, buffers, EVAL, EVALSHA);
 }
 
 /** Scripts defined together as ioredis commands: name -> text, and whether it only reads. */
