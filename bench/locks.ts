@@ -199,14 +199,14 @@ type ScenarioId = (typeof SCENARIOS)[number]['id'];
  * every other library once. A plain rotation keeps each library behind the same neighbour in
  * every round, so one library's garbage and stragglers always landed in the same other's slices.
  */
-export function roundOrder(n: number, r: number): number[] {
+function roundOrder(n: number, r: number): number[] {
   const first = Array.from({ length: n }, (_, j) => (j % 2 === 0 ? n - j / 2 : (j + 1) / 2) % n);
   const row = first.map((x) => (x + (r % n)) % n);
   return n % 2 === 1 && r % (2 * n) >= n ? row.reverse() : row;
 }
 
 /** The rounds after which every library took every place and followed every other alike. */
-export const squareRounds = (n: number): number => (n % 2 === 1 && n > 1 ? 2 * n : n);
+const squareRounds = (n: number): number => (n % 2 === 1 && n > 1 ? 2 * n : n);
 
 /** The shortest slice worth making up a square for: contenders on one key take some tens of ms to form their line. */
 const MIN_SLICE_MS = 150;
@@ -216,7 +216,7 @@ const MIN_SLICE_MS = 150;
  * same neighbours more often) while each library's slice stays at least MIN_SLICE_MS long:
  * 13 libraries at 5 s run 26 rounds; a quick run's 0.4 s keeps the rounds it asked for.
  */
-export function measuredRounds(asked: number, n: number, seconds: number): number {
+function measuredRounds(asked: number, n: number, seconds: number): number {
   const whole = Math.ceil(asked / squareRounds(n)) * squareRounds(n);
   return (seconds * 1000) / whole >= MIN_SLICE_MS ? whole : asked;
 }

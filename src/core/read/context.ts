@@ -7,7 +7,7 @@ import { unreadMasters } from '../connection/clusterTopology';
 import type { RedisNode } from '../connection/nodes';
 import type { LockEntry, NodeStatus, Observation, SkippedKey } from '../vocabulary/types';
 import { KeyTable } from './keyTable';
-import { NodeReads, type Stamp } from './nodeReads';
+import { NodeReads, type KeySink, type Stamp } from './nodeReads';
 export { factsOf, UNKNOWN_FACTS, type ScanFacts, type Stamp } from './nodeReads';
 
 /** One key's classification: a lock, or why it is not one. */
@@ -84,7 +84,7 @@ export function withSharedTokens(read: InspectContext): InspectContext {
 }
 
 /** A node's reads, numbered by the read's table (a table of the node's own without one). */
-export function nodeReads(ctx: InspectContext, onNew?: (id: string, obs: Observation) => void): NodeReads {
+export function nodeReads(ctx: InspectContext, onNew?: KeySink): NodeReads {
   return new NodeReads(ctx.keys ?? new KeyTable(), onNew);
 }
 

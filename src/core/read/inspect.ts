@@ -13,7 +13,7 @@ import { classifyCopies, NO_FLAGS, skipReason, type ClassifyInput, type CopiesVe
 import { newEntry } from './entryCopy';
 import { factsOf, nodeReads, readable, sharedNumber, sharedNumbers, sharedTable, UNKNOWN_FACTS, type Classified, type InspectContext, type KeyResult, type NodeScan, type Stamp } from './context';
 export type { InspectContext, NodeScan } from './context';
-import type { NodeReads } from './nodeReads';
+import type { KeySink, NodeReads } from './nodeReads';
 import { sendableKey, type KeyTable } from './keyTable';
 import { DEFAULT_PATTERNS } from '../vocabulary/inspectTypes';
 import { downStatus, RedisNode } from '../connection/nodes';
@@ -89,7 +89,7 @@ function readEachKey(node: RedisNode, keys: Buffer[], absent: Observation, token
  * `onRead` is given each key as soon as it is read, once: a page's keys while the node
  * works on the next page, where work done after the scan would leave the node idle.
  */
-export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number, internals = true, onRead?: (id: string, obs: Observation) => void): Promise<NodeScan> {
+export async function scanNode(ctx: InspectContext, node: RedisNode, patterns: string[], startCursors: string[], maxKeys: number, deadline: number, internals = true, onRead?: KeySink): Promise<NodeScan> {
   const scan: NodeScan = {
     status: { node: node.id, reachable: false, latencyMs: null, error: null, outcome: 'unreachable' },
     // Every read of this scan, its pages' and those by name, lands in its reads: they give `onRead` each new key.

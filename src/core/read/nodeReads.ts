@@ -56,6 +56,9 @@ export function reach<T>(a: Array<T | undefined>, k: number): void {
   while (a.length <= k) a.push(undefined);
 }
 
+/** Given each key, once, as it comes to be held in a node's reads (scanNode's `onRead`). */
+export type KeySink = (id: string, obs: Observation) => void;
+
 /**
  * One node's reads by key number, with the lookups by id the read stages use. A key is
  * held when it has an observation here. Iteration runs in the table's order (first seen by
@@ -69,7 +72,7 @@ export class NodeReads implements Numbered {
   private count = 0;
 
   /** `onNew`: given each key as it comes to be held here (see scanNode's `onRead`). */
-  constructor(readonly table: KeyTable, private readonly onNew?: (id: string, obs: Observation) => void) {}
+  constructor(readonly table: KeyTable, private readonly onNew?: KeySink) {}
 
   get size(): number {
     return this.count;
